@@ -1,0 +1,1 @@
+"""Converters: small AST transformers, each lowering one Python construct to overload calls."""

@@ -1,0 +1,30 @@
+"""`a if cond else b` becomes `ag__.if_exp(cond, lambda: a, lambda: b, 'a if cond else b')`."""
+
+import gast
+
+from autograph.core import converter
+from autograph.pyct import parser, templates
+
+
+def has_named_expr(node):
+    """A walrus would bind in the lambda instead of the function: such expressions stay."""
+    return any(isinstance(n, gast.NamedExpr) for n in gast.walk(node))
+
+
+class ConditionalExpressionTransformer(converter.Base):
+
+    def visit_IfExp(self, node):
+        node = self.generic_visit(node)
+        if has_named_expr(node.body) or has_named_expr(node.orelse):
+            return node
+        expr_repr = parser.unparse(node, include_encoding_marker=False).strip()
+        return templates.replace_as_expression(
+            "ag__.if_exp(test, lambda: true_value, lambda: false_value, expr_repr)",
+            test=node.test, true_value=node.body, false_value=node.orelse,
+            expr_repr=gast.Constant(value=expr_repr, kind=None))
+
+
+def transform(node, ctx):
+    if not ctx.user.options.uses(converter.Feature.CONDITIONAL_EXPRESSIONS):
+        return node
+    return ConditionalExpressionTransformer(ctx).visit(node)

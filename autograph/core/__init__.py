@@ -1,0 +1,1 @@
+"""Shared pieces of conversion: converter base class, conversion options, configuration."""

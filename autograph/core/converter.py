@@ -1,0 +1,140 @@
+"""What every converter shares: conversion options, the program context, the Base class.
+
+A converter is a module with a `transform(node, ctx)` function that returns the new node;
+ctx is a pyct transformer.Context whose `user` is the ProgramContext of this conversion.
+"""
+
+import enum
+
+import gast
+
+from autograph.pyct import anno, transformer
+
+
+class Feature(enum.Enum):
+    """Optional conversion features; Feature.ALL turns every one on."""
+
+    ALL = "all"
+    ASSERT_STATEMENTS = "assert statements become ag__.assert_stmt"
+    LISTS = "list append/pop become overloads"
+    LOGICAL_EXPRESSIONS = "and/or/not become lazy overloads"
+    CONDITIONAL_EXPRESSIONS = "a if c else b becomes ag__.if_exp"
+    BUILTIN_FUNCTIONS = "builtins are routed to overloads"
+
+
+class ConversionOptions:
+    """How to convert: `recursive` converts callees too; `user_requested` marks the entity the
+    user asked for (converted even if its module is on the do-not-convert list)."""
+
+    __slots__ = ("recursive", "user_requested", "optional_features", "_key")
+
+    def __init__(self, recursive=False, user_requested=False, optional_features=Feature.ALL):
+        self.recursive = bool(recursive)
+        self.user_requested = bool(user_requested)
+        if isinstance(optional_features, Feature):
+            optional_features = (optional_features,)
+        self.optional_features = frozenset(optional_features or ())
+        self._key = (self.recursive, self.user_requested, self.optional_features)
+
+    def uses(self, feature):
+        return Feature.ALL in self.optional_features or feature in self.optional_features
+
+    def call_options(self):
+        """The options for the functions this one calls."""
+        return ConversionOptions(recursive=self.recursive, user_requested=False,
+                                 optional_features=self.optional_features)
+
+    def caching_key(self):
+        """The part of the options that changes generated code (user_requested does not)."""
+        return (self.recursive, self.optional_features)
+
+    def __eq__(self, other):
+        return isinstance(other, ConversionOptions) and self._key == other._key
+
+    def __hash__(self):
+        return hash(self._key)
+
+    def __repr__(self):
+        features = sorted(f.name for f in self.optional_features)
+        return (f"ConversionOptions(recursive={self.recursive}, "
+                f"user_requested={self.user_requested}, optional_features={features})")
+
+
+STANDARD_OPTIONS = ConversionOptions(recursive=True, user_requested=False)
+
+
+class ProgramContext:
+    """Per-conversion state shared by all converters: options and the entity converted."""
+
+    def __init__(self, options, entity=None, owner_class_name=None):
+        self.options = options
+        self.entity = entity
+        # The class a method was defined in (its name), for private-name mangling.
+        self.owner_class_name = owner_class_name
+
+
+class AgAnno(anno.NoValue):
+    """Annotations the converters exchange among themselves."""
+
+    MAYBE_UNDEFINED = "Names a converted statement may leave undefined (set on the function)."
+    GENERATED = "A node made by a converter that later converters must leave alone."
+    UNCONVERTIBLE = "A nested function or class that stays exactly as written."
+
+
+class Base(transformer.Base):
+    """Base class of converters: a pyct transformer that skips what must stay as written.
+
+    Converters that only rewrite statements set `statements_only`: expressions are then
+    not walked at all (conversion speed: most of a tree is expressions).
+    """
+
+    statements_only = False
+
+    def visit(self, node):
+        if self.statements_only and isinstance(node, gast.expr):
+            return node
+        if anno.getanno(node, AgAnno.UNCONVERTIBLE, False):
+            return node
+        return super().visit(node)
+
+    def new_symbol(self, name_root):
+        """A fresh name that clashes with nothing the function or its namespace uses.
+
+        The namer already reserves every identifier of the original code object, and
+        remembers the names it generated.
+        """
+        return self.ctx.namer.new_symbol(name_root, ())
+
+
+def is_unconvertible_function(node):
+    """Generators and coroutines keep their code: lowering returns or moving code into
+    nested functions would change what `yield` and `await` mean."""
+    if isinstance(node, gast.AsyncFunctionDef):
+        return True
+    for child in _walk_own_scope(node):
+        if isinstance(child, (gast.Yield, gast.YieldFrom, gast.Await)):
+            return True
+    return False
+
+
+def _walk_own_scope(node):
+    """Walks a function's body without entering nested functions, lambdas or classes."""
+    stack = list(node.body) if hasattr(node, "body") and isinstance(node.body, list) else [node.body]
+    while stack:
+        child = stack.pop()
+        yield child
+        if isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                              gast.ClassDef)):
+            # Their decorators, defaults and bases are evaluated in this scope.
+            stack.extend(getattr(child, "decorator_list", []))
+            if not isinstance(child, gast.ClassDef):
+                stack.extend(d for d in child.args.defaults if d is not None)
+                stack.extend(d for d in child.args.kw_defaults if d is not None)
+            else:
+                stack.extend(child.bases)
+                stack.extend(child.keywords)
+            continue
+        stack.extend(gast.iter_child_nodes(child))
+
+
+walk_own_scope = _walk_own_scope

@@ -1,0 +1,1 @@
+"""Implementation of the public API: conversion policy, converted_call, ag.function."""

@@ -1,0 +1,66 @@
+"""if/while/for as overloads: plain Python statements on Python values, graph ops on tensors.
+
+Generated code passes the statement's parts as functions. The body functions assign the
+user's variables through `nonlocal`, so on the Python path an overload only calls them;
+`get_state`/`set_state` (and `symbol_names`, the loop variables) exist for the graph path.
+"""
+
+from autograph.operators.symbolic import PLAIN_TYPES, graph_path, is_tensor
+
+
+def get_no_state():
+    """get_state of a statement that carries no variables."""
+    return ()
+
+
+def set_no_state(values):
+    """set_state of a statement that carries no variables."""
+
+
+def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
+    """`if cond: body() else: orelse()`; `orelse` is None when there is no else block."""
+    if type(cond) not in PLAIN_TYPES and is_tensor(cond):
+        return graph_path("if_stmt", cond, body, orelse, get_state, set_state, symbol_names,
+                          nouts)
+    if cond:
+        body()
+    elif orelse is not None:
+        orelse()
+    return None
+
+
+def while_stmt(test, body, get_state, set_state, symbol_names, opts):
+    """`while test(): body()`."""
+    cond = test()
+    if type(cond) not in PLAIN_TYPES and is_tensor(cond):
+        return graph_path("while_stmt", test, body, get_state, set_state, symbol_names, opts)
+    while cond:
+        body()
+        cond = test()
+        if type(cond) not in PLAIN_TYPES and is_tensor(cond):
+            # A Python loop whose condition became symbolic in its body.
+            return graph_path("while_stmt", test, body, get_state, set_state, symbol_names,
+                              opts)
+    return None
+
+
+def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
+    """`for target in iter_: body(target)`, stopping when `extra_test()` turns false.
+
+    `extra_test` (None when absent) is how lowered `break`/`return` end the loop; it is checked
+    before the first iteration and after each body, never by fetching one more element.
+    """
+    if type(iter_) not in PLAIN_TYPES and is_tensor(iter_):
+        return graph_path("for_stmt", iter_, extra_test, body, get_state, set_state,
+                          symbol_names, opts)
+    if extra_test is None:
+        for target in iter_:
+            body(target)
+        return None
+    if not extra_test():
+        return None
+    for target in iter_:
+        body(target)
+        if not extra_test():
+            break
+    return None

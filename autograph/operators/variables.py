@@ -1,0 +1,12 @@
+"""Reading variables that may be undefined: Python's own error, not a sentinel object."""
+
+from autograph.operators.special_values import Undefined
+
+
+def ld(value):
+    """Loads a variable's value; an Undefined value raises what Python would raise."""
+    if type(value) is Undefined:
+        raise UnboundLocalError(
+            f"cannot access local variable '{value.symbol_name}' where it is not associated "
+            "with a value")
+    return value

@@ -1,0 +1,1 @@
+"""Generic Python source transformation: parsing, analysis, templates, loading. Knows nothing about tensors."""

@@ -1,0 +1,201 @@
+"""Where generated code came from: origin annotations on AST nodes, and maps from lines of
+generated code back to the user's file, line and function (used to rewrite errors).
+"""
+
+import ast
+import io
+import tokenize
+from typing import NamedTuple
+
+import gast
+
+from autograph.pyct import anno
+
+
+class LineLocation(NamedTuple):
+    """A line in a file; the key of source maps."""
+
+    filename: str
+    lineno: int
+
+
+class Location(NamedTuple):
+    """A position in a file: 1-based line, 0-based column."""
+
+    filename: str
+    lineno: int
+    col_offset: int
+
+    @property
+    def line_loc(self):
+        return LineLocation(self.filename, self.lineno)
+
+
+class OriginInfo(NamedTuple):
+    """Where a node came from in the user's code."""
+
+    loc: Location
+    function_name: str
+    source_code_line: str
+    comment: str  # the comment at the end of that line, without '#'; None if none
+
+    def as_frame(self):
+        """The origin as a traceback.extract_tb-style (filename, lineno, name, line) tuple."""
+        return (self.loc.filename, self.loc.lineno, self.function_name, self.source_code_line)
+
+    def __repr__(self):
+        filename = self.loc.filename.rsplit("/", 1)[-1]
+        return f"{filename}:{self.loc.lineno}:{self.loc.col_offset}"
+
+
+def _line_comments(source):
+    """Maps line numbers of `source` to the comment text ending that line."""
+    comments = {}
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type == tokenize.COMMENT:
+                comments[token.start[0]] = token.string[1:].strip()
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        # Partial sources (a lambda cut out of a longer line) may not tokenize to the end;
+        # the comments found so far are still right.
+        pass
+    return comments
+
+
+_FUNCTION_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_LAMBDA_NODES = (gast.Lambda, ast.Lambda)
+
+
+def resolve(node, source, context_filepath, context_lineno, context_col_offset):
+    """Annotates every node under `node` with anno.Basic.ORIGIN.
+
+    `node` was parsed from `source`, whose line 1 is line `context_lineno` of
+    `context_filepath` and whose columns are `context_col_offset` less than the file's
+    (see parser.EntitySource).
+    """
+    source_lines = source.splitlines()
+    line_count = len(source_lines)
+    comments = _line_comments(source) if "#" in source else {}
+    outer_name = None
+    if isinstance(node, _FUNCTION_NODES):
+        outer_name = node.name
+    elif isinstance(node, _LAMBDA_NODES):
+        outer_name = "<lambda>"
+    line_delta = context_lineno - 1
+    # This runs on every node of every converted function: kept tight on purpose
+    # (tuple.__new__ skips the NamedTuple constructor's argument handling).
+    new_tuple = tuple.__new__
+    setanno = anno.setanno
+    origin_key = anno.Basic.ORIGIN
+    iter_child_nodes = ast.iter_child_nodes
+
+    stack = [(node, outer_name)]
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        n, function_name = pop()
+        lineno = getattr(n, "lineno", None)
+        if lineno is not None:
+            code_line = source_lines[lineno - 1] if 0 < lineno <= line_count else None
+            loc = new_tuple(Location, (context_filepath, lineno + line_delta,
+                                       (n.col_offset or 0) + context_col_offset))
+            setanno(n, origin_key, new_tuple(
+                OriginInfo, (loc, function_name, code_line, comments.get(lineno))))
+        if isinstance(n, _FUNCTION_NODES):
+            # Decorators, defaults and annotations run in the enclosing function.
+            for child in n.decorator_list:
+                push((child, function_name))
+            push((n.args, function_name))
+            if n.returns is not None:
+                push((n.returns, function_name))
+            for child in n.body:
+                push((child, n.name))
+        elif isinstance(n, _LAMBDA_NODES):
+            for child in iter_child_nodes(n.args):
+                push((child, function_name))
+            push((n.body, "<lambda>"))
+        else:
+            for child in iter_child_nodes(n):
+                push((child, function_name))
+
+
+def resolve_entity(node, source, entity):
+    """Like resolve, finding the file position of `entity`'s source itself."""
+    from autograph.pyct import parser  # parser does not import origin_info; no cycle either way
+
+    found = parser.parse_entity_with_location(entity)
+    resolve(node, source, found.filename, found.lineno, found.col_offset)
+
+
+_STATEMENT_LIST_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _parallel_pairs(generated, original):
+    """Yields (generated_ast_node, original_node) pairs, walking both trees in step.
+
+    `original` is the (gast or ast) tree that was unparsed; `generated` is the ast parsed
+    back from the result. Subtrees whose shapes differ are skipped. Expressions are only
+    entered in statements spanning several lines: elsewhere the statement already gives
+    the line its origin.
+    """
+    stack = [(generated, original)]
+    while stack:
+        gen, orig = stack.pop()
+        if type(gen).__name__ != type(orig).__name__ and not (
+                isinstance(gen, ast.arg) and isinstance(orig, gast.Name)):
+            continue
+        yield gen, orig
+        children = []
+        if isinstance(gen, (ast.stmt, ast.excepthandler, ast.match_case)):
+            first_child_line = None
+            for field in _STATEMENT_LIST_FIELDS:
+                gen_block = getattr(gen, field, None)
+                orig_block = getattr(orig, field, None)
+                if gen_block and orig_block and len(gen_block) == len(orig_block):
+                    children.extend(zip(gen_block, orig_block))
+                    if first_child_line is None:
+                        first_child_line = getattr(gen_block[0], "lineno", None)
+            header_end = gen.end_lineno if first_child_line is None else first_child_line - 1
+            if header_end is None or header_end <= getattr(gen, "lineno", header_end):
+                stack.extend(reversed(children))
+                continue
+        for field in gen._fields:
+            if field in _STATEMENT_LIST_FIELDS:
+                continue
+            gen_value = getattr(gen, field, None)
+            orig_value = getattr(orig, field, None)
+            if isinstance(gen_value, ast.AST) and isinstance(orig_value, (ast.AST, gast.AST)):
+                children.append((gen_value, orig_value))
+            elif isinstance(gen_value, list) and isinstance(orig_value, list):
+                if len(gen_value) == len(orig_value):
+                    children.extend(
+                        (g, o) for g, o in zip(gen_value, orig_value)
+                        if isinstance(g, ast.AST) and isinstance(o, (ast.AST, gast.AST)))
+        stack.extend(reversed(children))
+
+
+def create_source_map(nodes, code, filepath):
+    """Maps lines of generated `code` (written to `filepath`) to where they came from.
+
+    `nodes` are the statements that were unparsed to produce `code`. Returns a dict
+    {LineLocation(filepath, line): OriginInfo}; each generated line takes the origin of
+    the outermost node starting on it that has one.
+    """
+    if not isinstance(nodes, (list, tuple)):
+        nodes = [nodes]
+    generated = ast.parse(code)
+    if len(generated.body) != len(nodes):
+        raise ValueError(
+            f"code has {len(generated.body)} top-level statements but {len(nodes)} nodes "
+            "were given; pass the nodes that were unparsed into this code")
+    source_map = {}
+    for gen_stmt, orig_stmt in zip(generated.body, nodes):
+        for gen, orig in _parallel_pairs(gen_stmt, orig_stmt):
+            origin = anno.getanno(orig, anno.Basic.ORIGIN, None)
+            if origin is None:
+                continue
+            lineno = getattr(gen, "lineno", None)
+            if lineno is None:
+                continue
+            source_map.setdefault(LineLocation(filepath, lineno), origin)
+    return source_map

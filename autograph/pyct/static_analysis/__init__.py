@@ -1,0 +1,1 @@
+"""Static analyses over gast ASTs: activity (scopes), liveness, reaching definitions."""

@@ -1,0 +1,115 @@
+"""Liveness: which symbols may still be read before being overwritten, at each statement.
+
+`resolve(node, ctx, graphs)` sets anno.Static.LIVE_VARS_IN / LIVE_VARS_OUT on every
+statement and function, and LIVE_VARS_IN_BODY on loops. A composite symbol (`self.a`)
+is live when it is read; it dies when it or one of its owners (`self`) is reassigned.
+Names declared global or nonlocal stay live at the function's exits (the caller sees them).
+"""
+
+import gast
+
+from autograph.pyct import anno
+from autograph.pyct import cfg
+from autograph.pyct.static_analysis import activity
+
+_LOOPS = (gast.While, gast.For, gast.AsyncFor)
+
+
+def _killed(symbol, kill):
+    if symbol in kill:
+        return True
+    return symbol.is_composite() and not kill.isdisjoint(symbol.owner_set)
+
+
+class Analyzer(cfg.GraphVisitor):
+    """Backward dataflow over one graph: in_[node] / out[node] are frozensets of QNs."""
+
+    def __init__(self, graph, exit_live=frozenset()):
+        self.effects = {node: activity.node_effects(node)
+                        for node in graph.index.values()}
+        self.exit_live = frozenset(exit_live)
+        self._leaving = graph.exit | graph.error
+        super().__init__(graph)
+
+    def init_state(self, node):
+        return frozenset()
+
+    def visit_node(self, node):
+        live_out = set(self.exit_live) if node in self._leaving else set()
+        for successor in node.next:
+            live_out |= self.in_[successor]
+        effects = self.effects[node]
+        kill = effects.modified
+        live_in = frozenset(effects.read | {s for s in live_out if not _killed(s, kill)})
+        self.out[node] = frozenset(live_out)
+        if live_in != self.in_[node]:
+            self.in_[node] = live_in
+            return True
+        return False
+
+
+def _find_leaving_statements(function_node, graph):
+    """Statements of the function that contain a node after which the function exits."""
+    parents = {}
+    for parent in gast.walk(function_node):
+        for child in gast.iter_child_nodes(parent):
+            parents[child] = parent
+    leaving = set()
+    for node in graph.exit | graph.error:
+        ast_node = node.ast_node
+        while ast_node is not None and ast_node is not function_node:
+            if ast_node in leaving:
+                break
+            leaving.add(ast_node)
+            ast_node = parents.get(ast_node)
+    return leaving
+
+
+def _annotate_graph(function_node, graph):
+    scope = activity.scope_of(function_node)
+    analyzer = Analyzer(graph, exit_live=scope.globals | scope.nonlocals)
+    analyzer.visit_reverse()
+    live_in = analyzer.in_
+    # A statement that can leave the function hands its globals/nonlocals to the caller.
+    leaving = (_find_leaving_statements(function_node, graph)
+               if analyzer.exit_live else ())
+    for statement, entry in graph.stmt_entry.items():
+        if not isinstance(statement, gast.stmt):
+            continue
+        live_out = set()
+        for successor in graph.stmt_next[statement]:
+            live_out |= live_in[successor]
+        if statement in leaving:
+            live_out |= analyzer.exit_live
+        anno.setanno(statement, anno.Static.LIVE_VARS_OUT, frozenset(live_out))
+        if isinstance(statement, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            # LIVE_VARS_IN of a def is about its own body (set with its own graph).
+            continue
+        anno.setanno(statement, anno.Static.LIVE_VARS_IN, live_in[entry])
+        if isinstance(statement, _LOOPS):
+            # Live at the start of every iteration: the loop test, or (for `for`) the
+            # fetch of the next item. Excludes what only a for's iterable reads.
+            header = graph.index[statement.test if isinstance(statement, gast.While)
+                                 else statement]
+            anno.setanno(statement, anno.Static.LIVE_VARS_IN_BODY, live_in[header])
+    anno.setanno(function_node, anno.Static.LIVE_VARS_IN, live_in[graph.entry])
+    if not anno.hasanno(function_node, anno.Static.LIVE_VARS_OUT):
+        anno.setanno(function_node, anno.Static.LIVE_VARS_OUT, frozenset())
+
+
+def resolve(node, ctx=None, graphs=None):
+    """Annotates liveness on `node` (a function, lambda or module); returns `node`.
+
+    Functions get LIVE_VARS_IN = live at the entry of their own body (free variables
+    and parameters read before being assigned) and LIVE_VARS_OUT = live after the def
+    statement in the enclosing function (empty for top-level functions and lambdas).
+    `graphs` is cfg.build's result for `node` (built here when omitted). `ctx` (a
+    transformer.Context) is accepted for API symmetry and not used.
+    """
+    del ctx
+    if graphs is None:
+        graphs = cfg.build(node)
+    # cfg.build lists inner functions first; enclosing ones set their defs' LIVE_VARS_OUT.
+    for function_node in reversed(list(graphs)):
+        _annotate_graph(function_node, graphs[function_node])
+    return node

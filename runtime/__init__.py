@@ -1,0 +1,26 @@
+"""The graph runtime: symbolic tensors, graph ops, tracing, control flow and executors.
+
+Usable on its own (`import runtime as rt`), without autograph: rt.function traces
+hand-written functional code that uses rt.cond / rt.while_loop.
+"""
+
+from runtime import errors
+from runtime.api import (Assert, TensorSpec, arange, cast, constant, empty, empty_like, full,
+                         full_like, linspace, ndim, ones, ones_like, print, range, shape, size,
+                         zeros, zeros_like)
+from runtime.control_flow import cond, while_loop
+from runtime.graph import Graph, current_graph
+from runtime.tensor import Tensor, is_tensor
+from runtime.tensor_array import TensorArray
+from runtime.trace import ConcreteFunction, Function, function
+from runtime.variables import Variable
+
+InvalidArgumentError = errors.InvalidArgumentError
+
+__all__ = [
+    "Assert", "ConcreteFunction", "Function", "Graph", "InvalidArgumentError", "Tensor",
+    "TensorArray", "TensorSpec", "Variable", "arange", "cast", "cond", "constant",
+    "current_graph", "empty", "empty_like", "errors", "full", "full_like", "function",
+    "is_tensor", "linspace", "ndim", "ones", "ones_like", "print", "range", "shape", "size",
+    "while_loop", "zeros", "zeros_like",
+]

@@ -1,0 +1,38 @@
+"""Executors: each compiles a Graph once and then runs it on flat NumPy inputs.
+
+Interface: `get_executor(backend)(graph, owned_inputs=None)` returns a callable
+`compiled(*flat_inputs) -> tuple of flat outputs`, optionally with `.owned_outputs`
+(list of bool: output i is a fresh buffer nobody else sees). `owned_inputs[i]` says
+input i may be updated in place (the caller wants the new contents, as with a mutated
+NumPy argument).
+"""
+
+_EXECUTORS = {}
+
+
+def register_executor(name, compile_graph):
+    _EXECUTORS[name] = compile_graph
+
+
+def get_executor(backend):
+    if backend in _EXECUTORS:
+        return _EXECUTORS[backend]
+    if backend == "numpy":
+        from runtime.executors import numpy_exec
+        register_executor("numpy", numpy_exec.compile_graph)
+        return numpy_exec.compile_graph
+    if backend in ("numba", "auto"):
+        try:
+            from runtime.executors import numba_exec
+        except ImportError:
+            numba_exec = None
+        compile_graph = getattr(numba_exec, "compile_graph" if backend == "numba"
+                                else "compile_graph_auto", None)
+        if compile_graph is None:
+            if backend == "auto":
+                return get_executor("numpy")
+            raise NotImplementedError("the Numba executor is not available yet "
+                                      "(runtime/executors/numba_exec.py)")
+        register_executor(backend, compile_graph)
+        return compile_graph
+    raise ValueError("unknown backend %r (use 'numpy', 'numba' or 'auto')" % (backend,))

@@ -1,0 +1,803 @@
+"""The Numba executor: one Python function generated per graph, compiled by `numba.njit`.
+
+Code generation
+  Every graph becomes one function `run_graph(a0, a1, ..., k0, ...)` in a module file named
+  by the hash of its source (runtime/executors/numba_modules.py), compiled with
+  `numba.njit(cache=True, error_model="numpy")` so a second process loads it from Numba's
+  on-disk cache. `while` nodes become real `while` loops, `cond` nodes real `if`s; nested
+  graphs are inlined (their placeholders are the outer names). Rank-0 values are Numba
+  scalars, so scalar loops compile to native code. Array constants and variables are extra
+  arguments (`k*`), never globals. Tensor arrays are growable buffers (data, written flags,
+  size). Each op's code comes from its lowering, `op.numba(g, node, ins)`
+  (runtime/executors/numba_lowerings.py registers them with `@get(name).def_numba`): it
+  returns an expression, a list of expressions (one per output), or None after emitting
+  statements itself; it raises `Unlowerable` for attribute combinations it cannot handle.
+  The code is generic over dimension sizes: Numba specialises it on dtype, rank and layout.
+
+Buffers
+  set_item and tensor-array writes update their buffer in place when the old version is
+  dead and owned by this run (the same ownership rules as the NumPy interpreter: owned
+  arguments, fresh allocations, loop variables handed from iteration to iteration), and
+  copy first otherwise.
+
+Errors
+  Failing checks raise `numba_support.GraphFail(site, ...)`; the wrapper turns it into the
+  exception the NumPy interpreter raises (InvalidArgumentError for asserts, OutOfRangeError
+  for out-of-range indices), with "While executing <node> created at <user line>".
+  `rt.print` runs in a `with numba.objmode():` block that prints through the same
+  formatting as the NumPy kernel, to the `sys.stdout` of that moment.
+
+Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
+  - a graph with any op that has no lowering (or an attribute combination its lowering
+    refuses) runs on the NumPy interpreter; the reason is logged at INFO on the
+    "autograph" logger;
+  - a graph without a `while` node runs on the NumPy interpreter: a handful of vectorised
+    ops costs the same in NumPy (each op is one C loop) and a Numba compile costs
+    0.1-1 s, which such a graph never earns back (measured: f(x) = x + 1 on 16 floats,
+    ~1.5 us per call on either backend; see tools/bench_numba_functional.py);
+  - a graph with a loop is compiled with Numba on its first call; if compilation fails,
+    the NumPy interpreter runs it instead (logged at INFO).
+  `backend="numba"` raises `NumbaLoweringError` naming the ops without a lowering and the
+  user lines that created them.
+"""
+
+import hashlib
+import inspect
+import itertools
+import logging
+import sys
+
+import numpy as np
+
+from runtime import errors
+from runtime.graph import TENSOR_ARRAY, describe_node
+
+logger = logging.getLogger("autograph")
+
+_INFINITY = float("inf")
+
+
+class Unlowerable(Exception):
+    """Raised by a lowering (or the generator) for a node that cannot run under Numba."""
+
+
+class NumbaLoweringError(NotImplementedError):
+    """backend="numba" was asked to run a graph that has ops without a Numba lowering."""
+
+
+# --- ownership planning (which writes may happen in place) -----------------------------------
+
+class Plan:
+    """In-place decisions for one graph and, recursively, its nested graphs."""
+
+    def __init__(self):
+        self.inplace = {}         # node -> bool (ops with inplace_input)
+        self.children = {}        # node -> (Plan, Plan) for cond / while
+        self.copy_at_entry = {}   # while node -> set of loop-variable indices
+        self.owned_outputs = []
+        self.written_inputs = []
+
+
+def plan_graph(graph, owned_inputs):
+    """Decide in-place updates the way the NumPy interpreter does.
+
+    A value's storage ("root") may be written in place when this run owns it (an owned
+    argument, or a buffer an op allocated) and no value sharing that storage is used later.
+    """
+    plan = Plan()
+    inputs = graph.all_inputs
+    owned_inputs = list(owned_inputs) if owned_inputs is not None else [False] * len(inputs)
+    last_use = {}
+    for index, node in enumerate(graph.nodes):
+        for value in node.inputs:
+            last_use[value] = index
+    for value in graph.outputs:
+        last_use[value] = _INFINITY
+    root, members, owned, written = {}, {}, set(), set()
+    new_root = itertools.count()
+
+    def assign(value, r):
+        root[value] = r
+        members.setdefault(r, []).append(value)
+
+    for flag, value in zip(owned_inputs, inputs):
+        r = next(new_root)
+        assign(value, r)
+        if flag:
+            owned.add(r)
+    input_roots = [root[v] for v in inputs]
+
+    def dead_after(value, index):
+        return all(last_use.get(m, -1) <= index for m in members[root[value]])
+
+    for index, node in enumerate(graph.nodes):
+        op = node.op
+        if op.control_flow:
+            flags = []
+            for value in node.inputs:
+                r = root.get(value)
+                flags.append(r is not None and r in owned and dead_after(value, index)
+                             and sum(1 for v in node.inputs if root.get(v) == r) == 1)
+            if op.name == "cond":
+                then_plan = plan_graph(node.attrs["then_branch"], flags[1:])
+                else_plan = plan_graph(node.attrs["else_branch"], flags[1:])
+                plan.children[node] = (then_plan, else_plan)
+                out_owned = [a and b for a, b in zip(then_plan.owned_outputs,
+                                                     else_plan.owned_outputs)]
+                in_written = [False] + [a or b for a, b in zip(then_plan.written_inputs,
+                                                               else_plan.written_inputs)]
+            else:
+                n = node.attrs["n_loop_vars"]
+                n_captures = len(node.inputs) - n
+                assumed = [True] * n
+                while True:
+                    body_plan = plan_graph(node.attrs["body"], assumed + [False] * n_captures)
+                    narrowed = [a and o for a, o in zip(assumed, body_plan.owned_outputs)]
+                    if narrowed == assumed:
+                        break
+                    assumed = narrowed
+                cond_plan = plan_graph(node.attrs["cond"], [False] * (n + n_captures))
+                plan.children[node] = (cond_plan, body_plan)
+                written_in_body = body_plan.written_inputs[:n]
+                copy = {i for i in range(n) if assumed[i] and written_in_body[i] and not flags[i]}
+                plan.copy_at_entry[node] = copy
+                out_owned = [assumed[i] and (flags[i] or i in copy) for i in range(n)]
+                in_written = [flags[i] and written_in_body[i] for i in range(n)] + [False] * n_captures
+            for value, was_written in zip(node.inputs, in_written):
+                if was_written and value in root:
+                    written.add(root[value])
+            for value, is_owned in zip(node.outputs, out_owned):
+                r = next(new_root)
+                assign(value, r)
+                if is_owned:
+                    owned.add(r)
+            if not all(out_owned):
+                # An output may be an input passed through: pin them all.
+                for value in node.inputs:
+                    owned.discard(root.get(value))
+            continue
+        inplace = False
+        target = None
+        if op.inplace_input is not None:
+            target = node.inputs[op.inplace_input]
+            r = root.get(target)
+            inplace = (r is not None and r in owned and dead_after(target, index)
+                       and (target.kind == TENSOR_ARRAY or (target.shape or ()) != ()))
+            plan.inplace[node] = inplace
+        for value in node.outputs:
+            if inplace:
+                assign(value, root[target])
+                written.add(root[target])
+            elif op.is_view(node) and node.inputs and node.inputs[0] in root:
+                assign(value, root[node.inputs[0]])
+            else:
+                r = next(new_root)
+                assign(value, r)
+                if not op.unowned_output and op.name != "constant":
+                    owned.add(r)
+    output_roots = [root.get(v) for v in graph.outputs]
+    plan.owned_outputs = [r is not None and r in owned and output_roots.count(r) == 1
+                          for r in output_roots]
+    plan.written_inputs = [r in written for r in input_roots]
+    return plan
+
+
+# --- code generation -------------------------------------------------------------------------
+
+def np_dtype(dtype):
+    """Source text for a NumPy dtype usable in nopython code."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return "np.bool_"
+    if dtype.kind not in "biufc" or dtype == np.float16:
+        raise Unlowerable("dtype %s is not supported by Numba" % dtype)
+    return "np." + dtype.name
+
+
+def literal_text(value, dtype):
+    """A typed scalar constant of `dtype` holding `value`."""
+    dtype = np.dtype(dtype)
+    v = np.asarray(value).astype(dtype)[()]
+    if dtype == np.bool_:
+        return "True" if v else "False"
+    if dtype.kind in "iu":
+        text = str(int(v))
+        return text if dtype == np.int64 else "%s(%s)" % (np_dtype(dtype), text)
+    if dtype.kind == "f":
+        f = float(v)
+        if f != f:
+            text = "np.nan"
+        elif f in (_INFINITY, -_INFINITY):
+            text = "np.inf" if f > 0 else "(-np.inf)"
+        else:
+            text = repr(f)
+        return text if dtype == np.float64 else "%s(%s)" % (np_dtype(dtype), text)
+    if dtype.kind == "c":
+        c = complex(v)
+        text = "complex(%s, %s)" % (literal_text(c.real, np.float64), literal_text(c.imag, np.float64))
+        return text if dtype == np.complex128 else "%s(%s)" % (np_dtype(dtype), text)
+    raise Unlowerable("literal of dtype %s" % dtype)
+
+
+class Site:
+    """A place in generated code that can fail or call back into Python."""
+
+    __slots__ = ("kind", "node", "info")
+
+    def __init__(self, kind, node, info):
+        self.kind = kind
+        self.node = node
+        self.info = info
+
+
+class CodeGen:
+    """Generates the source of one graph's Numba function. Lowerings use:
+
+      g.emit(line)                 add a statement at the current indentation
+      g.tmp(prefix)                a fresh local name
+      g.expr(value)                the expression for a Value (literals typed by dtype)
+      g.arg(node, i, dtype=None)   input i, a weak literal typed as `dtype` if given
+      g.is_scalar(value)           rank-0 values are Numba scalars
+      g.scalar_cast(expr, dtype)   `expr` converted to the scalar type `dtype`
+      g.inplace(node)              may this set_item / ta_write update its buffer in place?
+      g.site(node, kind, **info)   a site number for GraphFail / object-mode callbacks
+      g.outputs(node)              the names the node's outputs get (for statement lowerings)
+    """
+
+    def __init__(self, graph, owned_inputs=None, collect=False):
+        self.graph = graph
+        self.collect = collect
+        self.unsupported = []     # (node, reason)
+        self.lines = []
+        self.depth = 1
+        self.names = {}
+        self.counter = itertools.count()
+        self.sites = []
+        self.constants = []       # (arg name, array)
+        self.variables = []       # (arg name, variable)
+        self._variable_args = {}
+        self.assigned_variables = {id(n.attrs["variable"]) for n in graph.walk()
+                                   if n.op.name == "assign_variable"}
+        self.plan = plan_graph(graph, owned_inputs)
+        self._plans = {}
+        self.uses_objmode = False
+        self.helpers = set()
+
+    # -- API for lowerings ---------------------------------------------------------------
+    def emit(self, line):
+        self.lines.append("    " * self.depth + line)
+
+    def tmp(self, prefix="t"):
+        return "%s%d" % (prefix, next(self.counter))
+
+    def is_scalar(self, value):
+        return value.kind != TENSOR_ARRAY and value.shape == ()
+
+    def expr(self, value, dtype=None):
+        if value.is_literal:
+            if dtype is None or not value.weak:
+                dtype = value.dtype
+            return literal_text(value.literal, dtype)
+        try:
+            return self.names[value]
+        except KeyError:
+            raise Unlowerable("value %r used before it is defined" % value)
+
+    def arg(self, node, i, dtype=None):
+        return self.expr(node.inputs[i], dtype)
+
+    def scalar_cast(self, expr, dtype):
+        dtype = np.dtype(dtype)
+        if dtype == np.bool_:
+            return "bool(%s)" % expr
+        return "%s(%s)" % (np_dtype(dtype), expr)
+
+    def inplace(self, node):
+        return self._current_plan.inplace.get(node, False)
+
+    def site(self, node, kind, **info):
+        self.sites.append(Site(kind, node, info))
+        return len(self.sites) - 1
+
+    def outputs(self, node):
+        return [self._bind_new(v) for v in node.outputs]
+
+    def constant_arg(self, array):
+        name = "k%d" % len(self.constants)
+        self.constants.append((name, array))
+        return name
+
+    def variable_arg(self, variable):
+        name = self._variable_args.get(id(variable))
+        if name is None:
+            name = "var%d" % len(self.variables)
+            self.variables.append((name, variable))
+            self._variable_args[id(variable)] = name
+        return name
+
+    # -- generation ------------------------------------------------------------------------
+    def _bind_new(self, value):
+        name = self.tmp("ta" if value.kind == TENSOR_ARRAY else "v")
+        self.names[value] = name
+        return name
+
+    def generate(self):
+        """The function's source lines (body only) and its parameter names."""
+        params = ["a%d" % i for i in range(len(self.graph.all_inputs))]
+        for name, value in zip(params, self.graph.all_inputs):
+            if value.kind == TENSOR_ARRAY:
+                raise Unlowerable("a tensor array as a graph input")
+        outputs = self._graph(self.graph, self.plan, params)
+        parts = []
+        for value, text in zip(self.graph.outputs, outputs):
+            if value.kind == TENSOR_ARRAY:
+                parts += [text + "_b", text + "_w", text + "_n"]
+            else:
+                parts.append(text)
+        self.emit("return (%s)" % "".join(p + ", " for p in parts))
+        return params
+
+    def _graph(self, graph, plan, input_exprs):
+        previous = getattr(self, "_current_plan", None)
+        self._current_plan = plan
+        for value, text in zip(graph.all_inputs, input_exprs):
+            self.names[value] = text
+        for node in graph.nodes:
+            self._node(node)
+        result = [self.expr(v) for v in graph.outputs]
+        self._current_plan = previous
+        return result
+
+    def _node(self, node):
+        op = node.op
+        try:
+            if op.name == "cond":
+                return self._cond(node)
+            if op.name == "while":
+                return self._while(node)
+            lowering = op.numba
+            if lowering is None:
+                raise Unlowerable("no Numba lowering")
+            ins = [self.expr(v) for v in node.inputs]
+            result = lowering(self, node, ins)
+        except Unlowerable as error:
+            if not self.collect:
+                raise Unlowerable(_describe_unsupported(node, str(error)))
+            self.unsupported.append((node, str(error)))
+            for value in node.outputs:
+                self._bind_new(value)
+            return
+        if result is None:
+            return
+        if isinstance(result, str):
+            result = [result]
+        for value, text in zip(node.outputs, result):
+            if value.kind == TENSOR_ARRAY:
+                name = self._bind_new(value)
+                for part, sub in zip(("_b", "_w", "_n"), text):
+                    self.emit("%s%s = %s" % (name, part, sub))
+            else:
+                self.emit("%s = %s" % (self._bind_new(value), text))
+
+    def _assign_like(self, target, source_value, text, dtype_value):
+        """`target = text` converting literals / scalars to the target's type."""
+        if dtype_value.kind == TENSOR_ARRAY:
+            for part in ("_b", "_w", "_n"):
+                self.emit("%s%s = %s%s" % (target, part, text, part))
+            return
+        if source_value.is_literal:
+            text = literal_text(source_value.literal, dtype_value.dtype)
+        elif self.is_scalar(dtype_value) and source_value.dtype != dtype_value.dtype:
+            text = self.scalar_cast(text, dtype_value.dtype)
+        elif not self.is_scalar(dtype_value) and source_value.dtype != dtype_value.dtype:
+            text = "%s.astype(%s)" % (text, np_dtype(dtype_value.dtype))
+        self.emit("%s = %s" % (target, text))
+
+    def _cond(self, node):
+        then_plan, else_plan = self._current_plan.children[node]
+        outs = [self._bind_new(v) for v in node.outputs]
+        pred_value = node.inputs[0]
+        pred = self.expr(pred_value)
+        if not self.is_scalar(pred_value):
+            raise Unlowerable("a cond on a non-scalar predicate")
+        captures = [self.expr(v) for v in node.inputs[1:]]
+        self.emit("if %s:" % pred)
+        for graph, plan in ((node.attrs["then_branch"], then_plan),
+                            (node.attrs["else_branch"], else_plan)):
+            self.depth += 1
+            start = len(self.lines)
+            results = self._graph(graph, plan, captures)
+            for out_name, out_value, inner, text in zip(outs, node.outputs, graph.outputs, results):
+                self._assign_like(out_name, inner, text, out_value)
+            if len(self.lines) == start:
+                self.emit("pass")
+            self.depth -= 1
+            if graph is node.attrs["then_branch"]:
+                self.emit("else:")
+
+    def _while(self, node):
+        cond_plan, body_plan = self._current_plan.children[node]
+        copy = self._current_plan.copy_at_entry[node]
+        n = node.attrs["n_loop_vars"]
+        loop_names = [self._bind_new(v) for v in node.outputs]
+        for i, (name, value, init) in enumerate(zip(loop_names, node.outputs, node.inputs[:n])):
+            text = self.expr(init)
+            if i in copy:
+                if value.kind == TENSOR_ARRAY:
+                    self.emit("%s_b = %s_b.copy()" % (name, text))
+                    self.emit("%s_w = %s_w.copy()" % (name, text))
+                    self.emit("%s_n = %s_n" % (name, text))
+                    continue
+                text = "%s.copy()" % text
+                self.emit("%s = %s" % (name, text))
+                continue
+            self._assign_like(name, init, text, value)
+        captures = [self.expr(v) for v in node.inputs[n:]]
+        self.emit("while True:")
+        self.depth += 1
+        test = self._graph(node.attrs["cond"], cond_plan, loop_names + captures)[0]
+        test_value = node.attrs["cond"].outputs[0]
+        if not self.is_scalar(test_value):
+            raise Unlowerable("a while condition that is not a scalar")
+        self.emit("if not %s:" % test)
+        self.emit("    break")
+        results = self._graph(node.attrs["body"], body_plan, loop_names + captures)
+        pending = [(name, value, inner, text) for name, value, inner, text
+                   in zip(loop_names, node.outputs, node.attrs["body"].outputs, results)
+                   if text != name]
+        crossing = any(text in loop_names for _, _, _, text in pending)
+        if crossing and pending:
+            temps = []
+            for name, value, inner, text in pending:
+                temp = self.tmp("n")
+                self._assign_like(temp, inner, text, value)
+                temps.append((name, temp, value))
+            for name, temp, value in temps:
+                if value.kind == TENSOR_ARRAY:
+                    for part in ("_b", "_w", "_n"):
+                        self.emit("%s%s = %s%s" % (name, part, temp, part))
+                else:
+                    self.emit("%s = %s" % (name, temp))
+        else:
+            for name, value, inner, text in pending:
+                self._assign_like(name, inner, text, value)
+        self.depth -= 1
+
+
+def _describe_unsupported(node, reason):
+    root = node.graph
+    while root is not None and root.parent is not None:
+        root = root.parent
+    return "op '%s' (%s): %s" % (node.op.name, describe_node(node, root), reason)
+
+
+def _support_hash():
+    from runtime.executors import numba_support
+    source = inspect.getsource(numba_support)
+    import numba
+    text = "|".join([source, numba.__version__, np.__version__, sys.version])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_SUPPORT_HASH = None
+
+
+def generate_source(graph, owned_inputs=None):
+    """(source, CodeGen) for `graph`; raises Unlowerable naming the first unsupported op."""
+    global _SUPPORT_HASH
+    from runtime.executors import numba_lowerings  # noqa: F401  (registers the lowerings)
+    gen = CodeGen(graph, owned_inputs)
+    params = gen.generate()
+    all_params = params + [name for name, _ in gen.constants] + [name for name, _ in gen.variables]
+    if _SUPPORT_HASH is None:
+        _SUPPORT_HASH = _support_hash()
+    header = [
+        '"""Generated by runtime/executors/numba_exec.py from graph %r (do not edit)."""'
+        % graph.name,
+        "# support %s" % _SUPPORT_HASH,
+        "import numba",
+        "import numpy as np",
+        "from runtime.executors import numba_support as _rt",
+        "",
+        "",
+        '@numba.njit(cache=True, nogil=True, error_model="numpy")',
+        "def run_graph(%s):" % ", ".join(all_params),
+    ]
+    # Print sites carry their formatting in the module's identity (they are registered by
+    # module name), so two graphs differing only in printed text get different modules.
+    site_keys = ["# site %d %s %r" % (i, s.kind, _site_key(s)) for i, s in enumerate(gen.sites)
+                 if s.kind == "print"]
+    source = "\n".join(header + gen.lines + [""] + site_keys) + "\n"
+    return source, gen
+
+
+def _site_key(site):
+    if site.kind == "print":
+        return (tuple(repr(i) for i in site.node.attrs["items"]), site.node.attrs["sep"],
+                site.node.attrs["end"])
+    return None
+
+
+def numba_unsupported_ops(graph):
+    """Names of the ops in `graph` (nested graphs included) that cannot be lowered to Numba."""
+    from runtime.executors import numba_lowerings  # noqa: F401
+    gen = CodeGen(graph, collect=True)
+    try:
+        gen.generate()
+    except Unlowerable as error:   # a structural problem outside any single op
+        return ["<graph: %s>" % error]
+    names = []
+    for node, _ in gen.unsupported:
+        if node.op.name not in names:
+            names.append(node.op.name)
+    return names
+
+
+def unsupported_report(graph):
+    """Human-readable lines: each unsupported op, why, and the user line that created it."""
+    from runtime.executors import numba_lowerings  # noqa: F401
+    gen = CodeGen(graph, collect=True)
+    try:
+        gen.generate()
+    except Unlowerable as error:
+        return [str(error)]
+    return [_describe_unsupported(node, reason) for node, reason in gen.unsupported]
+
+
+def has_loop(graph):
+    return any(node.op.name == "while" for node in graph.walk())
+
+
+# --- the compiled executable -----------------------------------------------------------------
+
+class NumbaCompiledGraph:
+    """Executor interface: `compiled(*flat_inputs) -> tuple of flat outputs`;
+    `.owned_outputs`, `.source` (the generated code), `.module_file`."""
+
+    def __init__(self, graph, owned_inputs=None, fallback=None):
+        from runtime.executors import numba_modules, numba_support
+        self.graph = graph
+        self.owned_inputs = owned_inputs
+        self.fallback = fallback     # a zero-argument function making the NumPy executor
+        self.source, gen = generate_source(graph, owned_inputs)
+        self.sites = gen.sites
+        self.module, self.module_file = numba_modules.load_module(self.source)
+        self.dispatcher = self.module.run_graph
+        for index, site in enumerate(self.sites):
+            if site.kind == "print":
+                numba_support.register_site(self.module.__name__, index, site.info["printer"])
+        self.owned_outputs = list(gen.plan.owned_outputs)
+        self._constants = [array for _, array in gen.constants]
+        self._variables = [variable for _, variable in gen.variables]
+        self._output_values = list(graph.outputs)
+        self._fallback_exec = None
+        self._build_call()
+
+    def _build_call(self):
+        """A Python function specialised to this graph's inputs and outputs: the per-call
+        path is one Numba dispatch plus only the conversions this graph needs."""
+        from runtime.executors.numba_support import GraphFail
+        inputs = self.graph.all_inputs
+        params = ["a%d" % i for i in range(len(inputs))]
+        args = []
+        for name, value in zip(params, inputs):
+            if value.shape == ():
+                args.append("_scalar(%s)" % name)     # 0-d arrays become scalars
+            else:
+                args.append(name)
+        args += ["_k[%d]" % i for i in range(len(self._constants))]
+        lines = ["def call(%s):" % ", ".join(params)]
+        if self._variables:
+            lines.append("    _bufs = [_var_in(v) for v in _vars]")
+            args += ["_bufs[%d]" % i for i in range(len(self._variables))]
+        lines.append("    try:")
+        lines.append("        r = _disp(%s)" % ", ".join(args))
+        lines.append("    except _GraphFail as e:")
+        lines.append("        _fail(e)")
+        lines.append("    except _Fallback:")
+        if self._variables:
+            lines.append("        _bufs = ()   # the NumPy interpreter updated the variables")
+        lines.append("        return _fallback(%s)" % ", ".join(params))
+        if self._variables:
+            lines.append("    finally:")
+            lines.append("        for v, b in zip(_vars, _bufs):")
+            lines.append("            _var_out(v, b)")
+        outs = []
+        position = 0
+        needs_fix = False
+        for i, value in enumerate(self._output_values):
+            if value.kind == TENSOR_ARRAY:
+                outs.append("_ta(r[%d], r[%d], r[%d], _out[%d])" % (position, position + 1,
+                                                                   position + 2, i))
+                position += 3
+                needs_fix = True
+            elif value.shape == ():
+                outs.append("_t%d(r[%d])" % (i, position))
+                position += 1
+                needs_fix = True
+            else:
+                outs.append("r[%d]" % position)
+                position += 1
+        lines.append("    return (%s)" % "".join(o + ", " for o in outs) if needs_fix
+                     else "    return r")
+        namespace = {
+            "_disp": self._first_dispatch,
+            "_GraphFail": GraphFail, "_Fallback": _Fallback, "_fail": self._raise_failure,
+            "_fallback": self._run_fallback,
+            "_k": self._constants, "_vars": self._variables, "_var_in": _variable_in,
+            "_var_out": _variable_out, "_scalar": _to_scalar, "_ta": _tensor_array_out,
+            "_out": self._output_values,
+        }
+        for i, value in enumerate(self._output_values):
+            if value.kind != TENSOR_ARRAY and value.shape == ():
+                namespace["_t%d" % i] = value.dtype.type
+        self._namespace = namespace
+        self.call_source = "\n".join(lines) + "\n"
+        exec(compile(self.call_source, "<numba-call %s>" % self.graph.name, "exec"), namespace)
+        call = namespace["call"]
+        call.owned_outputs = self.owned_outputs
+        call.source = self.source
+        call.compiled_graph = self
+        self.call = call
+
+    def _first_dispatch(self, *args):
+        """The first call compiles explicitly, so a compile failure is told apart from an
+        error the graph raises at run time; later calls go straight to the dispatcher."""
+        import numba
+        try:
+            self.dispatcher.compile(tuple(numba.typeof(a) for a in args))
+        except Exception as error:
+            reason = "%s: %s" % (type(error).__name__,
+                                 str(error).strip().splitlines()[0] if str(error) else "")
+            if self.fallback is None:
+                raise NumbaLoweringError("Numba could not compile graph %r: %s\n(use "
+                                         "backend='numpy' or 'auto')" % (self.graph.name, reason))
+            logger.info("autograph: graph %r runs on the NumPy interpreter: Numba could not "
+                        "compile it (%s)", self.graph.name, reason)
+            self._fallback_exec = self.fallback()
+            self._namespace["_disp"] = _raise_fallback
+            raise _Fallback()
+        self._namespace["_disp"] = self.dispatcher
+        return self.dispatcher(*args)
+
+    def _run_fallback(self, *inputs):
+        return self._fallback_exec(*inputs)
+
+    def __call__(self, *inputs):
+        return self.call(*inputs)
+
+    def _raise_failure(self, failure):
+        raise_failure(failure, self.sites, self.graph)
+
+    def __repr__(self):
+        return "<NumbaCompiledGraph %s %s>" % (self.graph.name, self.module.__name__)
+
+
+class _Fallback(Exception):
+    pass
+
+
+def _raise_fallback(*args):
+    raise _Fallback()
+
+
+def _to_scalar(x):
+    if type(x) is np.ndarray and x.ndim == 0:
+        return x[()]
+    return x
+
+
+def _variable_in(variable):
+    """A private buffer holding the variable's value: the graph updates it in place, and
+    the variable gets it back after the run (the NumPy interpreter replaces the array too)."""
+    array = variable._array
+    if array.ndim == 0:
+        return array.reshape(1).copy()
+    return array.copy()
+
+
+def _variable_out(variable, buffer):
+    variable._array = buffer.reshape(()) if variable._array.ndim == 0 else buffer
+
+
+def _tensor_array_out(buf, written, size, value):
+    from runtime.ops.state import TensorArrayBuffer
+    items = [(np.array(buf[i]) if buf.ndim > 1 else buf[i]) if written[i] else None
+             for i in range(size)]
+    element_shape = value.shape if value.shape is not None else buf.shape[1:]
+    return TensorArrayBuffer(items, value.dtype, element_shape, True)
+
+
+def raise_failure(failure, sites, graph):
+    """Turn a GraphFail from generated code into the NumPy interpreter's exception."""
+    args = failure.args
+    site = sites[args[0]]
+    where = "While executing %s" % describe_node(site.node, graph)
+    kind = site.kind
+    if kind == "index":
+        index, size = args[1], args[2]
+        message = "index %d is out of bounds for axis %d with size %d" % (
+            index, site.info["axis"], size)
+        error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind == "mask":
+        message = ("boolean index did not match indexed array along axis %d; size of axis "
+                   "is %d but size of corresponding boolean axis is %d"
+                   % (site.info["axis"], args[2], args[1]))
+        error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind == "assert":
+        values = args[1:]
+        items = site.info["items"]
+        text = site.node.attrs["message"]
+        if items:
+            from runtime.ops.state import SLOT
+            it = iter(zip(values, site.info["dtypes"]))
+            parts = []
+            for item in items:
+                if item is SLOT:
+                    value, dtype = next(it)
+                    parts.append(str(np.dtype(dtype).type(value)))
+                else:
+                    parts.append(str(item))
+            text = " ".join(parts)
+        error = errors.InvalidArgumentError("%s\n%s" % (text, where))
+    elif kind == "ta_write":
+        message = ("TensorArray write index %d is out of range for size %d (create it with "
+                   "dynamic_size=True to grow)" % (args[1], args[2]))
+        error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind in ("ta_read", "ta_stack"):
+        index, size, reason = args[1], args[2], args[3]
+        if reason == 0:
+            error = errors.OutOfRangeError(
+                "TensorArray read index %d is out of range for size %d\n%s" % (index, size, where))
+        elif reason == 1:
+            error = errors.InvalidArgumentError(
+                "TensorArray element %d was read before it was written\n%s" % (index, where))
+        else:
+            error = errors.InvalidArgumentError(
+                "TensorArray element %d was never written; cannot stack\n%s" % (index, where))
+    else:
+        error = errors.InvalidArgumentError("graph failure at %s\n%s" % (kind, where))
+    error._rt_node_reported = True
+    raise error from None
+
+
+# --- executor entry points -------------------------------------------------------------------
+
+def compile_graph(graph, owned_inputs=None):
+    """backend="numba": compile `graph` with Numba, or raise NumbaLoweringError naming the ops
+    without a lowering and where the user created them."""
+    report = unsupported_report(graph)
+    if report:
+        raise NumbaLoweringError(
+            "backend='numba' cannot run graph %r: %s\n(use backend='numpy' or 'auto')"
+            % (graph.name, "; ".join(report)))
+    return NumbaCompiledGraph(graph, owned_inputs).call
+
+
+def compile_graph_auto(graph, owned_inputs=None):
+    """backend="auto": Numba for graphs with loops whose every op lowers (falling back to the
+    NumPy interpreter if Numba cannot compile them), the NumPy interpreter otherwise."""
+    from runtime.executors import numpy_exec
+
+    def numpy_executor():
+        return numpy_exec.compile_graph(graph, owned_inputs)
+
+    if not has_loop(graph):
+        return numpy_executor()
+    report = unsupported_report(graph)
+    if report:
+        logger.info("autograph: graph %r runs on the NumPy interpreter: %s",
+                    graph.name, "; ".join(report))
+        return numpy_executor()
+    try:
+        compiled = NumbaCompiledGraph(graph, owned_inputs, fallback=numpy_executor)
+    except Exception as error:   # code generation or module loading failed
+        logger.info("autograph: graph %r runs on the NumPy interpreter: %s: %s",
+                    graph.name, type(error).__name__, error)
+        return numpy_executor()
+    # The NumPy interpreter may take over after a failed compile: promise only what both own.
+    reference = numpy_executor()
+    compiled.owned_outputs[:] = [a and b for a, b in zip(compiled.owned_outputs,
+                                                         reference.owned_outputs)]
+    compiled.fallback = lambda: reference
+    return compiled.call

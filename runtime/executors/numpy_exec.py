@@ -1,0 +1,254 @@
+"""The NumPy interpreter: compiles a Graph once into a flat plan of (kernel, input slots,
+output slots) and runs it as one generated Python function whose locals are the slots.
+
+Buffers are updated in place (set_item, tensor-array writes) when the old version is dead
+and owned by this run: a 100k-iteration `out[i] = v` loop then costs O(1) per write.
+Runtime errors name the failing node and the user line that created it.
+"""
+
+import itertools
+import sys
+
+import numpy as np
+
+from runtime import errors
+from runtime.graph import TENSOR_ARRAY, describe_node
+
+_INFINITY = float("inf")
+_code_registry = {}   # generated code object -> CompiledGraph (to locate failing nodes)
+_counter = itertools.count()
+
+
+class Step:
+    """One planned node: its kernel, input slots and output slots (names of locals)."""
+
+    __slots__ = ("node", "kernel", "inputs", "outputs", "inplace")
+
+    def __init__(self, node, kernel, inputs, outputs, inplace=False):
+        self.node = node
+        self.kernel = kernel
+        self.inputs = inputs
+        self.outputs = outputs
+        self.inplace = inplace
+
+    def __repr__(self):
+        return "Step(%s, %s -> %s%s)" % (self.node.op.name, self.inputs, self.outputs,
+                                         ", inplace" if self.inplace else "")
+
+
+class _Context:
+    def __init__(self, root):
+        self.root = root
+
+    def compile(self, graph, owned_inputs=None, scalar_return=False):
+        return CompiledGraph(graph, owned_inputs, scalar_return=scalar_return, _context=self)
+
+
+class CompiledGraph:
+    """A graph ready to run: `compiled(*flat_inputs) -> tuple of flat outputs`.
+
+    `owned_inputs[i]` says input i's buffer may be updated in place (the caller will not
+    read it again). After compiling, `owned_outputs[i]` says output i is a buffer nobody
+    else sees, and `written_inputs[i]` says input i may be written in place.
+    """
+
+    def __init__(self, graph, owned_inputs=None, scalar_return=False, _context=None):
+        self.graph = graph
+        self._context = _context or _Context(graph)
+        inputs = graph.all_inputs
+        self.owned_inputs = list(owned_inputs) if owned_inputs is not None else [False] * len(inputs)
+        self.steps = []
+        self._plan()
+        self.run = self._generate(scalar_return)
+
+    # -- planning: slots, liveness, ownership, kernels -----------------------------------
+    def _plan(self):
+        graph = self.graph
+        slot = {}
+        for i, value in enumerate(graph.all_inputs):
+            slot[value] = "a%d" % i
+        last_use = {}
+        for index, node in enumerate(graph.nodes):
+            for value in node.inputs:
+                last_use[value] = index
+        for value in graph.outputs:
+            last_use[value] = _INFINITY
+
+        root = {}             # value -> storage root (an int); views share their base's root
+        members = {}          # root -> values with that root
+        owned = set()         # roots this run may write in place
+        written = set()
+        new_root = itertools.count()
+
+        def assign_root(value, r):
+            root[value] = r
+            members.setdefault(r, []).append(value)
+
+        for i, value in enumerate(graph.all_inputs):
+            r = next(new_root)
+            assign_root(value, r)
+            if self.owned_inputs[i]:
+                owned.add(r)
+        input_roots = [root[v] for v in graph.all_inputs]
+
+        def dead_after(value, index):
+            return all(last_use.get(m, -1) <= index for m in members[root[value]])
+
+        self.constants = {}
+        for index, node in enumerate(graph.nodes):
+            for value in node.inputs:
+                if value not in slot:
+                    if value.is_literal:
+                        slot[value] = "c%d" % len(self.constants)
+                        self.constants[slot[value]] = value.literal
+                    else:
+                        raise ValueError("value %r used before it is defined" % value)
+            for j, value in enumerate(node.outputs):
+                slot[value] = "v%d_%d" % (index, j)
+            op = node.op
+            inplace = False
+            if op.name == "constant":
+                name = "c%d" % len(self.constants)
+                self.constants[name] = node.attrs["value"]
+                slot[node.outputs[0]] = name
+                assign_root(node.outputs[0], next(new_root))   # not owned
+                continue
+            if op.control_flow:
+                flags = []
+                for value in node.inputs:
+                    r = root.get(value)
+                    flags.append(
+                        r is not None and r in owned and dead_after(value, index)
+                        and sum(1 for v in node.inputs if root.get(v) == r) == 1)
+                kernel, owned_outputs, written_inputs = op.make_control_kernel(
+                    node, self._context, flags)
+                for value, was_written in zip(node.inputs, written_inputs):
+                    if was_written:
+                        written.add(root[value])
+                for value, is_owned in zip(node.outputs, owned_outputs):
+                    r = next(new_root)
+                    assign_root(value, r)
+                    if is_owned:
+                        owned.add(r)
+                if not all(owned_outputs):
+                    # An output may be one of the inputs passed through: pin them all.
+                    for value in node.inputs:
+                        owned.discard(root.get(value))
+            else:
+                if op.inplace_input is not None:
+                    target = node.inputs[op.inplace_input]
+                    r = root.get(target)
+                    inplace = (r in owned and dead_after(target, index)
+                               and (target.kind == TENSOR_ARRAY or (target.shape or ()) != ()))
+                kernel = op.kernel_for(node, inplace=inplace)
+                for value in node.outputs:
+                    if inplace:
+                        assign_root(value, root[target])
+                        written.add(root[target])
+                    elif op.is_view(node) and node.inputs and node.inputs[0] in root:
+                        assign_root(value, root[node.inputs[0]])
+                    else:
+                        r = next(new_root)
+                        assign_root(value, r)
+                        if not op.unowned_output:
+                            owned.add(r)
+            self.steps.append(Step(node, kernel, [slot[v] for v in node.inputs],
+                                   [slot[v] for v in node.outputs], inplace))
+
+        for value in graph.outputs:
+            if value not in slot:
+                if value.is_literal:
+                    slot[value] = "c%d" % len(self.constants)
+                    self.constants[slot[value]] = value.literal
+                else:
+                    raise ValueError("graph output %r is not defined in the graph" % value)
+        output_roots = [root.get(v) for v in graph.outputs]
+        self.owned_outputs = [r is not None and r in owned and output_roots.count(r) == 1
+                              for r in output_roots]
+        self.written_inputs = [r in written for r in input_roots]
+        self.output_slots = [slot[v] for v in graph.outputs]
+
+    # -- code generation -----------------------------------------------------------------
+    def _generate(self, scalar_return):
+        n_inputs = len(self.graph.all_inputs)
+        params = ", ".join("a%d" % i for i in range(n_inputs))
+        lines = ["def run(%s):" % params]
+        namespace = dict(self.constants)
+        self.line_to_step = {}
+        for index, step in enumerate(self.steps):
+            kernel_name = "k%d" % index
+            namespace[kernel_name] = step.kernel
+            call = "%s(%s)" % (kernel_name, ", ".join(step.inputs))
+            if step.node.op.control_flow:
+                targets = "".join(o + ", " for o in step.outputs)
+                line = "%s = %s" % (targets.rstrip(" "), call) if step.outputs else call
+            elif len(step.outputs) == 1:
+                line = "%s = %s" % (step.outputs[0], call)
+            elif step.outputs:
+                line = "%s = %s" % (", ".join(step.outputs), call)
+            else:
+                line = call
+            lines.append("    " + line)
+            self.line_to_step[len(lines)] = step
+        if scalar_return and len(self.output_slots) == 1:
+            lines.append("    return %s" % self.output_slots[0])
+        else:
+            lines.append("    return (%s)" % "".join(s + ", " for s in self.output_slots))
+        self.source = "\n".join(lines) + "\n"
+        filename = "<rt-graph-%d %s>" % (next(_counter), self.graph.name)
+        code = compile(self.source, filename, "exec")
+        exec(code, namespace)
+        run = namespace["run"]
+        _code_registry[run.__code__] = self
+        return run
+
+    def __call__(self, *inputs):
+        try:
+            return self.run(*inputs)
+        except Exception as error:
+            raise_with_node(error, self._context.root)
+
+    def plan_text(self):
+        return "\n".join(repr(s) for s in self.steps)
+
+
+def failing_step(traceback):
+    """The innermost generated-graph frame of a traceback, as (CompiledGraph, Step)."""
+    found = None
+    while traceback is not None:
+        compiled = _code_registry.get(traceback.tb_frame.f_code)
+        if compiled is not None:
+            step = compiled.line_to_step.get(traceback.tb_lineno)
+            if step is not None:
+                found = (compiled, step)
+        traceback = traceback.tb_next
+    return found
+
+
+def raise_with_node(error, root):
+    """Re-raise `error` saying which node failed and where the user created it."""
+    if getattr(error, "_rt_node_reported", False):
+        raise error
+    found = failing_step(error.__traceback__)
+    if found is None:
+        raise error
+    _, step = found
+    where = "While executing %s" % describe_node(step.node, root)
+    if isinstance(error, errors.InvalidArgumentError):
+        error.message = "%s\n%s" % (error.message, where)
+        error.args = (error.message,) + error.args[1:]
+        error._rt_node_reported = True
+        raise error
+    if isinstance(error, IndexError):
+        new = errors.OutOfRangeError("%s\n%s" % (error, where))
+        new._rt_node_reported = True
+        raise new.with_traceback(error.__traceback__) from error
+    error.add_note(where)
+    error._rt_node_reported = True
+    raise error
+
+
+def compile_graph(graph, owned_inputs=None):
+    """Executor interface: compile once, then call with flat NumPy inputs, get a tuple of
+    flat NumPy outputs."""
+    return CompiledGraph(graph, owned_inputs)

@@ -1,0 +1,61 @@
+"""Basic ops: constants, casts, copies and shape queries."""
+
+import numpy as np
+
+from runtime.ops import defop
+
+
+def _format_constant(node, namer):
+    value = node.attrs["value"]
+    if value.size <= 6:
+        return "constant %s" % np.array2string(value, separator=", ").replace("\n", "")
+    return "constant <array %s[%s]>" % (value.dtype, ",".join(map(str, value.shape)))
+
+
+constant = defop(
+    "constant",
+    infer=lambda value: [(value.dtype, value.shape)],
+    make_kernel=lambda value: (lambda: value),
+    unowned_output=True,  # shared by every run of the graph: never written in place
+    format=_format_constant,
+    doc="An array baked into the graph (by reference: the caller's array object).")
+
+
+def _cast_kernel(dtype):
+    def cast(x):
+        return x.astype(dtype)
+    return cast
+
+
+cast = defop(
+    "cast",
+    infer=lambda x, dtype: [(dtype, x.shape)],
+    make_kernel=_cast_kernel,
+    doc="x.astype(dtype) (always a new array, like NumPy's default copy=True).")
+
+
+copy = defop(
+    "copy",
+    infer=lambda x: [(x.dtype, x.shape)],
+    kernel=np.copy,
+    doc="np.copy(x)")
+
+
+def _dim_kernel(axis):
+    def dim(x):
+        return np.int64(x.shape[axis])
+    return dim
+
+
+dim = defop(
+    "dim",
+    infer=lambda x, axis: [(np.int64, ())],
+    make_kernel=_dim_kernel,
+    doc="x.shape[axis] as an int64 scalar (for dims unknown at trace time).")
+
+
+size = defop(
+    "size",
+    infer=lambda x: [(np.int64, ())],
+    kernel=lambda x: np.int64(np.size(x)),
+    doc="x.size as an int64 scalar.")

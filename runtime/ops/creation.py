@@ -1,0 +1,111 @@
+"""Array creation: zeros/ones/empty/full (dims may be symbolic), their *_like forms,
+arange and linspace."""
+
+import numpy as np
+
+from runtime.ops import defop, dummy
+
+
+def _shape_format(name):
+    def format_(node, namer):
+        n_leading = node.attrs.get("_n_leading", 0)
+        dynamic = iter(node.inputs[n_leading:])
+        dims = [namer(next(dynamic)) if d is None else str(d) for d in node.attrs["shape"]]
+        parts = ["(%s%s)" % (", ".join(dims), "," if len(dims) == 1 else "")]
+        parts += [namer(v) for v in node.inputs[:n_leading]]
+        if node.attrs.get("dtype") is not None:
+            parts.append("dtype=%s" % np.dtype(node.attrs["dtype"]).name)
+        return "%s %s" % (name, ", ".join(parts))
+    return format_
+
+
+def _build_shape(template, dynamic):
+    it = iter(dynamic)
+    return tuple(next(it) if d is None else d for d in template)
+
+
+def _filled_op(name, fn):
+    def infer(*dynamic, shape, dtype):
+        return [(dtype, tuple(shape))]
+
+    def make_kernel(shape, dtype):
+        if all(d is not None for d in shape):
+            shape = tuple(shape)
+            return lambda: fn(shape, dtype)
+        return lambda *dynamic: fn(_build_shape(shape, dynamic), dtype)
+
+    return defop(name, infer=infer, make_kernel=make_kernel, format=_shape_format(name),
+                 doc="np.%s(shape, dtype); shape entries None are the inputs" % name)
+
+
+zeros = _filled_op("zeros", np.zeros)
+ones = _filled_op("ones", np.ones)
+empty = _filled_op("empty", np.empty)
+
+
+def _full_infer(fill_value, *dynamic, shape, dtype, _n_leading=1):
+    if dtype is None:
+        dtype = np.full((), dummy(fill_value)).dtype
+    return [(dtype, tuple(shape))]
+
+
+def _full_kernel(shape, dtype, _n_leading=1):
+    return lambda fill_value, *dynamic: np.full(_build_shape(shape, dynamic), fill_value, dtype)
+
+
+full = defop("full", infer=_full_infer, make_kernel=_full_kernel, format=_shape_format("full"),
+             doc="np.full(shape, fill_value, dtype); input 0 is the fill value")
+
+
+def _like_op(name, fn):
+    def infer(x, dtype=None):
+        return [(x.dtype if dtype is None else dtype, x.shape)]
+
+    return defop(name, infer=infer, make_kernel=lambda dtype=None: (lambda x: fn(x, dtype=dtype)),
+                 doc="np.%s(x, dtype)" % name)
+
+
+zeros_like = _like_op("zeros_like", np.zeros_like)
+ones_like = _like_op("ones_like", np.ones_like)
+empty_like = _like_op("empty_like", np.empty_like)
+
+
+def _full_like_infer(x, fill_value, dtype=None):
+    return [(x.dtype if dtype is None else dtype, x.shape)]
+
+
+full_like = defop("full_like", infer=_full_like_infer,
+                  make_kernel=lambda dtype=None: (lambda x, v: np.full_like(x, v, dtype=dtype)),
+                  doc="np.full_like(x, fill_value, dtype)")
+
+
+def _arange_infer(start, stop, step, dtype=None):
+    parts = (start, stop, step)
+    for v in parts:
+        if v.shape != ():
+            raise TypeError("np.arange bounds must be scalars")
+    if all(v.is_literal for v in parts):
+        probe = np.arange(start.literal, stop.literal, step.literal, dtype=dtype)
+        return [(probe.dtype, probe.shape)]
+    dtype = np.arange(*[dummy(v) for v in parts], dtype=dtype).dtype
+    return [(dtype, (None,))]
+
+
+arange = defop("arange", infer=_arange_infer,
+               make_kernel=lambda dtype=None: (lambda a, b, s: np.arange(a, b, s, dtype=dtype)),
+               doc="np.arange(start, stop, step, dtype)")
+
+
+def _linspace_infer(start, stop, num, endpoint=True, dtype=None):
+    if start.shape != () or stop.shape != ():
+        raise TypeError("np.linspace with array bounds is not supported in graphs yet")
+    probe = np.linspace(dummy(start), dummy(stop), 2, endpoint=endpoint, dtype=dtype)
+    length = int(num.literal) if num.is_literal else None
+    return [(probe.dtype, (length,))]
+
+
+linspace = defop(
+    "linspace", infer=_linspace_infer,
+    make_kernel=lambda endpoint=True, dtype=None: (
+        lambda a, b, n: np.linspace(a, b, n, endpoint=endpoint, dtype=dtype)),
+    doc="np.linspace(start, stop, num, endpoint, dtype)")

@@ -1,0 +1,268 @@
+"""Indexing: get_item (ints, slices, None, ..., tensor indices, boolean masks) and set_item.
+
+The index is kept in the node's attrs as a template: a tuple whose entries are Python ints,
+None, Ellipsis, slices, or DYN; each DYN (also inside a slice) takes the next dynamic input
+after the array (and, for set_item, after the value)."""
+
+import numpy as np
+
+from runtime.ops import broadcast_shapes, defop, dummy
+
+
+class _Dynamic:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "DYN"
+
+    def __reduce__(self):
+        return "DYN"
+
+
+DYN = _Dynamic()
+
+
+def _entry_kind(entry, dynamic_iter):
+    """(kind, info) for one template entry; kinds: int, slice, newaxis, ellipsis,
+    int_scalar, int_array, mask."""
+    if entry is DYN:
+        value = next(dynamic_iter)
+        if value.dtype == np.bool_:
+            return "mask", value
+        if value.dtype.kind not in "iu":
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                             "(`None`) and integer or boolean arrays are valid indices")
+        return ("int_scalar", value) if value.shape == () else ("int_array", value)
+    if entry is None:
+        return "newaxis", None
+    if entry is Ellipsis:
+        return "ellipsis", None
+    if isinstance(entry, slice):
+        parts = []
+        for part in (entry.start, entry.stop, entry.step):
+            if part is DYN:
+                value = next(dynamic_iter)
+                if value.shape != () or value.dtype.kind not in "iu":
+                    raise TypeError("slice indices must be integers or None or have an "
+                                    "__index__ method")
+                parts.append(DYN)
+            else:
+                parts.append(part)
+        return "slice", slice(*parts)
+    return "int", int(entry)
+
+
+def indexed_shape(shape, template, dynamic):
+    """The result shape of x[index] (None dims where unknown); raises NumPy's errors for
+    invalid indices that can be seen at trace time."""
+    it = iter(dynamic)
+    entries = [_entry_kind(e, it) for e in template]
+    consumed = 0
+    for kind, info in entries:
+        if kind in ("int", "slice", "int_scalar", "int_array"):
+            consumed += 1
+        elif kind == "mask":
+            consumed += len(info.shape)
+    ndim = len(shape)
+    if sum(1 for k, _ in entries if k == "ellipsis") > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > ndim:
+        raise IndexError("too many indices for array: array is %d-dimensional, but %d were "
+                         "indexed" % (ndim, consumed))
+    expanded = []
+    for kind, info in entries:
+        if kind == "ellipsis":
+            expanded.extend([("slice", slice(None))] * (ndim - consumed))
+        else:
+            expanded.append((kind, info))
+    if not any(k == "ellipsis" for k, _ in entries):
+        expanded.extend([("slice", slice(None))] * (ndim - consumed))
+
+    has_advanced = any(k in ("int_array", "mask") for k, _ in expanded)
+    out = []
+    advanced_shapes = []
+    advanced_positions = []
+    axis = 0
+    for position, (kind, info) in enumerate(expanded):
+        if kind == "newaxis":
+            out.append(1)
+            continue
+        if kind == "slice":
+            dim = shape[axis]
+            if dim is not None and DYN not in (info.start, info.stop, info.step):
+                out.append(len(range(*info.indices(dim))))
+            else:
+                out.append(None)
+            axis += 1
+            continue
+        if kind in ("int", "int_scalar"):
+            dim = shape[axis]
+            if kind == "int" and dim is not None and not -dim <= info < dim:
+                from runtime.errors import OutOfRangeError
+                raise OutOfRangeError("index %d is out of bounds for axis %d with size %d"
+                                      % (info, axis, dim))
+            axis += 1
+            if has_advanced:
+                advanced_shapes.append(())
+                advanced_positions.append(position)
+            continue
+        if kind == "int_array":
+            advanced_shapes.append(info.shape)
+            advanced_positions.append(position)
+            axis += 1
+            continue
+        if kind == "mask":
+            for i, mdim in enumerate(info.shape):
+                dim = shape[axis + i]
+                if dim is not None and mdim is not None and dim != mdim:
+                    raise IndexError(
+                        "boolean index did not match indexed array along axis %d; size of "
+                        "axis is %d but size of corresponding boolean axis is %d"
+                        % (axis + i, dim, mdim))
+            axis += len(info.shape)
+            count = None
+            if info.is_literal:
+                count = int(bool(info.literal))
+            advanced_shapes.append((count,))
+            advanced_positions.append(position)
+            continue
+    if not advanced_shapes:
+        return tuple(out)
+    advanced = broadcast_shapes(*advanced_shapes)
+    contiguous = advanced_positions == list(range(advanced_positions[0],
+                                                  advanced_positions[-1] + 1))
+    if contiguous:
+        # `out` holds the non-advanced dims in order; insert the advanced block where the
+        # first advanced index was.
+        before = sum(1 for k, _ in expanded[:advanced_positions[0]] if k in ("slice", "newaxis"))
+        return tuple(out[:before]) + advanced + tuple(out[before:])
+    return advanced + tuple(out)
+
+
+def is_basic(template, dynamic):
+    """True when x[index] is a view (no advanced indexing)."""
+    return all(v.shape == () and v.dtype != np.bool_ for v in dynamic)
+
+
+def _materialize(entry, it):
+    if entry is DYN:
+        return next(it)
+    if isinstance(entry, slice) and DYN in (entry.start, entry.stop, entry.step):
+        return slice(*[next(it) if p is DYN else p for p in (entry.start, entry.stop, entry.step)])
+    return entry
+
+
+def index_builder(template):
+    """A function from the dynamic index values (a tuple) to the NumPy index."""
+    n_dynamic = sum(1 for e in template if e is DYN) + sum(
+        1 for e in template if isinstance(e, slice) for p in (e.start, e.stop, e.step) if p is DYN)
+    if n_dynamic == 0:
+        index = tuple(template)
+        return lambda dynamic: index
+    if template == (DYN,):
+        return lambda dynamic: dynamic[0]
+    if all(e is DYN for e in template):
+        return tuple
+
+    def build(dynamic):
+        it = iter(dynamic)
+        return tuple([_materialize(e, it) for e in template])
+    return build
+
+
+def format_index(template, dynamic, namer):
+    it = iter(dynamic)
+    parts = []
+    for entry in template:
+        if entry is DYN:
+            parts.append(namer(next(it)))
+        elif entry is None:
+            parts.append("None")
+        elif entry is Ellipsis:
+            parts.append("...")
+        elif isinstance(entry, slice):
+            bits = [("" if p is None else namer(next(it)) if p is DYN else str(p))
+                    for p in (entry.start, entry.stop, entry.step)]
+            parts.append(":".join(bits[:2]) + (":" + bits[2] if bits[2] else ""))
+        else:
+            parts.append(str(entry))
+    return "[%s]" % ", ".join(parts)
+
+
+# --- get_item -------------------------------------------------------------------------------
+
+def _get_item_infer(x, *dynamic, index):
+    return [(x.dtype, indexed_shape(x.shape, index, dynamic))]
+
+
+def _get_item_kernel(index):
+    if index == (DYN,):
+        return lambda x, i: x[i]
+    if len(index) == 2 and index[0] is DYN and index[1] is DYN:
+        return lambda x, i, j: x[i, j]
+    build = index_builder(index)
+    if not any(e is DYN or isinstance(e, slice) and DYN in (e.start, e.stop, e.step)
+               for e in index):
+        static = build(())
+        return lambda x: x[static]
+    return lambda x, *dynamic: x[build(dynamic)]
+
+
+get_item = defop(
+    "get_item", infer=_get_item_infer, make_kernel=_get_item_kernel,
+    view=lambda node: is_basic(node.attrs["index"], node.inputs[1:]),
+    format=lambda node, namer: "get_item %s%s" % (
+        namer(node.inputs[0]), format_index(node.attrs["index"], node.inputs[1:], namer)),
+    doc="x[index]")
+
+
+# --- set_item -------------------------------------------------------------------------------
+
+def _set_item_infer(x, value, *dynamic, index):
+    target = indexed_shape(x.shape, index, dynamic)
+    vshape = value.shape
+    while len(vshape) > len(target) and vshape[0] in (1, None):
+        vshape = vshape[1:]
+    if len(vshape) > len(target):
+        raise ValueError("could not broadcast input array from shape (%s) into shape (%s)"
+                         % (",".join(map(str, value.shape)), ",".join(map(str, target))))
+    combined = broadcast_shapes(target, vshape)
+    for t, c in zip(target, combined):
+        if t is not None and c is not None and t != c:
+            raise ValueError("could not broadcast input array from shape (%s) into shape (%s)"
+                             % (",".join(map(str, value.shape)), ",".join(map(str, target))))
+    if value.is_literal:
+        # NumPy's own check: e.g. a Python int out of range for the array's dtype.
+        np.empty((), dtype=x.dtype)[()] = value.literal
+    return [(x.dtype, x.shape)]
+
+
+def _set_item_kernel(index, inplace):
+    build = index_builder(index)
+    if inplace:
+        if index == (DYN,):
+            def set_item(x, value, i):
+                x[i] = value
+                return x
+        elif len(index) == 2 and index[0] is DYN and index[1] is DYN:
+            def set_item(x, value, i, j):
+                x[i, j] = value
+                return x
+        else:
+            def set_item(x, value, *dynamic):
+                x[build(dynamic)] = value
+                return x
+    else:
+        def set_item(x, value, *dynamic):
+            x = np.array(x)
+            x[build(dynamic)] = value
+            return x
+    return set_item
+
+
+set_item = defop(
+    "set_item", infer=_set_item_infer, make_kernel=_set_item_kernel, inplace_input=0,
+    format=lambda node, namer: "set_item %s%s, %s" % (
+        namer(node.inputs[0]), format_index(node.attrs["index"], node.inputs[2:], namer),
+        namer(node.inputs[1])),
+    doc="x[index] = value, as a new version of x (updated in place when x is dead)")

@@ -1,0 +1,404 @@
+"""rt.Tensor: the symbolic value user code sees while a function is traced.
+
+A Tensor is a Python *handle* on an SSA value. Item assignment (`t[i] = v`) and in-place
+operators on rank>=1 tensors record a new version and rebind the handle, so every Python
+alias of the handle sees the write, as with NumPy arrays; rank-0 tensors behave like
+immutable NumPy scalars. `t._rebind(new)` is the documented internal way to point a handle
+at a new version (control flow uses it after a loop or branch).
+"""
+
+import numpy as np
+
+from runtime import ops
+from runtime.graph import TENSOR, TENSOR_ARRAY, Value, building, current_graph
+from runtime.ops import broadcast_shapes, prod_or_none
+from runtime.ops.elementwise import UFUNC_OPS
+from runtime.ops.indexing import DYN
+
+_WHAT_TO_DO = ("use rt.cond / rt.while_loop, or decorate the function with ag.function so "
+               "that Python control flow on tensors becomes graph control flow")
+
+
+class Tensor:
+    """A symbolic array or scalar: `.dtype`, `.shape`, `.static_shape`, `.ndim`."""
+
+    __slots__ = ("_value", "__weakref__")
+    __array_priority__ = 1000
+
+    def __init__(self, value):
+        if not isinstance(value, Value):
+            raise TypeError("Tensor wraps a graph Value; use rt.constant(...) to make one")
+        self._value = value
+
+    def _rt_to_value(self):
+        return self._value
+
+    def _rebind(self, new):
+        """Point this handle at a new version (a Tensor, Value or scalar).
+
+        Inside a branch or loop body, the first rebind of a handle from an outer graph is
+        logged in the graph being built (`graph.rebound`), so rt.cond / rt.while_loop can
+        carry the new version out.
+        """
+        value = new if isinstance(new, Value) else ops.to_value(new)
+        graph = current_graph()
+        if graph is not None:
+            old = self._value
+            if old.graph is not graph and id(self) not in graph.rebound:
+                graph.rebound[id(self)] = (self, old)
+        self._value = value
+        return self
+
+    # -- types ---------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def static_shape(self):
+        return self._value.shape
+
+    @property
+    def ndim(self):
+        return len(self._value.shape)
+
+    @property
+    def shape(self):
+        """Python ints where known, symbolic int64 scalar Tensors where not."""
+        value = self._value
+        return tuple(d if d is not None else _dim(value, axis) for axis, d in enumerate(value.shape))
+
+    @property
+    def size(self):
+        total = prod_or_none(self._value.shape)
+        if total is not None:
+            return total
+        return Tensor(ops.get("size").bind1([self]))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def __repr__(self):
+        return "<rt.Tensor %s>" % self._value.type_str()
+
+    __hash__ = object.__hash__
+
+    # -- things a symbolic value cannot do -----------------------------------------------
+    def __bool__(self):
+        raise TypeError("the truth value of a symbolic tensor is not known while tracing "
+                        "(bool() of %s): %s" % (self._value.type_str(), _WHAT_TO_DO))
+
+    def _no_conversion(self, kind):
+        raise TypeError("a symbolic tensor (%s) has no %s value while tracing: %s"
+                        % (self._value.type_str(), kind, _WHAT_TO_DO))
+
+    def __int__(self):
+        self._no_conversion("int")
+
+    def __float__(self):
+        self._no_conversion("float")
+
+    def __complex__(self):
+        self._no_conversion("complex")
+
+    def __index__(self):
+        raise TypeError("a symbolic tensor (%s) cannot be used as a Python int while tracing "
+                        "(e.g. in range(), a shape or a list index): use rt.range / "
+                        "rt.zeros(shape) with symbolic dims, or %s"
+                        % (self._value.type_str(), _WHAT_TO_DO))
+
+    def item(self, *args):
+        self._no_conversion("Python scalar")
+
+    def tolist(self):
+        self._no_conversion("list")
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("a symbolic tensor (%s) cannot be converted to a NumPy array while "
+                        "tracing: NumPy functions that support tensors record graph ops; to "
+                        "index a NumPy array with a symbolic index, wrap the array first "
+                        "(rt.constant(array)[i]); otherwise %s"
+                        % (self._value.type_str(), _WHAT_TO_DO))
+
+    def __len__(self):
+        shape = self._value.shape
+        if not shape:
+            raise TypeError("len() of unsized object")
+        if shape[0] is None:
+            raise TypeError("len() of a tensor whose first dimension is unknown while tracing: "
+                            "use x.shape[0] (a symbolic int), or %s" % _WHAT_TO_DO)
+        return shape[0]
+
+    def __iter__(self):
+        shape = self._value.shape
+        if not shape:
+            raise TypeError("iteration over a 0-d tensor")
+        if shape[0] is None:
+            raise TypeError("cannot iterate over a tensor whose first dimension is unknown "
+                            "while tracing: %s" % _WHAT_TO_DO)
+        return (self[i] for i in range(shape[0]))
+
+    # -- indexing ------------------------------------------------------------------------
+    def __getitem__(self, index):
+        template, dynamic = normalize_index(index)
+        return Tensor(ops.get("get_item").bind1([self] + dynamic, index=template))
+
+    def __setitem__(self, index, value):
+        template, dynamic = normalize_index(index)
+        new = ops.get("set_item").bind1([self, value] + dynamic, index=template)
+        self._rebind(new)
+
+    # -- NumPy protocols -----------------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from runtime import numpy_api
+        return numpy_api.apply_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from runtime import numpy_api
+        return numpy_api.apply_function(func, args, kwargs)
+
+    # -- methods like ndarray's -----------------------------------------------------------
+    def astype(self, dtype, copy=True):
+        return cast(self, dtype)
+
+    def reshape(self, *shape, order="C"):
+        from runtime import numpy_api
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = shape[0]
+        return numpy_api.reshape(self, shape, order=order)
+
+    def transpose(self, *axes):
+        from runtime import numpy_api
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == (None,):
+            axes = axes[0]
+        return numpy_api.transpose(self, axes or None)
+
+    def _method(name):
+        def method(self, *args, **kwargs):
+            from runtime import numpy_api
+            return getattr(numpy_api, name)(self, *args, **kwargs)
+        method.__name__ = name
+        return method
+
+    sum = _method("sum")
+    prod = _method("prod")
+    mean = _method("mean")
+    min = _method("min")
+    max = _method("max")
+    std = _method("std")
+    var = _method("var")
+    any = _method("any")
+    all = _method("all")
+    argmin = _method("argmin")
+    argmax = _method("argmax")
+    cumsum = _method("cumsum")
+    cumprod = _method("cumprod")
+    squeeze = _method("squeeze")
+    ravel = _method("ravel")
+    copy = _method("copy")
+    clip = _method("clip")
+    dot = _method("dot")
+    swapaxes = _method("swapaxes")
+    round = _method("round")
+    del _method
+
+    def flatten(self, order="C"):
+        return Tensor(ops.get("flatten").bind1([self]))
+
+    # -- operators -----------------------------------------------------------------------
+    def _binary(ufunc, reflected=False):
+        op = UFUNC_OPS[ufunc]
+        if reflected:
+            def method(self, other):
+                return _apply(op, other, self)
+        else:
+            def method(self, other):
+                return _apply(op, self, other)
+        return method
+
+    def _inplace(ufunc):
+        op = UFUNC_OPS[ufunc]
+
+        def method(self, other):
+            return _apply_inplace(self, op, other)
+        return method
+
+    __add__, __radd__, __iadd__ = _binary(np.add), _binary(np.add, True), _inplace(np.add)
+    __sub__, __rsub__, __isub__ = (_binary(np.subtract), _binary(np.subtract, True),
+                                   _inplace(np.subtract))
+    __mul__, __rmul__, __imul__ = (_binary(np.multiply), _binary(np.multiply, True),
+                                   _inplace(np.multiply))
+    __truediv__, __rtruediv__, __itruediv__ = (_binary(np.divide), _binary(np.divide, True),
+                                               _inplace(np.divide))
+    __floordiv__, __rfloordiv__, __ifloordiv__ = (
+        _binary(np.floor_divide), _binary(np.floor_divide, True), _inplace(np.floor_divide))
+    __mod__, __rmod__, __imod__ = (_binary(np.remainder), _binary(np.remainder, True),
+                                   _inplace(np.remainder))
+    __rpow__, __ipow__ = _binary(np.power, True), _inplace(np.power)
+    __and__, __rand__, __iand__ = (_binary(np.bitwise_and), _binary(np.bitwise_and, True),
+                                   _inplace(np.bitwise_and))
+    __or__, __ror__, __ior__ = (_binary(np.bitwise_or), _binary(np.bitwise_or, True),
+                                _inplace(np.bitwise_or))
+    __xor__, __rxor__, __ixor__ = (_binary(np.bitwise_xor), _binary(np.bitwise_xor, True),
+                                   _inplace(np.bitwise_xor))
+    __lshift__, __rlshift__, __ilshift__ = (_binary(np.left_shift), _binary(np.left_shift, True),
+                                            _inplace(np.left_shift))
+    __rshift__, __rrshift__, __irshift__ = (
+        _binary(np.right_shift), _binary(np.right_shift, True), _inplace(np.right_shift))
+    __lt__, __le__ = _binary(np.less), _binary(np.less_equal)
+    __gt__, __ge__ = _binary(np.greater), _binary(np.greater_equal)
+    __eq__, __ne__ = _binary(np.equal), _binary(np.not_equal)
+    del _binary, _inplace
+
+    def __pow__(self, other, modulo=None):
+        if modulo is not None:
+            raise TypeError("pow() with a modulo is not supported in graphs yet")
+        return _apply(UFUNC_OPS[np.power], self, other)
+
+    def __matmul__(self, other):
+        return _apply(ops.get("matmul"), self, other)
+
+    def __rmatmul__(self, other):
+        return _apply(ops.get("matmul"), other, self)
+
+    def __imatmul__(self, other):
+        return _apply_inplace(self, ops.get("matmul"), other)
+
+    def __divmod__(self, other):
+        return _apply(UFUNC_OPS[np.divmod], self, other)
+
+    def __rdivmod__(self, other):
+        return _apply(UFUNC_OPS[np.divmod], other, self)
+
+    def __neg__(self):
+        return _apply(UFUNC_OPS[np.negative], self)
+
+    def __pos__(self):
+        return _apply(UFUNC_OPS[np.positive], self)
+
+    def __abs__(self):
+        return _apply(UFUNC_OPS[np.absolute], self)
+
+    def __invert__(self):
+        return _apply(UFUNC_OPS[np.invert], self)
+
+    def __round__(self, ndigits=None):
+        if self.ndim:
+            raise TypeError("type numpy.ndarray doesn't define __round__ method")
+        rounded = Tensor(ops.get("round").bind1([self], decimals=ndigits or 0))
+        if ndigits is None:
+            return cast(rounded, np.int64)
+        return rounded
+
+
+def is_tensor(x):
+    """True only for symbolic tensors."""
+    return type(x) is Tensor or isinstance(x, Tensor)
+
+
+def wrap(values):
+    """Tensors for op outputs (a single Tensor for one output, a tuple otherwise)."""
+    if len(values) == 1:
+        return _wrap_one(values[0])
+    return tuple(_wrap_one(v) for v in values)
+
+
+def _wrap_one(value):
+    if value.kind == TENSOR_ARRAY:
+        from runtime.tensor_array import TensorArray
+        return TensorArray._from_value(value)
+    return Tensor(value)
+
+
+def _apply(op, *args):
+    try:
+        values = [ops.to_value(a) for a in args]
+    except TypeError:
+        return NotImplemented
+    return wrap(op.bind(values))
+
+
+def _apply_inplace(target, op, other):
+    """`target op= other` with NumPy's rules: rank-0 tensors act like immutable scalars;
+    arrays keep their dtype (same_kind casting) and shape, and the handle is rebound."""
+    result = _apply(op, target, other)
+    if result is NotImplemented or target.ndim == 0:
+        return result
+    value = result._value
+    if value.dtype != target.dtype:
+        if not np.can_cast(value.dtype, target.dtype, "same_kind"):
+            # Let NumPy raise its own error (a UFuncTypeError) on stand-in operands.
+            ufunc = getattr(np, op.name)
+            stand_in = np.ones((1,) * target.ndim, dtype=target.dtype)
+            with np.errstate(all="ignore"):
+                ufunc(stand_in, ops.dummy(ops.to_value(other)), out=stand_in)
+            raise TypeError("Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') with "
+                            "casting rule 'same_kind'" % (op.name, value.dtype, target.dtype))
+        result = cast(result, target.dtype)
+    combined = broadcast_shapes(target.static_shape, value.shape)
+    if len(combined) != target.ndim or any(
+            t is not None and c is not None and t != c
+            for t, c in zip(target.static_shape, combined)):
+        raise ValueError("non-broadcastable output operand with shape %s doesn't match the "
+                         "broadcast shape %s" % (target.static_shape, combined))
+    target._rebind(result)
+    return target
+
+
+def cast(x, dtype):
+    dtype = np.dtype(dtype)
+    value = ops.to_value(x)
+    if value.is_literal:
+        return Tensor(ops.to_value(np.asarray(value.literal).astype(dtype)[()]))
+    if value.dtype == dtype and value.kind == TENSOR:
+        return Tensor(ops.get("cast").bind1([value], dtype=dtype))
+    return Tensor(ops.get("cast").bind1([value], dtype=dtype))
+
+
+def _dim(value, axis):
+    """The symbolic size of `value` along `axis`, recorded once in the graph defining it."""
+    graph = value.graph
+    if graph is None:
+        graph = current_graph()
+    key = ("dim", value, axis)
+    cached = graph._cache.get(key)
+    if cached is None:
+        with building(graph):
+            cached = ops.get("dim").bind1([value], axis=axis)
+        graph._cache[key] = cached
+    return Tensor(cached)
+
+
+def normalize_index(index):
+    """(template, dynamic operands) for a NumPy-style index; see runtime/ops/indexing.py."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    template = []
+    dynamic = []
+    for entry in index:
+        if entry is None or entry is Ellipsis:
+            template.append(entry)
+        elif isinstance(entry, bool):
+            raise TypeError("Python bool indices are not supported in graphs yet")
+        elif isinstance(entry, (int, np.integer)):
+            template.append(int(entry))
+        elif isinstance(entry, slice):
+            parts = []
+            for part in (entry.start, entry.stop, entry.step):
+                if part is None:
+                    parts.append(None)
+                elif isinstance(part, (int, np.integer)) and not isinstance(part, bool):
+                    parts.append(int(part))
+                else:
+                    parts.append(DYN)
+                    dynamic.append(part)
+            template.append(slice(*parts))
+        else:
+            if isinstance(entry, (list, np.ndarray)):
+                entry = np.asarray(entry)
+                if entry.dtype.kind not in "iub":
+                    raise IndexError("arrays used as indices must be of integer (or boolean) type")
+            template.append(DYN)
+            dynamic.append(entry)
+    return tuple(template), dynamic

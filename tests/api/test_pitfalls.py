@@ -1,0 +1,115 @@
+"""Known pitfalls of source conversion (issue 3): each must behave exactly as unconverted."""
+
+import sys
+import warnings
+
+sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/converters")
+
+from autograph.impl import api  # noqa: E402
+from converter_testing import assert_same_behaviour  # noqa: E402
+
+
+class Account:
+    def __init__(self, balance):
+        self.__balance = balance
+
+    def withdraw(self, amount):
+        if amount > self.__balance:
+            raise ValueError(f"insufficient: {self.__balance}")
+        self.__balance -= amount
+        return self.__balance
+
+
+def test_name_mangled_attributes():
+    assert_same_behaviour(Account.withdraw, lambda: (Account(10), 3),
+                          lambda: (Account(1), 3))
+
+
+def _warn_from_branch(flag):
+    if flag:
+        warnings.warn("from a branch", UserWarning, stacklevel=2)
+    return flag
+
+
+def _calls_warner():
+    return _warn_from_branch(True)  # the warning must point at this line
+
+
+def test_warning_stacklevel_points_at_the_same_user_line():
+    with warnings.catch_warnings(record=True) as plain:
+        warnings.simplefilter("always")
+        _calls_warner()
+    converted = api.to_graph(_calls_warner)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        converted()
+    assert plain[0].filename == __file__
+    # The caller is converted: the warning names its frame (generated file) at the
+    # caller's level, never an autograph operator's file.
+    assert "autograph/operators" not in got[0].filename
+    assert got[0].message.args == plain[0].message.args
+
+
+def test_warning_from_converted_branch_with_unconverted_caller():
+    converted = api.to_graph(_warn_from_branch)
+
+    def caller():
+        return converted(True)  # this line
+
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        caller()
+    assert got[0].filename == __file__
+    assert got[0].lineno == caller.__code__.co_firstlineno + 1
+
+
+def test_nested_generator_and_walrus_and_docstring():
+    def f(values):
+        """Doc."""
+        def evens():
+            for v in values:
+                if v % 2 == 0:
+                    yield v
+        total = 0
+        for e in evens():
+            if (doubled := e * 2) > 4:
+                total += doubled
+        return total, doubled if values else None
+
+    assert_same_behaviour(f, ([1, 2, 3, 4],), ([],))
+
+
+def test_try_except_else_finally_with_loops():
+    def f(values):
+        out = []
+        for v in values:
+            try:
+                if v == 0:
+                    continue
+                r = 10 // v
+            except ZeroDivisionError:
+                out.append("zero")
+            else:
+                if r > 3:
+                    return out, "big"
+                out.append(r)
+            finally:
+                out.append("f")
+        return out, "end"
+
+    assert_same_behaviour(f, ([1, 0, 2],), ([5, 4, 1],), ([],))
+
+
+def test_comprehensions_lambdas_star_args_kwonly_del():
+    def f(*args, scale=1, **kwargs):
+        data = [a * scale for a in args if a]
+        mapping = {k: v for k, v in kwargs.items()}
+        key = lambda kv: -kv[1]  # noqa: E731
+        ordered = sorted(mapping.items(), key=key)
+        first = data[0] if data else None
+        del data
+        return first, ordered
+
+    assert_same_behaviour(f, (1, 2), (0, 3), lambda: ())
+    converted = api.to_graph(f)
+    assert converted(2, scale=3, a=1, b=2) == f(2, scale=3, a=1, b=2)

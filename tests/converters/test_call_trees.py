@@ -1,0 +1,179 @@
+"""Every call goes through ag__.converted; the callee is converted when it is user code."""
+
+import collections
+import functools
+import sys
+import warnings
+
+from autograph.impl import api
+from converter_testing import assert_same_behaviour, code
+
+
+def helper(x):
+    if x > 0:
+        return x * 2
+    return -x
+
+
+def caller(x, *rest, **kw):
+    return helper(x) + len(rest) + sum(kw.values()) + max(x, *rest, 0)
+
+
+def test_generated_code_wraps_every_call_and_keeps_arguments():
+    source = code(caller)
+    assert "ag__.converted(helper)(x)" in source
+    assert "ag__.converted(max)(x, *rest, 0)" in source
+    assert "ag__.converted(sum)(ag__.converted(kw.values)())" in source
+
+
+def test_calls_behave_like_python():
+    assert_same_behaviour(caller, (1,), (-3, 4, 5), lambda: (2,))
+    converted = api.to_graph(caller)
+    assert converted(1, 2, a=5) == caller(1, 2, a=5)
+
+
+def test_user_callees_are_converted_at_run_time():
+    calls = []
+
+    def spy(x):
+        calls.append(sys._getframe(0).f_code.co_filename)
+        return x
+
+    def f(x):
+        return spy(x)
+
+    api.to_graph(f)(1)
+    assert "__autograph_generated_" in calls[0]
+    calls.clear()
+    api.to_graph(f, recursive=False)(1)
+    assert "__autograph_generated_" not in calls[0]
+
+
+class Base:
+    def greet(self):
+        return "base"
+
+
+class Child(Base):
+    def greet(self):
+        if True:
+            return "child+" + super().greet()
+
+    @staticmethod
+    def static(x):
+        return x + 1
+
+    @classmethod
+    def klass(cls, x):
+        return cls.__name__, x
+
+
+def test_methods_super_static_and_class_methods():
+    def f(obj):
+        return obj.greet(), obj.static(1), Child.klass(2), obj.klass(3)
+
+    assert_same_behaviour(f, lambda: (Child(),))
+    assert api.to_graph(Child().greet)() == "child+base"
+
+
+def test_lambdas_partials_callable_objects_and_decorators():
+    class Adder:
+        def __init__(self, n):
+            self.n = n
+
+        def __call__(self, x):
+            if x:
+                return x + self.n
+            return self.n
+
+    def logged(fn):
+        @functools.wraps(fn)
+        def wrapper(*args):
+            print("calling", fn.__name__)
+            return fn(*args)
+        return wrapper
+
+    @logged
+    def decorated(x):
+        return x * 3
+
+    def f(x):
+        square = lambda v: v * v  # noqa: E731
+        add = functools.partial(lambda a, b: a + b, 10)
+        return square(x), add(x), Adder(5)(x), decorated(x)
+
+    assert_same_behaviour(f, 0, 4)
+
+
+def test_frames_are_not_added():
+    def depth():
+        return len([f for f in _frames()])
+
+    def f():
+        return depth()
+
+    plain = f()
+    assert api.to_graph(f)() == plain
+
+
+def _frames():
+    frame = sys._getframe(1)
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+
+
+def test_namedtuple_gets_the_callers_module():
+    def make():
+        return collections.namedtuple("Point", "x y")
+
+    assert api.to_graph(make)().__module__ == make().__module__ == __name__
+
+
+def test_warning_stacklevel_counts_the_same_frames():
+    def warn_caller():
+        warnings.warn("careful", UserWarning, stacklevel=2)
+
+    def f():
+        warn_caller()
+
+    with warnings.catch_warnings(record=True) as plain:
+        warnings.simplefilter("always")
+        f()
+    with warnings.catch_warnings(record=True) as converted:
+        warnings.simplefilter("always")
+        api.to_graph(f)()
+    # The warning is attributed to f in both cases (same function name, same module).
+    assert [w.message.args for w in converted] == [w.message.args for w in plain]
+    assert converted[0].filename.endswith(".py")
+
+
+def test_builtins_resolve_like_the_original():
+    import builtins
+
+    def uses_default(x, len=len):
+        return len(x)
+
+    def uses_shadow(x):
+        return round(x)
+
+    assert_same_behaviour(uses_default, ([1, 2],))
+    converted = api.to_graph(uses_shadow)
+    original_round = builtins.round
+    builtins.round = lambda v: "patched"
+    try:
+        assert converted(-1.2) == uses_shadow(-1.2) == "patched"
+    finally:
+        builtins.round = original_round
+    assert converted(-1.2) == -1
+
+
+def abs(x):  # a global shadowing a builtin  # noqa: A001
+    return "global abs"
+
+
+def test_global_shadowing_builtin():
+    def f(x):
+        return abs(x)
+
+    assert api.to_graph(f)(-1) == "global abs"

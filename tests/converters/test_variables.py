@@ -1,0 +1,29 @@
+"""Reads of outputs that may be undefined before their statement go through ag__.ld."""
+
+from converter_testing import assert_same_behaviour, code
+
+
+def maybe(c):
+    if c:
+        x = 1
+    return x
+
+
+def test_generated_code_loads_maybe_undefined_outputs_with_ld():
+    source = code(maybe)
+    assert "ag__.ld(x)" in source
+    assert "ag__.value_or_undefined(lambda : x, 'x')" in source
+
+
+def test_defined_variables_are_read_directly():
+    def f(c):
+        x = 0
+        if c:
+            x = 1
+        return x
+
+    assert "ag__.ld" not in code(f)
+
+
+def test_behaviour():
+    assert_same_behaviour(maybe, True, False)

@@ -1,0 +1,76 @@
+"""Python paths of if_stmt / while_stmt / for_stmt: they behave like the statements."""
+
+import itertools
+
+import pytest
+
+from autograph.operators import control_flow
+
+
+def test_if_stmt_runs_the_chosen_branch():
+    ran = []
+    control_flow.if_stmt(True, lambda: ran.append("body"), lambda: ran.append("else"),
+                         control_flow.get_no_state, control_flow.set_no_state, (), 0)
+    control_flow.if_stmt(0, lambda: ran.append("body"), lambda: ran.append("else"),
+                         control_flow.get_no_state, control_flow.set_no_state, (), 0)
+    control_flow.if_stmt([], lambda: ran.append("body"), None,
+                         control_flow.get_no_state, control_flow.set_no_state, (), 0)
+    assert ran == ["body", "else"]
+
+
+def test_if_stmt_evaluates_truth_once_and_propagates_its_error():
+    class Cond:
+        calls = 0
+
+        def __bool__(self):
+            Cond.calls += 1
+            raise ValueError("ambiguous")
+
+    with pytest.raises(ValueError, match="ambiguous"):
+        control_flow.if_stmt(Cond(), lambda: None, None, control_flow.get_no_state,
+                             control_flow.set_no_state, (), 0)
+    assert Cond.calls == 1
+
+
+def test_while_stmt_runs_until_test_is_false():
+    state = {"i": 0}
+
+    def body():
+        state["i"] += 1
+
+    control_flow.while_stmt(lambda: state["i"] < 5, body, control_flow.get_no_state,
+                            control_flow.set_no_state, (), {})
+    assert state["i"] == 5
+
+
+def test_for_stmt_iterates_like_python():
+    seen = []
+    control_flow.for_stmt({"a": 1, "b": 2}, None, seen.append, control_flow.get_no_state,
+                          control_flow.set_no_state, (), {})
+    assert seen == ["a", "b"]
+
+
+def test_for_stmt_extra_test_never_consumes_an_extra_element():
+    iterator = iter(range(10))
+    seen = []
+
+    def body(x):
+        seen.append(x)
+
+    control_flow.for_stmt(iterator, lambda: len(seen) < 3, body, control_flow.get_no_state,
+                          control_flow.set_no_state, (), {})
+    assert seen == [0, 1, 2]
+    assert next(iterator) == 3
+
+
+def test_for_stmt_extra_test_false_at_start_runs_nothing():
+    seen = []
+    control_flow.for_stmt(itertools.count(), lambda: False, seen.append,
+                          control_flow.get_no_state, control_flow.set_no_state, (), {})
+    assert seen == []
+
+
+def test_for_stmt_not_iterable_error_is_pythons():
+    with pytest.raises(TypeError, match="'int' object is not iterable"):
+        control_flow.for_stmt(5, None, lambda x: None, control_flow.get_no_state,
+                              control_flow.set_no_state, (), {})

@@ -1,0 +1,57 @@
+"""Logical, conditional-expression, assert, list and variable overloads on Python values."""
+
+import collections
+
+import pytest
+
+from autograph import operators as ag
+
+
+def test_and_or_return_the_same_object_and_are_lazy():
+    default = [1]
+    empty = []
+    assert ag.or_(empty, lambda: default) is default
+    assert ag.and_(empty, lambda: pytest.fail("must not run")) is empty
+    assert ag.or_(default, lambda: pytest.fail("must not run")) is default
+    assert ag.and_(1, lambda: default) is default
+    assert ag.not_([]) is True
+
+
+def test_if_exp_runs_only_the_chosen_branch():
+    assert ag.if_exp(True, lambda: 1, lambda: pytest.fail("no"), "1 if c else 2") == 1
+    assert ag.if_exp(0, lambda: pytest.fail("no"), lambda: 2, "1 if c else 2") == 2
+
+
+def test_assert_stmt_raises_like_assert():
+    ag.assert_stmt(True, lambda: pytest.fail("message computed for a passing assert"))
+    with pytest.raises(AssertionError) as info:
+        ag.assert_stmt(0, None)
+    assert info.value.args == ()
+    with pytest.raises(AssertionError) as info:
+        ag.assert_stmt([], lambda: "bad value")
+    assert info.value.args == ("bad value",)
+
+
+def test_list_overloads_keep_identity_and_semantics():
+    values = [1, 2]
+    assert ag.list_append(values, 3) is values
+    assert values == [1, 2, 3]
+    assert ag.list_pop(values, None, None) == (values, 3)
+    assert ag.list_pop(values, 0, None) == (values, 1)
+    with pytest.raises(IndexError, match="pop from empty list"):
+        ag.list_pop([], None, None)
+    queue = collections.deque()
+    assert ag.list_append(queue, 1) is queue and list(queue) == [1]
+    table = {}
+    assert ag.set_item(table, "k", 1) is table and table == {"k": 1}
+
+
+def test_ld_raises_unbound_local_error_for_undefined():
+    assert ag.ld(5) == 5
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 'x'"):
+        ag.ld(ag.Undefined("x"))
+
+
+def test_graph_hooks_are_clearly_unimplemented():
+    with pytest.raises(NotImplementedError, match="graph path lands with the runtime"):
+        ag.graph_path("if_stmt")

@@ -1,0 +1,144 @@
+"""Tests for loader: generated source becomes a real, importable, cacheable module."""
+
+import inspect
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+import traceback
+
+import pytest
+
+from autograph.pyct import loader
+from autograph.pyct import parser
+
+
+def _subprocess_env(**variables):
+    root = os.path.abspath(os.path.join(os.path.dirname(loader.__file__), "..", ".."))
+    env = dict(os.environ, **variables)
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    directory = tmp_path / "generated"
+    monkeypatch.setenv(loader.CACHE_DIR_ENV, str(directory))
+    return directory
+
+
+def test_load_source_makes_a_registered_module(cache_dir):
+    source = "def answer():\n    return 42\n"
+    module, filename = loader.load_source(source)
+    assert module.answer() == 42
+    assert os.path.dirname(filename) == str(cache_dir)
+    assert os.path.basename(filename) == loader.module_name_for(source) + ".py"
+    assert sys.modules[module.__name__] is module
+    assert module.__name__.startswith(loader.MODULE_NAME_PREFIX)
+    with open(filename) as f:
+        assert f.read() == source
+
+
+def test_cache_dir_is_private(cache_dir):
+    loader.load_source("x = 'private'\n")
+    mode = stat.S_IMODE(os.stat(cache_dir).st_mode)
+    assert mode == 0o700
+
+
+def test_loading_the_same_source_twice_returns_the_same_module(cache_dir):
+    first, first_file = loader.load_source("y = [1]\n")
+    second, second_file = loader.load_source("y = [1]\n")
+    assert first is second and first_file == second_file
+
+
+def test_existing_file_with_same_content_is_not_rewritten(cache_dir):
+    source = "z = 'kept'\n"
+    path = cache_dir / (loader.module_name_for(source) + ".py")
+    cache_dir.mkdir(mode=0o700)
+    path.write_text(source)
+    os.utime(path, (1_000_000, 1_000_000))
+    module, filename = loader.load_source(source)
+    assert module.z == "kept"
+    assert os.stat(filename).st_mtime == 1_000_000
+
+
+def test_corrupted_file_is_replaced(cache_dir):
+    source = "w = 'fresh'\n"
+    cache_dir.mkdir(mode=0o700)
+    (cache_dir / (loader.module_name_for(source) + ".py")).write_text("w = 'tampered'\n")
+    module, _ = loader.load_source(source)
+    assert module.w == "fresh"
+
+
+def test_no_temporary_files_are_left(cache_dir):
+    loader.load_source("v = 'no temp'\n")
+    assert not [p for p in os.listdir(cache_dir) if p.startswith(".tmp-")]
+
+
+def test_tracebacks_and_getsource_see_the_generated_code(cache_dir):
+    source = "def fails():\n    raise ValueError('from generated code')\n"
+    module, filename = loader.load_source(source)
+    assert inspect.getsource(module.fails) == source
+    with pytest.raises(ValueError) as info:
+        module.fails()
+    frames = traceback.extract_tb(info.tb)
+    assert frames[-1].filename == filename
+    assert frames[-1].line == "raise ValueError('from generated code')"
+
+
+def test_delete_on_exit_removes_the_file(tmp_path):
+    script = textwrap.dedent("""
+        import sys
+        from autograph.pyct import loader
+        module, filename = loader.load_source("q = 'gone'\\n", delete_on_exit=True)
+        print(filename)
+    """)
+    env = _subprocess_env(AUTOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            env=env, check=True)
+    assert not os.path.exists(result.stdout.strip())
+
+
+def test_load_ast_with_source_map(cache_dir):
+    node = parser.parse("def f(a):\n    return a * 3\n")
+    from autograph.pyct import origin_info
+    origin_info.resolve(node, "def f(a):\n    return a * 3\n", "user.py", 10, 4)
+    module, source, source_map = loader.load_ast(node, include_source_map=True)
+    assert module.f(2) == 6
+    lines = {loc.lineno: origin.loc.lineno for loc, origin in source_map.items()}
+    generated_return_line = source.splitlines().index("    return a * 3") + 1
+    assert lines[generated_return_line] == 11
+
+
+NUMBA_SCRIPT = """
+import numba
+from autograph.pyct import loader
+source = (
+    "def triangle(n):\\n"
+    "    total = 0\\n"
+    "    for i in range(n):\\n"
+    "        total += i\\n"
+    "    return total\\n")
+module, filename = loader.load_source(source)
+compiled = numba.njit(cache=True)(module.triangle)
+assert compiled(10) == 45
+print(len(compiled.stats.cache_hits), len(compiled.stats.cache_misses))
+"""
+
+
+def test_numba_cache_works_across_processes_for_loaded_modules(tmp_path):
+    pytest.importorskip("numba")
+    env = _subprocess_env(AUTOGRAPH_CACHE_DIR=str(tmp_path / "generated"),
+                          NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+
+    def run():
+        result = subprocess.run([sys.executable, "-c", NUMBA_SCRIPT], capture_output=True,
+                                text=True, env=env, timeout=240)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.split()
+
+    hits, misses = run()
+    assert (hits, misses) == ("0", "1")
+    hits, misses = run()  # a second process loads the machine code from Numba's cache
+    assert (hits, misses) == ("1", "0")

@@ -1,0 +1,476 @@
+"""Tests for parser: finding the source of live entities, and parse -> unparse -> parse."""
+
+import ast
+import functools
+import linecache
+import textwrap
+
+import gast
+import pytest
+
+from autograph.pyct import errors
+from autograph.pyct import parser
+
+
+def decorator(fn):
+    return fn
+
+
+def wrapping_decorator(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def plain_function(x):
+    return x + 1
+
+
+@decorator
+@decorator
+def decorated_function(x):
+    return x * 2
+
+
+class Methods:
+
+    @decorator
+    def method(self, x):
+        text = """
+        kept as written
+"""
+        return text, x
+
+    @staticmethod
+    def static(y):
+        return y
+
+    @classmethod
+    def klass(cls, z):
+        return z
+
+
+def make_closure(offset):
+    def closure(x):
+        return x + offset
+    return closure
+
+
+two_lambdas = [lambda x: x + 1, lambda x: x * 2]
+nested_lambdas = (lambda y: lambda y: y + 3)
+same_text_lambdas = (lambda a: a, lambda a: a)
+
+
+def with_default_lambdas(f=lambda q: q + 1, g=lambda q: q - 1):
+    return f, g
+
+
+called_with_lambda = list(map(lambda z: z * 10, [1]))
+multi_line_lambda = (lambda a,
+                     b: a + b)
+
+
+def _unparsed(node):
+    return parser.unparse(node, include_encoding_marker=False)
+
+
+def test_plain_function():
+    node, source = parser.parse_entity(plain_function)
+    assert isinstance(node, gast.FunctionDef)
+    assert node.name == "plain_function"
+    assert source == "def plain_function(x):\n    return x + 1\n"
+
+
+def test_decorators_are_not_part_of_the_node_or_source():
+    node, source = parser.parse_entity(decorated_function)
+    assert node.decorator_list == []
+    assert source.startswith("def decorated_function(x):")
+
+
+def test_methods_bound_static_and_class():
+    for entity, name in ((Methods.method, "method"), (Methods().method, "method"),
+                         (Methods.static, "static"), (Methods.klass, "klass"),
+                         (Methods.__dict__["static"], "static")):
+        node, source = parser.parse_entity(entity)
+        assert node.name == name
+        assert source.startswith(f"def {name}(")
+
+
+def test_indented_source_keeps_multiline_strings_unchanged():
+    node, _ = parser.parse_entity(Methods.method)
+    text_value = node.body[0].value.value
+    assert text_value == "\n        kept as written\n"
+
+
+def test_closure_source():
+    node, source = parser.parse_entity(make_closure(1))
+    assert node.name == "closure"
+    assert source == "def closure(x):\n    return x + offset\n"
+
+
+@pytest.mark.parametrize("entity, expected", [
+    (two_lambdas[0], "lambda x: x + 1"),
+    (two_lambdas[1], "lambda x: x * 2"),
+    (nested_lambdas, "lambda y: lambda y: y + 3"),
+    (nested_lambdas(0), "lambda y: y + 3"),
+    (same_text_lambdas[0], "lambda a: a"),
+    (with_default_lambdas.__defaults__[0], "lambda q: q + 1"),
+    (with_default_lambdas.__defaults__[1], "lambda q: q - 1"),
+])
+def test_lambdas_pick_the_right_one(entity, expected):
+    node, source = parser.parse_entity(entity)
+    assert isinstance(node, gast.Lambda)
+    assert source == expected
+
+
+def test_lambdas_with_the_same_text_on_one_line_map_to_their_own_columns():
+    first = parser.parse_entity_with_location(same_text_lambdas[0])
+    second = parser.parse_entity_with_location(same_text_lambdas[1])
+    assert first.lineno == second.lineno
+    assert first.col_offset < second.col_offset
+
+
+def test_lambda_inside_a_call_and_multi_line_lambda():
+    mapped = [None]
+    mapper = map(lambda z: z - 5, mapped)
+    node, source = parser.parse_entity(mapper.__reduce__()[1][0])
+    assert source == "lambda z: z - 5"
+    node, source = parser.parse_entity(multi_line_lambda)
+    assert isinstance(node, gast.Lambda)
+    assert [n.id for n in node.args.args] == ["a", "b"]
+    assert "a + b" in source
+
+
+def test_lambda_location_maps_back_to_file():
+    found = parser.parse_entity_with_location(two_lambdas[1])
+    line = linecache.getline(found.filename, found.lineno)
+    assert line[found.col_offset:].startswith("lambda x: x * 2")
+
+
+def test_function_location_maps_back_to_file():
+    found = parser.parse_entity_with_location(Methods.static)
+    line = linecache.getline(found.filename, found.lineno)
+    assert line.strip() == "def static(y):"
+    assert found.col_offset == 4
+
+
+def test_functions_wrapped_by_functools_wraps_give_the_wrapper():
+    wrapped = wrapping_decorator(plain_function)
+    node, _ = parser.parse_entity(wrapped)
+    assert node.name == "wrapper"
+
+
+def test_nested_function_defined_locally():
+    def local(a, *, b=2):
+        def deeper():
+            return a
+        return deeper
+    node, source = parser.parse_entity(local)
+    assert node.name == "local"
+    assert source.startswith("def local(a, *, b=2):")
+    node, _ = parser.parse_entity(local(1))
+    assert node.name == "deeper"
+
+
+def test_class_source():
+    node, source = parser.parse_entity(Methods)
+    assert isinstance(node, gast.ClassDef)
+    assert source.startswith("class Methods:")
+
+
+def test_source_registered_in_linecache_is_found():
+    source = "def from_cell(x):\n    return x - 1\n"
+    filename = "<notebook-cell-test-parser>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {}
+    exec(compile(source, filename, "exec"), namespace)
+    node, found_source = parser.parse_entity(namespace["from_cell"])
+    assert node.name == "from_cell"
+    assert found_source == source
+
+
+def test_exec_without_source_raises_a_clear_error():
+    namespace = {}
+    exec("def no_source(x):\n    return x\n", namespace)
+    with pytest.raises(errors.SourceNotFoundError, match=r"no_source.*<string>"):
+        parser.parse_entity(namespace["no_source"])
+
+
+@pytest.mark.parametrize("entity", [len, [].append, str.join, object.__init__, 42])
+def test_no_source_entities_raise_source_not_found(entity):
+    with pytest.raises(errors.SourceNotFoundError, match="Cannot convert"):
+        parser.parse_entity(entity)
+
+
+def test_source_not_found_is_not_an_os_error():
+    assert not issubclass(errors.SourceNotFoundError, OSError)
+    assert issubclass(errors.SourceNotFoundError, errors.PyCTError)
+
+
+def test_deleted_source_file(tmp_path, monkeypatch):
+    module_file = tmp_path / "vanishing_module.py"
+    module_file.write_text("def vanish(x):\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import vanishing_module
+    module_file.unlink()
+    linecache.checkcache(str(module_file))
+    with pytest.raises(errors.SourceNotFoundError, match="cannot be read"):
+        parser.parse_entity(vanishing_module.vanish)
+
+
+def test_parse_and_parse_expression():
+    node = parser.parse("x = 1")
+    assert isinstance(node, gast.Assign)
+    nodes = parser.parse("    a = 1\n    b = 2\n", single_node=False)
+    assert [type(n).__name__ for n in nodes] == ["Assign", "Assign"]
+    assert len(parser.parse("import os\nx = 1", preamble_len=1, single_node=False)) == 1
+    with pytest.raises(ValueError):
+        parser.parse("a = 1\nb = 2")
+    expression = parser.parse_expression("  a + b  ")
+    assert isinstance(expression, gast.BinOp)
+
+
+def test_unparse_encoding_marker_and_lists():
+    nodes = parser.parse("a = 1\nb = 2", single_node=False)
+    assert parser.unparse(nodes) == "# coding=utf-8\na = 1\nb = 2\n"
+    assert parser.unparse(nodes[0], include_encoding_marker=False) == "a = 1\n"
+    assert parser.unparse(parser.parse("if a:\n  b"), indentation="  ",
+                          include_encoding_marker=False) == "if a:\n  b\n"
+
+
+# Every statement type of the Python 3.11 grammar, and the expressions astor is known to
+# get wrong, must survive parse -> unparse -> parse unchanged.
+ROUND_TRIP_SOURCES = {
+    "assignments": """
+        a = b = 1
+        a, *b = c
+        [a, (b, c)] = d
+        a.b[c] += 1
+        x: int = 3
+        (y): list[int] = []
+        z: 'str'
+        del a, b[0], c.d
+    """,
+    "walrus": """
+        if (n := len(a)) > 10:
+            print(f'{n=}')
+        [y := f(x), y ** 2]
+        while chunk := read():
+            pass
+    """,
+    "positional_only": """
+        def f(a, b=1, /, c=2, *, d, e=3, **kw):
+            pass
+        def g(a, /):
+            pass
+        def h(a, b, /, c, d=1):
+            pass
+        lam = lambda a, /, b=1: a + b
+    """,
+    "fstrings": '''
+        a = f"{x!r:>{width}} {y:.3f} {z=} {'nested'} {d['k']}"
+        e = f\'\'\'{"it's"!s:^5} {'a' "b"}\'\'\'
+        b = f'{a}' f"{b}" 'plain'
+        c = f"{{escaped}} {x:{'>' if right else '<'}10}"
+        d = rf"\\d{x}" + f"""{a
+        }"""
+    ''',
+    "match": """
+        match command:
+            case [x, y, *rest] if x > 0:
+                pass
+            case {'key': value, **others}:
+                pass
+            case Point(x=0, y=yy) | Point(x=yy, y=0):
+                pass
+            case str() as s:
+                pass
+            case 1 | 2.5 | -3 | 1 + 2j | 'a' | b'b' | None | True:
+                pass
+            case Color.RED:
+                pass
+            case _:
+                pass
+    """,
+    "try_star": """
+        try:
+            risky()
+        except* ValueError as group:
+            handle(group)
+        except* (TypeError, KeyError):
+            pass
+        else:
+            ok()
+        finally:
+            done()
+    """,
+    "try": """
+        try:
+            pass
+        except ValueError as e:
+            raise RuntimeError('x') from e
+        except (TypeError, KeyError):
+            raise
+        except:
+            pass
+        else:
+            pass
+        finally:
+            pass
+    """,
+    "loops": """
+        for i, (a, b) in enumerate(pairs):
+            if i:
+                continue
+            break
+        else:
+            pass
+        while x:
+            x -= 1
+        else:
+            y = 2
+    """,
+    "if_elif_else": """
+        if a:
+            pass
+        elif b:
+            pass
+        elif c:
+            pass
+        else:
+            pass
+        x = a if b else c
+    """,
+    "functions": '''
+        @decorator
+        @decorator.with_args(1, k=2)
+        def f(a: int, b: 'str' = 'x', *args: float, c, d=1, **kwargs) -> None:
+            """Docstring."""
+            global g
+            def inner():
+                nonlocal a
+                a = 1
+            yield a
+            yield from b
+            return
+    ''',
+    "async": """
+        async def f():
+            async with a as b, c:
+                pass
+            async for x in y:
+                await x
+            result = [z async for z in w]
+            return await g()
+    """,
+    "classes": """
+        @dataclass(frozen=True)
+        class A(B, metaclass=M, **kw):
+            x: int = 0
+            def m(self):
+                return super().m()
+        class Empty:
+            pass
+    """,
+    "with": """
+        with open(a) as f, lock:
+            pass
+        with (open(a) as f, open(b) as g):
+            pass
+    """,
+    "imports": """
+        import os
+        import os.path as p
+        from . import sibling
+        from ..parent import (a, b as c)
+        from __future__ import annotations
+    """,
+    "expressions": """
+        a[1:2, ::3, ...]
+        a[b:c:d]
+        a[*b]
+        x = {**a, 'b': 1}
+        y = {1, 2, *s}
+        f(*args, **kwargs, k=v)
+        not a and b or c
+        -a ** -b
+        (-a) ** b
+        (a + b) * c
+        a < b <= c is not d in e not in f
+        lambda: (yield)
+        t = ()
+        t = (1,)
+        s = 'quote"s' + "it's" + '''tri
+        ple'''
+        b = b'\\x00bytes'
+        big = 1e400
+        c = 1j
+        n = 0x10 + 1_000
+    """,
+    "comprehensions": """
+        [x for x in y if x if not x]
+        {k: v for k, v in items}
+        {s for s in t}
+        (g for g in h for h in i)
+        sum(x for x in y)
+    """,
+    "simple_statements": """
+        pass
+        assert x, 'message'
+        raise
+        x = y = None
+        a; b
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIP_SOURCES))
+def test_round_trip_is_ast_equal(name):
+    source = textwrap.dedent(ROUND_TRIP_SOURCES[name])
+    original = ast.parse(source)
+    regenerated = parser.unparse(gast.ast_to_gast(original))
+    assert ast.dump(ast.parse(regenerated)) == ast.dump(original), regenerated
+
+
+def test_round_trip_of_fallback_nodes_keeps_indentation_of_surrounding_code():
+    source = textwrap.dedent("""
+        def f(command):
+            if command:
+                match command:
+                    case 1:
+                        try:
+                            pass
+                        except* E:
+                            pass
+            return f'{command!r:>10}'
+    """)
+    node = parser.parse(source)
+    text = parser.unparse(node, indentation="  ", include_encoding_marker=False)
+    assert "\n    match command:\n      case 1:\n" in text
+    assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(source))
+
+
+def test_parse_entity_round_trip_behaves_like_the_original():
+    node, _ = parser.parse_entity(Methods.method)
+    namespace = {}
+    exec(_unparsed(node), namespace)
+    assert namespace["method"](None, 3) == Methods().method(3)
+
+
+@pytest.mark.parametrize("module_name", ["textwrap", "difflib", "ast", "test.test_patma"])
+def test_fast_gast_conversions_agree_with_gast(module_name):
+    import importlib
+    module = importlib.import_module(module_name)
+    with open(module.__file__, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    ours = parser.ast_to_gast(tree)
+    assert gast.dump(ours, include_attributes=True) == gast.dump(
+        gast.ast_to_gast(tree), include_attributes=True)
+    assert ast.dump(parser.gast_to_ast(ours), include_attributes=True) == ast.dump(
+        gast.gast_to_ast(ours), include_attributes=True)
+
+
+def test_unparse_accepts_plain_ast_nodes():
+    assert parser.unparse(ast.parse("x = [a for a in b]"), include_encoding_marker=False) == (
+        "x = [a for a in b]\n")

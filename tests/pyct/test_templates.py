@@ -1,0 +1,123 @@
+"""Tests for templates.replace: code written as code, placeholders substituted."""
+
+import gast
+import pytest
+
+from autograph.pyct import anno, templates
+
+
+def _std_unparse(module):
+    import ast
+    return ast.unparse(gast.gast_to_ast(module)).strip()
+
+
+def run(nodes, namespace):
+    module = gast.Module(body=nodes, type_ignores=[])
+    code = compile(gast.gast_to_ast(gast.fix_missing_locations(module)), "<template>", "exec")
+    exec(code, namespace)
+    return namespace
+
+
+def expr(src):
+    return gast.parse(src).body[0].value
+
+
+def test_names_are_replaced_with_their_context():
+    nodes = templates.replace("target = value + 1", target="y", value="x")
+    assert _std_unparse(gast.Module(body=nodes, type_ignores=[])) == "y = x + 1"
+    assert isinstance(nodes[0].targets[0].ctx, gast.Store)
+    assert isinstance(nodes[0].value.left.ctx, gast.Load)
+    assert run(nodes, {"x": 2})["y"] == 3
+
+
+def test_expression_replacement_gets_store_context_as_target():
+    load_subscript = expr("a[i]")
+    nodes = templates.replace("target = 5", target=load_subscript)
+    target = nodes[0].targets[0]
+    assert isinstance(target, gast.Subscript)
+    assert isinstance(target.ctx, gast.Store)
+    assert isinstance(target.value.ctx, gast.Load)
+    assert run(nodes, {"a": [0, 1], "i": 1})["a"] == [0, 5]
+
+
+def test_tuple_target_elements_get_store_context():
+    nodes = templates.replace("targets = values", targets=expr("(a, b.c)"), values=expr("(1, 2)"))
+    target = nodes[0].targets[0]
+    assert isinstance(target.ctx, gast.Store)
+    assert isinstance(target.elts[0].ctx, gast.Store)
+    assert isinstance(target.elts[1].ctx, gast.Store)
+    assert isinstance(target.elts[1].value.ctx, gast.Load)
+
+
+def test_store_target_reused_as_load():
+    store_name = gast.Name(id="x", ctx=gast.Store(), annotation=None, type_comment=None)
+    node = templates.replace_as_expression("f(arg)", arg=store_name)
+    assert isinstance(node.args[0].ctx, gast.Load)
+    assert store_name.ctx.__class__ is gast.Store  # the original is not changed
+
+
+def test_statement_block_is_spliced():
+    body = gast.parse("a = 1\nb = a + 1").body
+    nodes = templates.replace(
+        """
+        def fn_name(params):
+            body
+            return b
+        """, fn_name="g", params=["p", "q"], body=body)
+    namespace = run(nodes, {})
+    assert namespace["g"](0, 0) == 2
+    assert [a.id for a in nodes[0].args.args] == ["p", "q"]
+
+
+def test_empty_body_becomes_pass():
+    nodes = templates.replace("def f():\n  body", body=[])
+    assert isinstance(nodes[0].body[0], gast.Pass)
+
+
+def test_empty_orelse_stays_empty():
+    nodes = templates.replace("if c:\n  body\nelse:\n  orelse", c="c", body=gast.parse("x = 1").body,
+                              orelse=[])
+    assert nodes[0].orelse == []
+
+
+def test_argument_list_is_spliced_into_call():
+    node = templates.replace_as_expression("f(a, args, z)", args=[expr("b"), "c"])
+    assert [n.id for n in node.args] == ["a", "b", "c", "z"]
+
+
+def test_attribute_and_keyword_names():
+    node = templates.replace_as_expression("obj.attr_name(kw_name=v)", obj="o", attr_name="m",
+                                           kw_name="key", v="value")
+    assert _std_unparse(gast.Module(body=[gast.Expr(value=node)], type_ignores=[])) == \
+        "o.m(key=value)"
+
+
+def test_lambda_params():
+    node = templates.replace_as_expression("lambda params: x", params=["x", "y"])
+    assert [a.id for a in node.args.args] == ["x", "y"]
+
+
+def test_replacement_nodes_are_copied_not_shared():
+    value = expr("a + b")
+    nodes = templates.replace("x = v\ny = v", v=value)
+    assert nodes[0].value is not nodes[1].value
+    assert nodes[0].value is not value
+
+
+def test_preserved_annotations_survive_copy():
+    value = expr("a")
+    anno.setanno(value, anno.Basic.ORIGIN, "origin")
+    anno.setanno(value, anno.Static.SCOPE, "dropped")
+    node = templates.replace_as_expression("f(v)", v=value)
+    assert anno.getanno(node.args[0], anno.Basic.ORIGIN) == "origin"
+    assert not anno.hasanno(node.args[0], anno.Static.SCOPE)
+
+
+def test_replace_as_expression_rejects_statements():
+    with pytest.raises(templates.TemplateError):
+        templates.replace_as_expression("x = 1")
+
+
+def test_bad_replacement_type():
+    with pytest.raises(templates.TemplateError):
+        templates.replace("x = v", v=3.5)

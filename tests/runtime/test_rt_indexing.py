@@ -1,0 +1,186 @@
+"""Indexing and item assignment on symbolic tensors, checked against NumPy."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+
+A = np.arange(60.0).reshape(3, 4, 5)
+IDX = np.array([2, 0, 1], dtype=np.int64)
+
+# (description, index builder taking the array of integer indices)
+INDEXES = [
+    ("int", lambda i: 1),
+    ("negative int", lambda i: -1),
+    ("two ints", lambda i: (1, 2)),
+    ("three ints", lambda i: (2, 3, 4)),
+    ("slice", lambda i: slice(1, None)),
+    ("slices with steps", lambda i: (slice(None, None, -1), slice(1, 4, 2))),
+    ("out of range slice", lambda i: slice(2, 100)),
+    ("None", lambda i: (None, 1)),
+    ("ellipsis", lambda i: (Ellipsis, 2)),
+    ("ellipsis middle", lambda i: (0, Ellipsis, None, 1)),
+    ("int array", lambda i: i),
+    ("int array second axis", lambda i: (slice(None), i)),
+    ("int and array adjacent", lambda i: (slice(None), 1, i)),
+    ("arrays separated", lambda i: (i, slice(None), i)),
+    ("int array list", lambda i: [0, 2]),
+    ("2-d int array", lambda i: (i.reshape(1, 3),)),
+    ("mask first axis", lambda i: np.array([True, False, True])),
+    ("mask two axes", lambda i: np.arange(12).reshape(3, 4) % 3 == 0),
+]
+
+
+@pytest.mark.parametrize("name,make", INDEXES, ids=[n for n, _ in INDEXES])
+def test_get_item_matches_numpy_and_infers_the_shape(both, name, make):
+    index = make(IDX)
+    shapes = []
+
+    def f(a, i):
+        result = a[make(i)]
+        if rt.is_tensor(result):
+            shapes.append(result.static_shape)
+        return result
+
+    both(f, A, IDX)
+    expected = A[index].shape
+    spec = [rt.TensorSpec(A.shape, A.dtype), rt.TensorSpec(IDX.shape, IDX.dtype)]
+    shapes.clear()
+    got = rt.function(f, input_signature=spec)(A, IDX)
+    np.testing.assert_array_equal(got, A[index])
+    static = shapes[0]
+    assert len(static) == len(expected)
+    for s, e in zip(static, expected):
+        assert s is None or s == e, (static, expected)
+
+
+def test_tensor_indices_and_slice_bounds(both):
+    def f(a, i, j):
+        return a[i], a[i, j], a[i:, j], a[:i, ::j], a[i:j + 2], a[..., j], a[i][j]
+    both(f, A, np.int64(1), np.int64(2))
+
+
+def test_boolean_mask_from_a_comparison(both):
+    both(lambda x: x[x > 30.0], A)
+    both(lambda x: x[0][x[0] % 2 == 0], A)
+
+
+def test_out_of_range_read_is_an_index_error_and_invalid_argument():
+    f = rt.function(lambda a, i: a[i])
+    with pytest.raises(IndexError) as info:
+        f(A, np.int64(7))
+    assert isinstance(info.value, rt.errors.InvalidArgumentError)
+    assert "out of bounds" in str(info.value)
+    assert "get_item" in str(info.value) and "test_rt_indexing.py" in str(info.value)
+
+
+def test_static_out_of_range_index_raises_while_tracing():
+    spec = [rt.TensorSpec((3,), np.float64)]
+    with pytest.raises(IndexError):
+        rt.function(lambda a: a[5], input_signature=spec)(np.zeros(3))
+
+
+def test_too_many_indices(both):
+    both(lambda a: a[0, 0, 0, 0], A)
+
+
+# --- item assignment ------------------------------------------------------------------------
+
+def test_set_item_forms(both):
+    def f(a, i, j):
+        out = np.zeros_like(a)
+        out[i, j] = 7.0
+        out[0] = a[1]
+        out[..., 0] = -1
+        out[a > 50] = 0
+        out[:, i] += 1
+        out[2, 1:3, j] = a[0, 0, :2]
+        out[[0, 2], 0, 0] = 5
+        return out
+    both(f, A, np.int64(1), np.int64(2))
+
+
+def test_set_item_on_an_argument_mutates_the_callers_array(both):
+    def f(a, i):
+        a[i] = 0.0
+        a[0, 0] += 100
+    both(f, A, np.int64(2))
+    a = A.copy()
+    rt.function(f)(a, np.int64(2))
+    assert (a[2] == 0).all() and a[0, 0, 0] == 100
+
+
+def test_set_item_is_seen_through_python_aliases(both):
+    def f(a):
+        b = a
+        b[0] = -1.0
+        holder = {"array": a}
+        holder["array"][1] = -2.0
+        return a.sum()
+    both(f, np.arange(4.0))
+
+
+def test_old_version_read_after_the_write_keeps_its_value(both):
+    def f(a):
+        before = a + 0
+        row = a[0]
+        a[0] = 100.0
+        return before, row, a
+    both(f, np.arange(6.0).reshape(2, 3)[:, :1].copy())
+
+
+def test_set_item_casts_like_numpy(both):
+    def f(a, v):
+        a[0] = v
+        a[1] = 2.7
+        return a
+    both(f, np.arange(3), np.float64(-3.9))
+    both(f, np.arange(3, dtype=np.uint8), np.float64(5.5))
+
+
+def test_set_item_with_python_int_out_of_range_raises_like_numpy(both):
+    def f(a):
+        a[0] = 300
+        return a
+    both(f, np.zeros(3, dtype=np.uint8))
+
+
+def test_set_item_shape_mismatch_raises_like_numpy(both):
+    def f(a):
+        a[0] = np.ones(7)
+        return a
+    both(f, np.zeros((2, 3)))
+
+
+def test_in_place_operators_keep_dtype_and_mutate(both):
+    def f(a, b):
+        c = a
+        c += 1
+        a *= 2
+        b -= a[0]
+        return a, b, c
+    both(f, np.arange(4.0), np.arange(3.0))
+
+
+def test_in_place_operator_casting_error_matches_numpy(both):
+    def f(a):
+        a += 1.5
+        return a
+    both(f, np.arange(3))
+
+
+def test_scalar_in_place_operators_rebind_only_the_name(both):
+    def f(a):
+        x = a[0]
+        y = x
+        x += 1
+        return x, y
+    both(f, np.arange(3.0))
+
+
+def test_counter_increment_pattern(both):
+    def f(values, counts):
+        for k in range(values.shape[0]) if not rt.is_tensor(values) else range(4):
+            counts[values[k]] += 1
+        return counts
+    both(f, np.array([0, 2, 2, 1]), np.zeros(3, dtype=np.int64))

@@ -1,0 +1,187 @@
+"""Benchmark: the workloads of tools/workloads.py through every backend, printed as a table.
+
+    python tools/bench_workloads.py                 # all workloads, all backends
+    python tools/bench_workloads.py -w collatz ema  # a subset
+    python tools/bench_workloads.py --quick         # fewer repeats
+
+Steady state is the median time per call; "first" is the first call of a fresh function
+(convert + trace + compile + run) with empty compile caches. Ratios are against the faster of
+`numba.njit(fn)` and plain Python/NumPy, measured in the same run. tf.function and jax.jit
+are not measured here (their figures are in ../shared/bench/README.md).
+"""
+
+import argparse
+import gc
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+# Cold compile caches unless the caller chose directories: first-call figures must include compiling.
+_CACHE_ROOT = tempfile.mkdtemp(prefix="ag-bench-")
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_CACHE_ROOT, "numba"))
+os.environ.setdefault("AUTOGRAPH_CACHE_DIR", os.path.join(_CACHE_ROOT, "autograph"))
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+import autograph as ag  # noqa: E402
+from tools.workloads import WORKLOADS  # noqa: E402
+
+BACKENDS = ("python", "ag-numpy", "ag-numba", "ag-auto", "njit")
+
+
+def _make_callable(kind, fn):
+    if kind == "python":
+        return fn
+    if kind == "njit":
+        return numba.njit(fn)
+    backend = kind.split("-", 1)[1]
+    return ag.function(fn, backend=backend)
+
+
+def measure(kind, fn, make_inputs, budget):
+    """Returns (first_call_seconds, median_seconds_per_call, result) or an error string."""
+    inputs = make_inputs()
+    try:
+        f = _make_callable(kind, fn)
+        start = time.perf_counter()
+        result = f(*inputs)
+        first = time.perf_counter() - start
+        # Calibrate the number of calls per sample so a sample takes ~budget/7 s.
+        start = time.perf_counter()
+        f(*inputs)
+        once = max(time.perf_counter() - start, 1e-7)
+        per_sample = max(1, int(budget / 7 / once))
+        samples = []
+        gc.disable()
+        try:
+            for _ in range(7):
+                start = time.perf_counter()
+                for _ in range(per_sample):
+                    f(*inputs)
+                samples.append((time.perf_counter() - start) / per_sample)
+        finally:
+            gc.enable()
+        return first, statistics.median(samples), result
+    except Exception as e:  # reported in the table: a failing backend is a finding, not a crash
+        return f"{type(e).__name__}: {str(e).splitlines()[0][:60] if str(e) else ''}"
+
+
+def _fmt(seconds):
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} µs"
+
+
+def _equal(a, b):
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(map(_equal, a, b))
+    return np.allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64),
+                       rtol=1e-9, atol=1e-12)
+
+
+def call_overhead(budget):
+    """Per-call time of f(x) = x + 1 on 16 floats."""
+    def plus_one(x):
+        return x + 1
+
+    x = np.arange(16.0)
+    rows = {}
+    for kind in ("python", "ag-numpy", "ag-numba", "ag-auto", "njit"):
+        got = measure(kind, plus_one, lambda: (x,), budget)
+        rows[kind] = got if isinstance(got, str) else _fmt(got[1])
+    return rows
+
+
+_CACHE_PROBE = r"""
+import sys, time
+sys.path.insert(0, {root!r})
+import autograph as ag
+from tools.workloads import WORKLOADS
+fn, make_inputs = WORKLOADS[{name!r}]
+inputs = make_inputs()
+f = ag.function(fn, backend="numba")
+start = time.perf_counter()
+f(*inputs)
+print(time.perf_counter() - start)
+"""
+
+
+def cache_hit_time(name):
+    """First-call time of a workload in a fresh process whose Numba cache is already warm."""
+    code = _CACHE_PROBE.format(root=_ROOT, name=name)
+    times = []
+    for _ in range(2):  # the first run fills the cache, the second one hits it
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=dict(os.environ), timeout=600)
+        if out.returncode != 0:
+            return f"error: {out.stderr.strip().splitlines()[-1][:70]}"
+        times.append(float(out.stdout.strip().splitlines()[-1]))
+    return f"cold process {_fmt(times[0])}, warm-cache process {_fmt(times[1])}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-w", "--workloads", nargs="*", default=list(WORKLOADS))
+    parser.add_argument("-b", "--backends", nargs="*", default=list(BACKENDS))
+    parser.add_argument("--quick", action="store_true", help="shorter measurements")
+    parser.add_argument("--no-cache-probe", action="store_true",
+                        help="skip the fresh-process Numba cache measurement")
+    args = parser.parse_args(argv)
+    budget = 0.3 if args.quick else 1.0
+
+    print(f"numpy {np.__version__}, numba {numba.__version__}, python {sys.version.split()[0]}")
+    header = ["workload"] + args.backends + ["auto/best", "numba/best"]
+    steady_rows, first_rows = [], []
+    for name in args.workloads:
+        fn, make_inputs = WORKLOADS[name]
+        results = {kind: measure(kind, fn, make_inputs, budget) for kind in args.backends}
+        reference = results.get("python")
+        steady, first = [name], [name]
+        for kind in args.backends:
+            r = results[kind]
+            if isinstance(r, str):
+                steady.append(r)
+                first.append("-")
+                continue
+            ok = (reference is None or isinstance(reference, str)
+                  or _equal(reference[2], r[2]))
+            steady.append(_fmt(r[1]) + ("" if ok else " WRONG"))
+            first.append(_fmt(r[0]))
+        best = [results[k][1] for k in ("python", "njit")
+                if k in results and not isinstance(results[k], str)]
+        for kind in ("ag-auto", "ag-numba"):
+            r = results.get(kind)
+            steady.append(f"{r[1] / min(best):.2f}x" if best and r and not isinstance(r, str)
+                          else "-")
+        steady_rows.append(steady)
+        first_rows.append(first)
+        print(f"  measured {name}", file=sys.stderr)
+
+    def table(title, head, rows):
+        widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+        print(f"\n{title}")
+        for r in [head] + rows:
+            print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+
+    table("Steady state (median time per call; ratios vs the faster of njit and plain Python)",
+          header, steady_rows)
+    table("First call (convert + trace + compile + run, cold caches)",
+          ["workload"] + args.backends, first_rows)
+    overhead = call_overhead(budget)
+    table("Call overhead, f(x) = x + 1 on 16 floats", list(overhead), [list(overhead.values())])
+    if not args.no_cache_probe and args.workloads:
+        print(f"\nNumba on-disk cache, {args.workloads[0]}: {cache_hit_time(args.workloads[0])}")
+
+
+if __name__ == "__main__":
+    main()
