@@ -84,7 +84,7 @@ def _join_dtypes(a, b):
     return np.result_type(operand(a), operand(b))
 
 
-def _join_shapes(name, a, b, kind_a=TENSOR):
+def _join_shapes(name, a, b):
     if a is None:
         return b
     if b is None:
@@ -144,6 +144,7 @@ def cond(pred, true_fn, false_fn, names=None):
 
     output_leaves = []     # Python value, or an index into outputs
     then_outputs, else_outputs, output_types = [], [], []
+    flexible = []          # per output: a list-like TensorArray (dtype follows writes)
 
     def add_output(name, a, b):
         va = a if isinstance(a, Value) else _value_of(a, then_graph)
@@ -156,7 +157,7 @@ def cond(pred, true_fn, false_fn, names=None):
                 raise TypeError("%s is %s in the true branch but %s in the false branch"
                                 % (name, _describe(va), _describe(vb)))
             from runtime.ops.state import unify_element_shapes
-            shape = _join_shapes(name, va.shape, vb.shape, TENSOR_ARRAY) if (
+            shape = _join_shapes(name, va.shape, vb.shape) if (
                 va.shape is not None and vb.shape is not None) else unify_element_shapes(
                     va.shape, vb.shape)
             dtype = va.dtype
@@ -166,6 +167,7 @@ def cond(pred, true_fn, false_fn, names=None):
         then_outputs.append(then_graph.localize(_cast_in(then_graph, va, dtype)))
         else_outputs.append(else_graph.localize(_cast_in(else_graph, vb, dtype)))
         output_types.append((dtype, shape, va.kind))
+        flexible.append(getattr(a, "flexible", False) or getattr(b, "flexible", False))
         return len(output_types) - 1
 
     for (name, a), b in zip(then_paths, else_leaves):
@@ -204,8 +206,8 @@ def cond(pred, true_fn, false_fn, names=None):
     node = outer.add_node(ops.get("cond"), [pred._value] + union,
                           {"then_branch": then_graph, "else_branch": else_graph},
                           output_types, location=location)
-    leaves = [node.outputs[x] if kind == "value" else x for kind, x in output_leaves]
-    leaves = [_wrap(v) if isinstance(v, Value) else v for v in leaves]
+    leaves = [_wrap(node.outputs[x], flexible[x]) if kind == "value" else x
+              for kind, x in output_leaves]
     for handle, index in carried_outputs:
         handle._rebind(node.outputs[index])
     return nest.pack_as(then_result, leaves)
@@ -323,7 +325,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             value = leaf._value   # restored as is after tracing; add_node captures it
             handle = leaf if id(leaf) not in reused else None
             reused.add(id(leaf))
-            variables.append(_LoopVar(name, TENSOR, value.dtype, value.shape, value, handle))
+            # (A Tensor subclass may hold a tensor-array value: keep the value's kind.)
+            variables.append(_LoopVar(name, value.kind, value.dtype, value.shape, value, handle))
         elif _is_graph_tensor_array(leaf):
             value = leaf._value
             variables.append(_LoopVar(name, TENSOR_ARRAY, value.dtype, value.shape, value))

@@ -190,6 +190,24 @@ class Graph:
                 del self.nodes[index]
             index -= 1
 
+    def prune_unused_queries(self):
+        """Drop shape queries and constants nothing uses (e.g. the dims of `x.shape` that
+        were never read). Only ops that can never fail are dropped, so a graph still raises
+        wherever the Python function would."""
+        for node in self.nodes:
+            for _, sub in node.subgraphs:
+                sub.prune_unused_queries()
+        used = {id(v) for v in self.outputs}
+        kept = []
+        for node in reversed(self.nodes):
+            if node.op.name in _NEVER_FAILING_QUERIES and not any(
+                    id(v) in used for v in node.outputs):
+                continue
+            kept.append(node)
+            used.update(id(v) for v in node.inputs)
+        kept.reverse()
+        self.nodes = kept
+
     def add_node(self, op, inputs, attrs, output_types, location=None):
         node = Node(op, [self.localize(v) for v in inputs], attrs, location, graph=self)
         for out_type in output_types:
@@ -230,6 +248,9 @@ class Graph:
 
     def __repr__(self):
         return "<Graph %s: %d nodes>" % (self.name, len(self.nodes))
+
+
+_NEVER_FAILING_QUERIES = frozenset(["dim", "size", "constant"])
 
 
 # --- printing ---------------------------------------------------------------------------------

@@ -5,12 +5,17 @@ operators on rank>=1 tensors record a new version and rebind the handle, so ever
 alias of the handle sees the write, as with NumPy arrays; rank-0 tensors behave like
 immutable NumPy scalars. `t._rebind(new)` is the documented internal way to point a handle
 at a new version (control flow uses it after a loop or branch).
+
+A tensor made by basic indexing (ints, slices, None, ...) of rank >= 1 remembers its base,
+as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`,
+`out[i] += 1`) also writes the base, and reading it after the base was written reads the
+base again. (Views made by reshape/transpose/ravel do not track their base.)
 """
 
 import numpy as np
 
 from runtime import ops
-from runtime.graph import TENSOR, TENSOR_ARRAY, Value, building, current_graph
+from runtime.graph import TENSOR_ARRAY, Value, building, current_graph
 from runtime.ops import broadcast_shapes, prod_or_none
 from runtime.ops.elementwise import UFUNC_OPS
 from runtime.ops.indexing import DYN
@@ -22,13 +27,41 @@ _WHAT_TO_DO = ("use rt.cond / rt.while_loop, or decorate the function with ag.fu
 class Tensor:
     """A symbolic array or scalar: `.dtype`, `.shape`, `.static_shape`, `.ndim`."""
 
-    __slots__ = ("_value", "__weakref__")
+    __slots__ = ("_raw", "_view", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, value):
         if not isinstance(value, Value):
             raise TypeError("Tensor wraps a graph Value; use rt.constant(...) to make one")
-        self._value = value
+        self._raw = value
+        # For views: [base Tensor, index template, dynamic index Values, the base Value
+        # this handle's contents were read from].
+        self._view = None
+
+    @property
+    def _value(self):
+        """The current version; a view re-reads its base when the base has a new version.
+
+        (Raises AttributeError while unset, like a plain slot: subclasses that create their
+        value lazily rely on that.)"""
+        view = _view_of(self)
+        if view is not None:
+            base_value = view[0]._value
+            if base_value is not view[3]:
+                view[3] = base_value
+                # Read in the innermost graph that defines the base or an index, so the new
+                # contents stay usable after a branch or loop body being traced ends.
+                with building(_defining_graph([base_value] + view[2])):
+                    self._raw = ops.get("get_item").bind1([base_value] + view[2],
+                                                          index=view[1])
+        return self._raw
+
+    @_value.setter
+    def _value(self, value):
+        self._raw = value
+        view = _view_of(self)
+        if view is not None:
+            view[3] = view[0]._value
 
     def _rt_to_value(self):
         return self._value
@@ -142,12 +175,28 @@ class Tensor:
     # -- indexing ------------------------------------------------------------------------
     def __getitem__(self, index):
         template, dynamic = normalize_index(index)
-        return Tensor(ops.get("get_item").bind1([self] + dynamic, index=template))
+        dynamic = [ops.to_value(d) for d in dynamic]
+        result = Tensor(ops.get("get_item").bind1([self] + dynamic, index=template))
+        if result.ndim and all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
+            result._view = [self, template, dynamic, self._value]
+        return result
 
     def __setitem__(self, index, value):
         template, dynamic = normalize_index(index)
-        new = ops.get("set_item").bind1([self, value] + dynamic, index=template)
-        self._rebind(new)
+        self._update(lambda current: ops.get("set_item").bind1(
+            [current, value] + dynamic, index=template))
+
+    def _update(self, compute):
+        """Rebind this handle to `compute(current contents)`; for a view, the new contents
+        are also written into the base (re-reading the base, so its other writes stay)."""
+        if _view_of(self) is None:
+            self._rebind(compute(self))
+            return
+        base, template, dynamic, _ = self._view
+        new_region = compute(Tensor(self._value))
+        base._update(lambda current: ops.get("set_item").bind1(
+            [current, new_region] + dynamic, index=template))
+        self._rebind(new_region)
 
     # -- NumPy protocols -----------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -325,6 +374,37 @@ def _apply_inplace(target, op, other):
     result = _apply(op, target, other)
     if result is NotImplemented or target.ndim == 0:
         return result
+    _check_inplace_result(target, op, other, result)
+    if _view_of(target) is None:
+        target._rebind(result if result.dtype == target.dtype else cast(result, target.dtype))
+    else:
+        # Recompute on the base's current contents so the write lands in the base too.
+        def compute(current):
+            new = _apply(op, current, other)
+            return (new if new.dtype == target.dtype else cast(new, target.dtype))._value
+        target._update(compute)
+    return target
+
+
+def _defining_graph(values):
+    """The innermost graph, on the current chain of graphs, that defines one of `values`."""
+    owners = {id(v.graph) for v in values if v.graph is not None}
+    graph = current_graph()
+    while graph is not None:
+        if id(graph) in owners:
+            return graph
+        graph = graph.parent
+    return current_graph()
+
+
+def _view_of(tensor):
+    try:
+        return tensor._view
+    except AttributeError:   # a subclass that did not run Tensor.__init__
+        return None
+
+
+def _check_inplace_result(target, op, other, result):
     value = result._value
     if value.dtype != target.dtype:
         if not np.can_cast(value.dtype, target.dtype, "same_kind"):
@@ -335,15 +415,12 @@ def _apply_inplace(target, op, other):
                 ufunc(stand_in, ops.dummy(ops.to_value(other)), out=stand_in)
             raise TypeError("Cannot cast ufunc '%s' output from dtype('%s') to dtype('%s') with "
                             "casting rule 'same_kind'" % (op.name, value.dtype, target.dtype))
-        result = cast(result, target.dtype)
     combined = broadcast_shapes(target.static_shape, value.shape)
     if len(combined) != target.ndim or any(
             t is not None and c is not None and t != c
             for t, c in zip(target.static_shape, combined)):
         raise ValueError("non-broadcastable output operand with shape %s doesn't match the "
                          "broadcast shape %s" % (target.static_shape, combined))
-    target._rebind(result)
-    return target
 
 
 def cast(x, dtype):
@@ -351,8 +428,6 @@ def cast(x, dtype):
     value = ops.to_value(x)
     if value.is_literal:
         return Tensor(ops.to_value(np.asarray(value.literal).astype(dtype)[()]))
-    if value.dtype == dtype and value.kind == TENSOR:
-        return Tensor(ops.get("cast").bind1([value], dtype=dtype))
     return Tensor(ops.get("cast").bind1([value], dtype=dtype))
 
 

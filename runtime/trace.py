@@ -95,7 +95,17 @@ class ConcreteFunction:
         run = self.executable
         owned = getattr(self.executable, "owned_outputs", [False] * len(graph.outputs))
         fixes = []
+        # A returned array that is also a mutated argument's new version is returned as the
+        # caller's array itself (as the plain function would return that same object).
+        returned_arguments = {}
+        for i, j in writebacks:
+            for k, value in enumerate(graph.outputs[:len(graph.outputs) - len(writebacks)]):
+                if value is graph.outputs[j]:
+                    returned_arguments[k] = i
+        self._returned_arguments = returned_arguments
         for i, value in enumerate(graph.outputs):
+            if i in returned_arguments:
+                continue
             if value.kind != "tensor":
                 fixes.append((i, _stack_tensor_array))
             elif not value.shape:
@@ -119,10 +129,12 @@ class ConcreteFunction:
             target, new = inputs[i], outputs[j]
             if new is not target:
                 np.copyto(target, new)
-        if self._fixes:
+        if self._fixes or self._returned_arguments:
             outputs = list(outputs)
             for i, fix in self._fixes:
                 outputs[i] = fix(outputs[i], inputs)
+            for k, i in self._returned_arguments.items():
+                outputs[k] = inputs[i]
         leaves = [outputs[x] if kind == "out" else x for kind, x in self._output_leaves]
         if self._output_structure is None:
             return leaves[0]
@@ -248,6 +260,7 @@ class Function:
                     writebacks.append((i, len(output_values)))
                     output_values.append(graph.localize(handle._value))
         graph.outputs = output_values
+        graph.prune_unused_queries()
         owned_inputs = [isinstance(a, np.ndarray) for a in arrays]
         keepalive = _objects_in((args, kwargs), [])
         concrete = ConcreteFunction(graph, handles, result if nest.is_nested(result) else None,

@@ -1,12 +1,14 @@
 """Measures how long converting one function takes (median over many fresh functions).
 
-    python tools/bench_conversion.py [--pipeline identity|full] [--count 200]
+    python tools/bench_conversion.py [--pipeline identity|full] [--count 200] [--phases]
 
 Every measured function is new (its own source text and code object), so no conversion
 cache can hit: this is the cost a user pays the first time a function is converted.
 """
 
 import argparse
+import collections
+import contextlib
 import importlib
 import os
 import statistics
@@ -103,6 +105,41 @@ def _write_module(directory, shape, count, tag):
     return functions
 
 
+# The pyct steps every conversion goes through, for --phases.
+PHASES = (
+    ("parser", "parse_entity_with_location", "find and parse the source"),
+    ("origin_info", "resolve", "annotate origins"),
+    ("parser", "unparse", "unparse (gast -> ast -> astor)"),
+    ("loader", "load_source", "write and import the module"),
+    ("origin_info", "create_source_map", "map generated lines back"),
+)
+
+
+@contextlib.contextmanager
+def timed_phases():
+    """Accumulates the time spent in each of PHASES while active: {description: seconds}."""
+    totals = collections.Counter()
+    patched = []
+    for module_name, function_name, description in PHASES:
+        module = importlib.import_module("autograph.pyct." + module_name)
+        original = getattr(module, function_name)
+
+        def timed(*args, _original=original, _description=description, **kwargs):
+            start = time.perf_counter()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                totals[_description] += time.perf_counter() - start
+
+        setattr(module, function_name, timed)
+        patched.append((module, function_name, original))
+    try:
+        yield totals
+    finally:
+        for module, function_name, original in patched:
+            setattr(module, function_name, original)
+
+
 def measure(convert, functions):
     times = []
     for fn in functions:
@@ -116,6 +153,8 @@ def main(argv=None):
     arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     arguments.add_argument("--pipeline", choices=("identity", "full"), default="identity")
     arguments.add_argument("--count", type=int, default=200, help="functions per shape")
+    arguments.add_argument("--phases", action="store_true",
+                           help="also show where the time goes for the typical function")
     options = arguments.parse_args(argv)
 
     if options.pipeline == "identity":
@@ -141,6 +180,17 @@ def main(argv=None):
             median = statistics.median(times) * 1e3
             p90 = times[int(len(times) * 0.9)] * 1e3
             print(f"{shape:<20} {median:>10.2f} {p90:>8.2f} {times[0] * 1e3:>8.2f}")
+        if options.phases:
+            functions = _write_module(work_dir, "typical 30 lines", options.count, tag + "_p")
+            convert(functions[0])
+            with timed_phases() as totals:
+                total = sum(measure(convert, functions[1:]))
+            count = len(functions) - 1
+            print(f"\nwhere the time goes (typical 30 lines, mean ms per function):")
+            for description, seconds in totals.items():
+                print(f"  {description:<34} {seconds / count * 1e3:>6.2f}")
+            rest = total - sum(totals.values())
+            print(f"  {'everything else':<34} {rest / count * 1e3:>6.2f}")
     return 0
 
 

@@ -98,15 +98,18 @@ def convert_module(module_name):
     return converted, failures
 
 
-def run_tests(module_name, converted):
-    """Runs test.test_<module>; returns a dict of counts."""
+def run_tests(module_spec, converted):
+    """Runs test.test_<module> (or the test module named after a colon, `urllib.parse:urlparse`);
+    returns a dict of counts."""
+    module_name, _, test_name = module_spec.partition(":")
+    test_name = test_name or module_name
     conversion = (0, [])
     started = time.perf_counter()
     if converted:
         conversion = convert_module(module_name)
     conversion_time = time.perf_counter() - started
     import importlib
-    test_module = importlib.import_module(f"test.test_{module_name}")
+    test_module = importlib.import_module(f"test.test_{test_name}")
     loader = unittest.TestLoader()
     suite = loader.loadTestsFromModule(test_module)
     stream = open(os.devnull, "w")
@@ -117,7 +120,7 @@ def run_tests(module_name, converted):
     problems = [(str(test), trace.strip().splitlines()[-1])
                 for test, trace in result.failures + result.errors]
     return {
-        "module": module_name, "converted": converted, "run": result.testsRun,
+        "module": module_spec, "converted": converted, "run": result.testsRun,
         "failures": len(result.failures), "errors": len(result.errors),
         "skipped": len(result.skipped),
         "passed": result.testsRun - len(result.failures) - len(result.errors)

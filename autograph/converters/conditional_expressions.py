@@ -25,6 +25,7 @@ class ConditionalExpressionTransformer(converter.Base):
 
 
 def transform(node, ctx):
-    if not ctx.user.options.uses(converter.Feature.CONDITIONAL_EXPRESSIONS):
+    if (not ctx.user.options.uses(converter.Feature.CONDITIONAL_EXPRESSIONS)
+            or not converter.contains(node, gast.IfExp)):
         return node
     return ConditionalExpressionTransformer(ctx).visit(node)

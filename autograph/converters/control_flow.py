@@ -179,6 +179,7 @@ class ControlFlowTransformer(converter.Base):
     def new_function_name(self, root):
         name = self.new_symbol(root)
         self.generated_functions.add(name)
+        self.ctx.user.generated_function_names.add(name)
         return name
 
     def _hoist(self, statements):

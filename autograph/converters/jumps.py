@@ -77,7 +77,10 @@ class JumpLowering:
 
     def statement(self, node):
         if self.is_jump(node):
-            return self.replace(node)
+            replacement = self.replace(node)
+            for statement in replacement:  # errors in `return f(x)` point at that line
+                anno.copyanno(node, statement, anno.Basic.ORIGIN)
+            return replacement
         if isinstance(node, _FUNCTION_OR_CLASS):
             return [node]
         if isinstance(node, _LOOPS):

@@ -31,6 +31,7 @@ class LogicalExpressionTransformer(converter.Base):
 
 
 def transform(node, ctx):
-    if not ctx.user.options.uses(converter.Feature.LOGICAL_EXPRESSIONS):
+    if (not ctx.user.options.uses(converter.Feature.LOGICAL_EXPRESSIONS)
+            or not converter.contains(node, (gast.BoolOp, gast.Not))):
         return node
     return LogicalExpressionTransformer(ctx).visit(node)

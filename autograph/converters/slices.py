@@ -11,7 +11,7 @@ import gast
 
 from autograph.converters.lists import local_names, method_call_on_local
 from autograph.core import converter
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
 from autograph.pyct.static_analysis import activity
 
 
@@ -67,7 +67,8 @@ class SliceTransformer(converter.Base):
 
 
 def transform(node, ctx):
-    activity.resolve(node, ctx)
+    if not anno.hasanno(node, anno.Static.SCOPE):  # the lists converter's analysis holds
+        activity.resolve(node, ctx)
     transformer = SliceTransformer(ctx)
     transformer.lists_stack = []
     return transformer.visit(node)

@@ -33,6 +33,9 @@ class VariableTransformer(converter.Base):
 
 
 def transform(node, ctx):
+    if not any(anno.hasanno(n, converter.AgAnno.MAYBE_UNDEFINED) for n in gast.walk(node)
+               if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))):
+        return node
     transformer = VariableTransformer(ctx)
     transformer.maybe_undefined = []
     return transformer.visit(node)

@@ -71,6 +71,8 @@ class ProgramContext:
         self.entity = entity
         # The class a method was defined in (its name), for private-name mangling.
         self.owner_class_name = owner_class_name
+        # Names of the block functions the control-flow converter generated.
+        self.generated_function_names = set()
 
 
 class AgAnno(anno.NoValue):
@@ -104,6 +106,12 @@ class Base(transformer.Base):
         remembers the names it generated.
         """
         return self.ctx.namer.new_symbol(name_root, ())
+
+
+def contains(node, node_types):
+    """True when the tree has a node of one of `node_types` (a cheap check that lets a
+    converter skip a tree it would not change)."""
+    return any(isinstance(n, node_types) for n in gast.walk(node))
 
 
 def is_unconvertible_function(node):

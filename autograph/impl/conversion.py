@@ -9,8 +9,9 @@ from autograph.converters import (
     asserts, break_statements, call_trees, conditional_expressions, continue_statements,
     control_flow, directives, functions, lists, logical_expressions, return_statements,
     slices, variables)
-from autograph.core import ag_logging, config, converter
+from autograph.core import ag_logging, code_locations, config, converter
 from autograph.core.errors import ConversionError
+from autograph.operators import py_builtins
 from autograph.pyct import parser, transpiler
 from autograph.pyct.errors import PyCTError
 
@@ -96,7 +97,53 @@ def owner_class_name(fn):
     return parts[-1] if parts else None
 
 
-_renamed_codes = {}  # id(generated code) -> (generated code, same code under the user's name)
+# id(generated code) -> (generated code, the code run instead: the user's name, file and
+# lines); and that code -> (generated file, first line), for to_code.
+_rebuilt_codes = {}
+_generated_locations = {}
+
+# Converted code reports the user's file and lines (tracebacks, warnings, frames); False
+# leaves the generated module's locations.
+MAP_LOCATIONS_TO_SOURCE = True
+
+
+def _mark_blocks(code, block_names, owner_names, blocks, lambdas):
+    """`code` with its nested block functions renamed after the user function they belong
+    to (tracebacks read `in f`, not `in if_body`), collecting the block functions and the
+    lambdas for the frame-counting overloads (warnings.warn, sys._getframe)."""
+    is_block = code.co_name in block_names
+    names = owner_names if is_block else (code.co_name, code.co_qualname)
+    constants = tuple(
+        _mark_blocks(c, block_names, names, blocks, lambdas)
+        if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    changes = {"co_consts": constants}
+    if is_block:
+        changes.update(co_name=names[0], co_qualname=names[1])
+    code = code.replace(**changes)
+    if is_block:
+        blocks.append(code)
+    elif code.co_name == "<lambda>":
+        lambdas.append(code)
+    return code
+
+
+def _rebuilt_code(fn, code, module, source_map, context):
+    entry = _rebuilt_codes.get(id(code))
+    if entry is not None and entry[0] is code:
+        return entry[1]
+    new_code = code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
+    generated_file = getattr(module, "__file__", None)
+    if MAP_LOCATIONS_TO_SOURCE and generated_file:
+        line_map, original_file = code_locations.line_map_from(source_map, generated_file)
+        if line_map and original_file:
+            new_code = code_locations.remap(new_code, line_map, original_file)
+    blocks, lambdas = [], []
+    new_code = _mark_blocks(new_code, context.generated_function_names,
+                            (new_code.co_name, new_code.co_qualname), blocks, lambdas)
+    py_builtins.register_generated_code(blocks, lambdas)
+    _rebuilt_codes[id(code)] = (code, new_code)
+    _generated_locations[new_code] = (generated_file, code.co_firstlineno)
+    return new_code
 
 
 def convert_function(transpiler_, fn, options):
@@ -106,7 +153,7 @@ def convert_function(transpiler_, fn, options):
     """
     context = converter.ProgramContext(options, entity=fn, owner_class_name=owner_class_name(fn))
     try:
-        converted, module, _ = transpiler_.transform(fn, context)
+        converted, module, source_map = transpiler_.transform(fn, context)
     except ConversionError:
         raise
     except PyCTError as e:
@@ -115,13 +162,7 @@ def convert_function(transpiler_, fn, options):
         raise ConversionError(
             f"Cannot convert {getattr(fn, '__qualname__', fn)!r}: "
             f"{type(e).__name__}: {e}") from e
-    code = converted.__code__
-    if code.co_name != fn.__code__.co_name:
-        entry = _renamed_codes.get(id(code))
-        if entry is None or entry[0] is not code:
-            entry = _renamed_codes[id(code)] = (code, code.replace(
-                co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname))
-        converted.__code__ = entry[1]
+    converted.__code__ = _rebuilt_code(fn, converted.__code__, module, source_map, context)
     ag_logging.log(1, "Converted %s (module %s)", getattr(fn, "__qualname__", fn),
                    module.__name__)
     return converted
@@ -129,8 +170,14 @@ def convert_function(transpiler_, fn, options):
 
 def generated_source(converted_fn):
     """The source of a converted function, as the user would read it (no factory wrapper)."""
+    import linecache
     import textwrap
-    source = textwrap.dedent(inspect.getsource(converted_fn))
+    generated_file, first_line = _generated_locations.get(converted_fn.__code__, (None, None))
+    if generated_file is None:
+        source = textwrap.dedent(inspect.getsource(converted_fn))
+    else:
+        lines = linecache.getlines(generated_file)
+        source = textwrap.dedent("".join(inspect.getblock(lines[first_line - 1:])))
     return source.replace("def " + GENERATED_NAME_PREFIX, "def ", 1)
 
 

@@ -5,7 +5,8 @@ user's variables through `nonlocal`, so on the Python path an overload only call
 `get_state`/`set_state` (and `symbol_names`, the loop variables) exist for the graph path.
 """
 
-from autograph.operators.symbolic import PLAIN_TYPES, graph_path, is_tensor
+from autograph.operators.symbolic import (
+    PLAIN_TYPES, graph_path, is_symbolic_iterable, is_tensor)
 
 
 def get_no_state():
@@ -49,18 +50,29 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 
     `extra_test` (None when absent) is how lowered `break`/`return` end the loop; it is checked
     before the first iteration and after each body, never by fetching one more element.
+    When it becomes symbolic (a break on a tensor condition inside a Python loop), the rest
+    of the loop, with the partly consumed iterator, goes to the graph path.
     """
-    if type(iter_) not in PLAIN_TYPES and is_tensor(iter_):
+    if type(iter_) not in PLAIN_TYPES and is_symbolic_iterable(iter_):
         return graph_path("for_stmt", iter_, extra_test, body, get_state, set_state,
                           symbol_names, opts)
     if extra_test is None:
         for target in iter_:
             body(target)
         return None
-    if not extra_test():
+    keep_going = extra_test()
+    if type(keep_going) not in PLAIN_TYPES and is_tensor(keep_going):
+        return graph_path("for_stmt", iter(iter_), extra_test, body, get_state, set_state,
+                          symbol_names, opts)
+    if not keep_going:
         return None
-    for target in iter_:
+    iterator = iter(iter_)
+    for target in iterator:
         body(target)
-        if not extra_test():
+        keep_going = extra_test()
+        if type(keep_going) not in PLAIN_TYPES and is_tensor(keep_going):
+            return graph_path("for_stmt", iterator, extra_test, body, get_state, set_state,
+                              symbol_names, opts)
+        if not keep_going:
             break
     return None

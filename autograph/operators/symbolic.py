@@ -24,6 +24,17 @@ except ImportError:  # pragma: no cover
     pass
 
 
+try:
+    from runtime import TensorArray as _TensorArray
+except ImportError:  # pragma: no cover - depends on the runtime being present
+    _TensorArray = ()
+
+
+def is_symbolic_iterable(value):
+    """What a graph loop iterates: a symbolic tensor or a runtime TensorArray."""
+    return is_tensor(value) or isinstance(value, _TensorArray)
+
+
 class GraphPathNotImplemented(NotImplementedError):
     """An overload met a symbolic tensor, but its graph path is not written yet."""
 

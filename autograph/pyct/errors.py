@@ -10,7 +10,3 @@ class PyCTError(Exception):
 
 class SourceNotFoundError(PyCTError):
     """The source code of an entity cannot be retrieved, so it cannot be converted."""
-
-
-class ConversionCacheError(PyCTError):
-    """A converted entity could not be rebuilt from its cached, generated code."""

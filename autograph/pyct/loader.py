@@ -14,6 +14,7 @@ import stat
 import sys
 import tempfile
 import threading
+import warnings
 
 MODULE_NAME_PREFIX = "__autograph_generated_"
 CACHE_DIR_ENV = "AUTOGRAPH_CACHE_DIR"
@@ -60,7 +61,14 @@ def cache_dir():
     if _cache_dir is not None and _cache_dir[0] == wanted:
         return _cache_dir[1]
     with _lock:
-        actual = wanted if _make_private_dir(wanted) else tempfile.mkdtemp(prefix="autograph-")
+        if _make_private_dir(wanted):
+            actual = wanted
+        else:
+            actual = tempfile.mkdtemp(prefix="autograph-")
+            warnings.warn(
+                f"autograph: {wanted} is not a directory private to this user (mode 0700, "
+                f"owned by uid {os.getuid()}); generated code goes to {actual} instead",
+                RuntimeWarning, stacklevel=3)
         _cache_dir = (wanted, actual)
     return actual
 

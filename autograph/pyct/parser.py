@@ -135,7 +135,6 @@ def gast_to_ast(node):
     return new
 
 
-
 # ---------------------------------------------------------------------------
 # Locating definitions in a source file.
 # ---------------------------------------------------------------------------
@@ -271,7 +270,7 @@ def _describe(entity):
 
 
 def _unwrap_entity(entity):
-    """The plain function behind methods, static/class methods; None if there is none."""
+    """The plain function behind a bound method or a static/class method object."""
     if isinstance(entity, (staticmethod, classmethod)):
         entity = entity.__func__
     if inspect.ismethod(entity):
@@ -304,9 +303,9 @@ def _source_lines(entity, code):
         lines = []
     if not lines:
         if filename.startswith("<") and filename.endswith(">"):
-            why = (f"it was defined in {filename!r} (for example by exec or eval) and no source "
-                   "was registered for that name; register it in linecache.cache, or define "
-                   "the function in a file")
+            why = (f"it was defined in {filename!r} (an interactive session, exec or eval), "
+                   "which keeps no source, and no source was registered for that name; "
+                   "register it in linecache.cache, or define the function in a file")
         else:
             why = f"its source file {filename!r} cannot be read"
         raise errors.SourceNotFoundError(f"Cannot convert {_describe(entity)}: {why}.")
@@ -334,7 +333,7 @@ def _code_positions(code):
     return spans
 
 
-def _pick_lambda(candidates, code):
+def _pick_lambda(candidates, code, entity):
     """Chooses, among the lambdas starting on the code's first line, the one compiled to `code`."""
     if len(candidates) > 1:
         arg_names = _code_arg_names(code)
@@ -346,6 +345,11 @@ def _pick_lambda(candidates, code):
         candidates = same_nesting or candidates
     if len(candidates) > 1:
         positions = _code_positions(code)
+        if not positions:
+            raise errors.SourceNotFoundError(
+                f"Cannot convert {_describe(entity)}: line {code.co_firstlineno} of "
+                f"{code.co_filename} has {len(candidates)} lambdas that look alike, and Python "
+                "recorded no column positions to tell them apart (-X no_debug_ranges?).")
         fitting = [c for c in candidates if _position_fits(c, positions)]
         # The innermost lambda whose span holds every instruction of the code.
         fitting.sort(key=lambda c: (c.end_lineno - c.lineno, c.end_col_offset - c.col_offset))
@@ -364,7 +368,7 @@ def _find_definition(entity, code):
         candidates = [d for d in index.by_line.get(code.co_firstlineno, ())
                       if d.name == code.co_name]
         if code.co_name == "<lambda>":
-            found = _pick_lambda(candidates, code)
+            found = _pick_lambda(candidates, code, entity)
         else:
             found = candidates[0] if len(candidates) == 1 else None
         if found is not None or attempt:
@@ -492,7 +496,8 @@ def _class_source(entity):
         filename = inspect.getsourcefile(entity) or inspect.getfile(entity)
     except (OSError, TypeError) as e:
         raise errors.SourceNotFoundError(
-            f"Cannot convert class {_describe(entity)}: its source is not available ({e}).") from None
+            f"Cannot convert class {_describe(entity)}: its source is not available ({e})."
+        ) from None
     # getsourcelines includes decorators; the ClassDef starts after them.
     node, indent = _parse_function_lines(def_lines)
     skipped = node.lineno - 1

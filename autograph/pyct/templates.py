@@ -113,12 +113,14 @@ class _ReplaceTransformer(gast.NodeTransformer):
     # Statement blocks ---------------------------------------------------------
 
     def visit_Expr(self, node):
-        # A placeholder standing alone as a statement is a statement block.
+        # A placeholder standing alone as a statement is a statement block. Blocks are
+        # moved, not copied: the caller hands them over (copying whole bodies at every
+        # nesting level would make conversion quadratic).
         if isinstance(node.value, gast.Name) and node.value.id in self.replacements:
             value = self.replacements[node.value.id]
             statements = value if isinstance(value, (list, tuple)) else [value]
             if all(isinstance(s, gast.stmt) for s in statements):
-                return copy_clean(list(statements))
+                return list(statements)
         return self.generic_visit(node)
 
     def generic_visit(self, node):
@@ -209,6 +211,17 @@ class _ReplaceTransformer(gast.NodeTransformer):
         return node
 
 
+_template_cache = {}
+
+
+def _parsed_template(template):
+    """A fresh tree of `template`: parsed once, copied afterwards (copying is much faster)."""
+    tree = _template_cache.get(template)
+    if tree is None:
+        tree = _template_cache[template] = gast.parse(textwrap.dedent(template))
+    return copy_clean(tree, preserve_annos=())
+
+
 def _check_replacements(replacements):
     for key in replacements:
         if not isinstance(key, str):
@@ -221,12 +234,13 @@ def replace(template, **replacements):
     A replacement may be a str (a name), a qual_names.QN, an AST expression, an AST
     statement or a list of statements (for a placeholder standing alone as a statement),
     or a list of expressions/names (spliced into call arguments, tuple elements or a
-    function's parameters). Replacement nodes are copied, never shared.
+    function's parameters). Expression replacements are copied, never shared; statement
+    blocks are moved into the result as they are.
     """
     _check_replacements(replacements)
     if not isinstance(template, str):
         raise TemplateError(f"template must be a str, got {type(template).__name__}")
-    tree = gast.parse(textwrap.dedent(template))
+    tree = _parsed_template(template)
     transformer = _ReplaceTransformer(replacements)
     results = []
     for statement in tree.body:

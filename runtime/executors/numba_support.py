@@ -132,13 +132,19 @@ def set_mask_scalar(x, mask, value):
             x[idx] = value
 
 
-# --- tensor arrays: a buffer, a written-flags array and a size --------------------------------
+# --- tensor arrays: data buffer, written flags, size, dynamic_size ----------------------------
+
+@numba.njit(**_JIT)
+def ta_new(buf, size, site):
+    if size < 0:
+        raise GraphFail(site, size, 0)
+    return buf, np.zeros(buf.shape[0], np.bool_)
+
 
 @numba.njit(**_JIT)
 def ta_grow(buf, written, need):
     cap = max(need, 2 * buf.shape[0], 4)
-    shape = (cap,) + buf.shape[1:]
-    nbuf = np.empty(shape, buf.dtype)
+    nbuf = np.empty((cap,) + buf.shape[1:], buf.dtype)
     nbuf[:buf.shape[0]] = buf
     nwritten = np.zeros(cap, np.bool_)
     nwritten[:written.shape[0]] = written
@@ -146,9 +152,35 @@ def ta_grow(buf, written, need):
 
 
 @numba.njit(**_JIT)
-def ta_check_write(i, size, dynamic, site):
+def ta_write(buf, written, size, dynamic, i, value, site):
+    """Write element i (growing the buffer when dynamic); returns (buf, written, size)."""
     if i < 0 or (i >= size and not dynamic):
         raise GraphFail(site, i, size)
+    if i >= buf.shape[0]:
+        buf, written = ta_grow(buf, written, i + 1)
+    if i >= size:
+        size = i + 1
+    buf[i] = value
+    written[i] = True
+    return buf, written, size
+
+
+@numba.njit(**_JIT)
+def ta_write_array(buf, written, size, dynamic, i, value, site):
+    """ta_write for array elements: the element shape is fixed by the first write."""
+    if i < 0 or (i >= size and not dynamic):
+        raise GraphFail(site, i, size)
+    if buf.shape[1:] != value.shape:
+        if written.any():
+            raise GraphFail(site, i, -1)
+        buf = np.empty((buf.shape[0],) + value.shape, buf.dtype)
+    if i >= buf.shape[0]:
+        buf, written = ta_grow(buf, written, i + 1)
+    if i >= size:
+        size = i + 1
+    buf[i] = value
+    written[i] = True
+    return buf, written, size
 
 
 @numba.njit(**_JIT)
@@ -157,6 +189,7 @@ def ta_check_read(written, i, size, site):
         raise GraphFail(site, i, size, 0)
     if not written[i]:
         raise GraphFail(site, i, size, 1)
+    return i
 
 
 @numba.njit(**_JIT)

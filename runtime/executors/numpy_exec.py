@@ -7,15 +7,15 @@ Runtime errors name the failing node and the user line that created it.
 """
 
 import itertools
-import sys
+import weakref
 
-import numpy as np
 
 from runtime import errors
 from runtime.graph import TENSOR_ARRAY, describe_node
 
 _INFINITY = float("inf")
-_code_registry = {}   # generated code object -> CompiledGraph (to locate failing nodes)
+# generated code object -> CompiledGraph (to locate failing nodes); entries go with the graph
+_code_registry = weakref.WeakValueDictionary()
 _counter = itertools.count()
 
 
@@ -174,6 +174,7 @@ class CompiledGraph:
         params = ", ".join("a%d" % i for i in range(n_inputs))
         lines = ["def run(%s):" % params]
         namespace = dict(self.constants)
+        namespace["__compiled_graph__"] = self   # keeps the registry entry alive with `run`
         self.line_to_step = {}
         for index, step in enumerate(self.steps):
             kernel_name = "k%d" % index

@@ -7,7 +7,9 @@ An `Op` has
     `make_kernel(**attrs)` returning one (attrs are bound once, at executor compile time);
     ops with `inplace_input` get an extra `inplace=` argument in `make_kernel`;
   - `numba`: the slot for its Numba lowering (None until the Numba executor fills it;
-    register one with `@get("add").def_numba` next to the op's definition);
+    register one with `@get("add").def_numba`; the lowering's signature is the Numba
+    executor's: `lowering(generator, node, input_expressions)`, see
+    runtime/executors/numba_exec.py);
   - aliasing facts the executors need: `view` (output may share memory with input 0),
     `inplace_input` (index of an input the op may update in place when that value is dead),
     `unowned_output` (output shares storage with something outside the graph, e.g. a
@@ -138,10 +140,18 @@ def _supported_dtype(dtype):
 
 
 def constant_value(array):
+    """A constant node for `array` (by reference), one per array object and graph."""
     array = np.asarray(array)
     if not _supported_dtype(array.dtype):
         raise TypeError("arrays of dtype %s are not supported in graphs yet" % array.dtype)
-    return get("constant").bind1([], value=array)
+    graph = current_graph()
+    key = ("constant", id(array))
+    cached = graph._cache.get(key) if graph is not None else None
+    if cached is not None and cached.node.attrs["value"] is array:
+        return cached
+    value = get("constant").bind1([], value=array)
+    graph._cache[key] = value
+    return value
 
 
 def is_weak(v):

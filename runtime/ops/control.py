@@ -42,7 +42,16 @@ def _cond_control_kernel(node, ctx, owned_inputs):
     return cond, owned, written
 
 
-cond = defop("cond", infer=_no_infer, control_flow=True,
+def _cond_format(node, namer):
+    # Captured inputs are shown where they are bound: in the branch signatures ("<- %n").
+    return "cond %s" % namer(node.inputs[0])
+
+
+def _while_format(node, namer):
+    return "while %s" % ", ".join(namer(v) for v in node.inputs[:node.attrs["n_loop_vars"]])
+
+
+cond = defop("cond", infer=_no_infer, control_flow=True, format=_cond_format,
              doc="outputs = then_branch(*captures) if pred else else_branch(*captures)")
 cond.make_control_kernel = _cond_control_kernel
 
@@ -88,6 +97,6 @@ def _while_control_kernel(node, ctx, owned_inputs):
     return while_, owned, written
 
 
-while_ = defop("while", infer=_no_infer, control_flow=True,
+while_ = defop("while", infer=_no_infer, control_flow=True, format=_while_format,
                doc="loop_vars = body(*loop_vars, *captures) while cond(*loop_vars, *captures)")
 while_.make_control_kernel = _while_control_kernel

@@ -6,7 +6,7 @@ after the array (and, for set_item, after the value)."""
 
 import numpy as np
 
-from runtime.ops import broadcast_shapes, defop, dummy
+from runtime.ops import broadcast_shapes, defop
 
 
 class _Dynamic:

@@ -48,6 +48,26 @@ def test_conversion_is_cached():
     assert api.to_graph(annotated).__code__ is api.to_graph(annotated).__code__
 
 
+def test_tracebacks_point_at_the_users_file_and_line():
+    import traceback
+
+    def failing(values):
+        total = 0
+        for v in values:
+            if v:
+                total += 10 // v
+            else:
+                total += 1 // v  # the failing line
+        return total
+
+    try:
+        api.to_graph(failing)([1, 0])
+    except ZeroDivisionError as e:
+        last = traceback.extract_tb(e.__traceback__)[-1]
+    assert last.filename == __file__
+    assert last.line == "total += 1 // v  # the failing line"
+
+
 def test_to_code_returns_readable_source():
     source = api.to_code(annotated)
     assert source.startswith("def annotated(")
@@ -67,14 +87,14 @@ def test_do_not_convert_calls_the_function_as_it_is():
 
     @api.do_not_convert
     def untouched(x):
-        seen.append(sys._getframe(0).f_code.co_filename)
+        seen.append(sys._getframe(0).f_code)
         return x
 
     def f(x):
         return untouched(x)
 
     assert api.to_graph(f)(5) == 5
-    assert "__autograph_generated_" not in seen[0]
+    assert seen[0] is untouched.__code__
 
 
 def test_converted_call_contract():

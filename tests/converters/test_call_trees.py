@@ -33,20 +33,21 @@ def test_calls_behave_like_python():
 
 
 def test_user_callees_are_converted_at_run_time():
-    calls = []
+    codes = []
 
     def spy(x):
-        calls.append(sys._getframe(0).f_code.co_filename)
+        codes.append(sys._getframe(0).f_code)
         return x
 
     def f(x):
         return spy(x)
 
     api.to_graph(f)(1)
-    assert "__autograph_generated_" in calls[0]
-    calls.clear()
+    assert codes[0] is not spy.__code__  # the converted spy ran
+    assert codes[0].co_filename == spy.__code__.co_filename  # reporting the user's file
+    codes.clear()
     api.to_graph(f, recursive=False)(1)
-    assert "__autograph_generated_" not in calls[0]
+    assert codes[0] is spy.__code__
 
 
 class Base:

@@ -103,3 +103,11 @@ def test_getimmediatesource_does_not_follow_wraps():
     def wrapper(*args):
         return plain(*args)
     assert "def wrapper(*args):" in inspect_utils.getimmediatesource(wrapper)
+
+
+def test_defining_and_unbound_method_class():
+    assert inspect_utils.getdefiningclass(SubOwner.method, SubOwner) is Owner
+    assert inspect_utils.getunboundmethodclass(SubOwner().method) is SubOwner
+    assert inspect_utils.getunboundmethodclass(SubOwner.klass) is SubOwner
+    assert inspect_utils.getunboundmethodclass(plain) is None
+    assert inspect_utils.isconstructor(Owner) and not inspect_utils.isconstructor(plain)

@@ -142,3 +142,43 @@ def test_numba_cache_works_across_processes_for_loaded_modules(tmp_path):
     assert (hits, misses) == ("0", "1")
     hits, misses = run()  # a second process loads the machine code from Numba's cache
     assert (hits, misses) == ("1", "0")
+
+
+def test_a_cache_dir_others_can_write_to_is_not_used(tmp_path, monkeypatch):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    monkeypatch.setenv(loader.CACHE_DIR_ENV, str(shared))
+    # We own it, so it is made private rather than refused.
+    loader.load_source("u = 'ours'\n")
+    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o700
+
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    monkeypatch.setenv(loader.CACHE_DIR_ENV, str(not_a_dir))
+    with pytest.warns(RuntimeWarning, match="not a directory private"):
+        module, filename = loader.load_source("u = 'elsewhere'\n")
+    assert module.u == "elsewhere"
+    assert not filename.startswith(str(not_a_dir))
+
+
+CONCURRENT_SCRIPT = """
+from autograph.pyct import loader
+for i in range(40):
+    module, _ = loader.load_source("value = %d\\n" % i + "# padding\\n" * 2000)
+    assert module.value == i
+print("ok")
+"""
+
+
+def test_processes_loading_the_same_sources_at_once_do_not_corrupt_files(tmp_path):
+    env = _subprocess_env(AUTOGRAPH_CACHE_DIR=str(tmp_path / "shared"))
+    processes = [subprocess.Popen([sys.executable, "-c", CONCURRENT_SCRIPT], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(4)]
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        assert out.strip() == "ok"
+    files = [p for p in os.listdir(tmp_path / "shared") if p.endswith(".py")]
+    assert len(files) == 40 and not [p for p in files if p.startswith(".tmp-")]

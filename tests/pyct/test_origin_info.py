@@ -85,8 +85,8 @@ def test_source_map_of_multi_line_expressions_uses_inner_nodes():
     source = "def f():\n    return g(\n        1,\n        2)\n"
     node = parser.parse(source)
     origin_info.resolve(node, source, "user.py", 1, 0)
-    # Keep the generated code multi-line by using a fallback-unparsed node? Simply compare
-    # against the original source, which has the same shape.
+    # Generated code that spreads one statement over several lines (here: the original
+    # text itself) maps each line through the expression that starts on it.
     source_map = origin_info.create_source_map(node, source, "gen.py")
     assert {loc.lineno: o.loc.lineno for loc, o in source_map.items()} == {
         1: 1, 2: 2, 3: 3, 4: 4}

@@ -474,3 +474,88 @@ def test_fast_gast_conversions_agree_with_gast(module_name):
 def test_unparse_accepts_plain_ast_nodes():
     assert parser.unparse(ast.parse("x = [a for a in b]"), include_encoding_marker=False) == (
         "x = [a for a in b]\n")
+
+
+def test_lambdas_without_column_information_are_reported_as_ambiguous():
+    code = same_text_lambdas[0].__code__
+    # What a code object looks like under `python -X no_debug_ranges`.
+    stripped = code.replace(co_linetable=b"")
+    ambiguous = type(same_text_lambdas[0])(stripped, globals())
+    positions = list(stripped.co_positions())
+    if any(p[2] is not None for p in positions):
+        pytest.skip("this Python still reports columns")
+    with pytest.raises(errors.SourceNotFoundError, match="look alike"):
+        parser.parse_entity(ambiguous)
+
+
+def _exec_registered(source, filename):
+    """Runs `source` as if it came from a file (its text registered in linecache)."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"decorator": decorator}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace
+
+
+TRICKY_SOURCE = (
+    "@decorator(lambda d: d)\n"
+    "def after_decorator_lambda(x):\n"
+    "    return x\n"
+    "table = {'é': lambda e: e + 1, 'ü': lambda e: e + 2}\n"
+    "if True:\n"
+    "\tdef tab_indented(a, \\\n"
+    "\t\t\tb):\n"
+    "\t\treturn a + b\n"
+    "nested_in_comprehension = [lambda n=n: n * 2 for n in range(2)]\n"
+    "lambda_with_lambda_default = lambda f=lambda: 1: f\n"
+)
+
+
+def test_tricky_layouts():
+    namespace = _exec_registered(TRICKY_SOURCE, "<tricky-layouts>")
+    node, source = parser.parse_entity(namespace["after_decorator_lambda"])
+    assert node.name == "after_decorator_lambda" and node.decorator_list == []
+    assert parser.parse_entity(namespace["table"]["é"])[1] == "lambda e: e + 1"
+    found = parser.parse_entity_with_location(namespace["table"]["ü"])
+    assert found.source == "lambda e: e + 2"
+    line = linecache.getline("<tricky-layouts>", found.lineno)
+    assert line.encode()[found.col_offset:].startswith(b"lambda e: e + 2")
+    node, source = parser.parse_entity(namespace["tab_indented"])
+    assert source == "def tab_indented(a, \\\n\t\tb):\n\treturn a + b\n"
+    assert parser.parse_entity(namespace["nested_in_comprehension"][1])[1] == "lambda n=n: n * 2"
+    assert parser.parse_entity(namespace["lambda_with_lambda_default"])[1] == (
+        "lambda f=lambda: 1: f")
+    assert parser.parse_entity(namespace["lambda_with_lambda_default"]())[1] == "lambda: 1"
+
+
+def test_stale_source_is_reported(tmp_path, monkeypatch):
+    module_file = tmp_path / "edited_module.py"
+    module_file.write_text("def edited(x):\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import edited_module
+    linecache.getlines(str(module_file))
+    module_file.write_text("\n\n\ndef renamed(x):\n    return x\n")
+    linecache.checkcache(str(module_file))
+    with pytest.raises(errors.SourceNotFoundError, match="changed"):
+        parser.parse_entity(edited_module.edited)
+
+
+# Grammar-heavy files of the standard library and its test suite: every construct they use
+# must survive the round trip (the whole library does; this sample keeps the test fast).
+GRAMMAR_CORPUS = [
+    "test/test_grammar.py", "test/test_patma.py", "test/test_except_star.py",
+    "test/test_fstring.py", "test/test_positional_only_arg.py",
+    "test/test_named_expressions.py", "test/test_coroutines.py", "test/test_unparse.py",
+    "dataclasses.py", "typing.py",
+]
+
+
+@pytest.mark.parametrize("relative_path", GRAMMAR_CORPUS)
+def test_round_trip_of_grammar_heavy_stdlib_files(relative_path):
+    import os
+    path = os.path.join(os.path.dirname(os.__file__), relative_path)
+    if not os.path.exists(path):
+        pytest.skip(f"{relative_path} is not installed")
+    with open(path, encoding="utf-8") as f:
+        original = ast.parse(f.read())
+    regenerated = parser.unparse(parser.ast_to_gast(original))
+    assert ast.dump(ast.parse(regenerated)) == ast.dump(original)

@@ -1,6 +1,7 @@
 """Tried as a new user would: identity-convert (parse -> unparse -> load, no converter) every
 function and method of pure-Python standard library modules, put the converted versions in
-place of the originals, and run the standard library's own tests against them.
+place of the originals, and run the standard library's own tests against them. A few modules
+are also run with every call routed through an extra local, like autograph's call wrapping.
 """
 
 import contextlib
@@ -11,6 +12,9 @@ import unittest
 
 import pytest
 
+import gast
+
+from autograph.pyct import transformer
 from autograph.pyct import transpiler
 
 # (module, its test module in the `test` package, the attribute of the test module holding
@@ -35,11 +39,49 @@ STDLIB_CASES = [
     ("urllib.parse", "test.test_urlparse", None),
     ("calendar", "test.test_calendar", None),
     ("statistics", "test.test_statistics", None),
+    # The pure-Python json: its decoder, encoder and scanner submodules, closures included.
+    ("json", "test.test_json", "pyjson"),
 ]
+SUBMODULES = {"json": ("decoder", "encoder", "scanner")}
 
 
 class IdentityTranspiler(transpiler.PyToPy):
     """No converter at all: what comes out must behave exactly like what went in."""
+
+
+class _CallThrough:
+    """The extra local of CallWrappingTranspiler: counts the calls made through it."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def passthrough(self, function):
+        self.calls += 1
+        return function
+
+
+class _WrapCalls(transformer.Base):
+    def visit_Call(self, node):
+        node = self.generic_visit(node)
+        wrapper = gast.Attribute(gast.Name("ag__", gast.Load(), None, None), "passthrough",
+                                 gast.Load())
+        node.func = gast.Call(wrapper, [node.func], [])
+        return node
+
+
+class CallWrappingTranspiler(transpiler.PyToPy):
+    """Routes every call through an extra local, the way autograph's call_trees does:
+    exercises transformer.Base, extra locals and closures on real code."""
+
+    def __init__(self):
+        super().__init__()
+        self.call_through = _CallThrough()
+
+    def get_extra_locals(self):
+        return {"ag__": self.call_through}
+
+    def transform_ast(self, node, ctx):
+        return _WrapCalls(ctx).visit(node)
 
 
 def _defined_in(fn, module):
@@ -101,10 +143,15 @@ class _Patcher:
                 self._patch_class(value, module)
 
     def patch_references(self, namespace_owner):
-        """Test modules often did `from module import function`: update those names too."""
+        """Test modules often did `from module import function` or stored functions in
+        test-case class attributes: update those references too."""
         for name, value in list(vars(namespace_owner).items()):
             if isinstance(value, types.FunctionType) and value in self.replacements:
                 self._set(namespace_owner, name, self.replacements[value])
+            elif isinstance(value, staticmethod) and value.__func__ in self.replacements:
+                self._set(namespace_owner, name, staticmethod(self.replacements[value.__func__]))
+            elif isinstance(value, type) and issubclass(value, unittest.TestCase):
+                self.patch_references(value)
 
     def restore(self):
         for owner, name, value in reversed(self.undo):
@@ -113,10 +160,11 @@ class _Patcher:
 
 
 @contextlib.contextmanager
-def converted_module(module, test_module, converter):
+def converted_module(modules, test_module, converter):
     patcher = _Patcher(converter)
     try:
-        patcher.patch_module(module)
+        for module in modules:
+            patcher.patch_module(module)
         patcher.patch_references(test_module)
         yield patcher
     finally:
@@ -144,7 +192,8 @@ def test_stdlib_module_behaves_the_same_when_converted(module_name, test_module_
                                                        converter):
     test_module = importlib.import_module(test_module_name)
     module = getattr(test_module, variant) if variant else importlib.import_module(module_name)
-    with converted_module(module, test_module, converter) as patcher:
+    modules = [module] + [getattr(module, name) for name in SUBMODULES.get(module_name, ())]
+    with converted_module(modules, test_module, converter) as patcher:
         assert patcher.converted_count > 0
         converted_totals[module_name] = patcher.converted_count
         sample = next(iter(patcher.replacements.values()))
@@ -158,3 +207,21 @@ def test_a_few_hundred_functions_were_converted():
     if len(converted_totals) < len(STDLIB_CASES):
         pytest.skip("needs the whole module (run all the parametrized cases)")
     assert sum(converted_totals.values()) >= 300, converted_totals
+
+
+WRAPPED_CASES = ["textwrap", "difflib", "fractions", "json"]
+
+
+@pytest.mark.parametrize("module_name", WRAPPED_CASES)
+def test_stdlib_module_behaves_the_same_with_every_call_wrapped(module_name):
+    module_name, test_module_name, variant = next(
+        case for case in STDLIB_CASES if case[0] == module_name)
+    test_module = importlib.import_module(test_module_name)
+    module = getattr(test_module, variant) if variant else importlib.import_module(module_name)
+    modules = [module] + [getattr(module, name) for name in SUBMODULES.get(module_name, ())]
+    converter = CallWrappingTranspiler()
+    with converted_module(modules, test_module, converter):
+        result, output = _run_tests(test_module)
+    assert result.testsRun > 0
+    assert converter.call_through.calls > 0
+    assert result.wasSuccessful(), output[-5000:]

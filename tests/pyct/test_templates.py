@@ -104,6 +104,14 @@ def test_replacement_nodes_are_copied_not_shared():
     assert nodes[0].value is not value
 
 
+def test_statement_blocks_are_moved_and_templates_reused():
+    body = gast.parse("a = 1").body
+    first = templates.replace("if c:\n    body", c="c", body=body)
+    assert first[0].body[0] is body[0]
+    second = templates.replace("if c:\n    body", c="d", body=gast.parse("b = 2").body)
+    assert first[0].test.id == "c" and second[0].test.id == "d"  # no shared template tree
+
+
 def test_preserved_annotations_survive_copy():
     value = expr("a")
     anno.setanno(value, anno.Basic.ORIGIN, "origin")

@@ -4,6 +4,7 @@ compare results, printed output, mutated arguments and exception types."""
 import contextlib
 import copy
 import io
+import os
 
 import numpy as np
 import pytest
@@ -47,10 +48,16 @@ def _capture(thunk):
     return result, error, out.getvalue()
 
 
-def run_both(fn, *args, backend="numpy", **kwargs):
+# The equivalence suite runs on the NumPy interpreter; RT_TEST_BACKEND=numba (or auto)
+# runs the same checks on another executor.
+BACKEND = os.environ.get("RT_TEST_BACKEND", "numpy")
+
+
+def run_both(fn, *args, backend=None, **kwargs):
     """Run `fn` eagerly and as rt.function on copies of the same arguments; assert equal
     results, printed output, argument mutations and exception types. Returns
     (graph result, staged function)."""
+    backend = backend or BACKEND
     eager_args, graph_args = copy.deepcopy(args), copy.deepcopy(args)
     staged = rt.function(fn, backend=backend)
     expected, eager_error, eager_out = _capture(lambda: fn(*eager_args, **kwargs))

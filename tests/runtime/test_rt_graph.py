@@ -37,7 +37,7 @@ def test_nested_graphs_are_indented_and_captures_explicit():
     text = str(_graph(f, np.ones(3), np.int64(3)))
     assert text == (
         "graph f(%0:f64[?], %1:i64[]) {\n"
-        "  %2:i64[], %3:f64[] = while 0:i64, 0.0:f64, %1, %0, n_loop_vars=2\n"
+        "  %2:i64[], %3:f64[] = while 0:i64, 0.0:f64\n"
         "    cond(%4:i64[], %5:f64[], %6:i64[] <- %1, %7:f64[?] <- %0) {\n"
         "      %8:bool[] = less %4, %6\n"
         "      return %8\n"

@@ -184,3 +184,55 @@ def test_counter_increment_pattern(both):
             counts[values[k]] += 1
         return counts
     both(f, np.array([0, 2, 2, 1]), np.zeros(3, dtype=np.int64))
+
+
+def test_writes_through_views_reach_the_base(both):
+    def f(a, i):
+        a[i][1] = -1.0            # chained indexing writes a
+        row = a[0]
+        row[2] = -2.0             # a view of a row
+        row += 100                # in-place operator on a view
+        a[1][1:][0] += 5          # a view of a view
+        block = a[:, 1:]
+        block[block > 50] = 0.0   # masked write through a view
+        return a, row
+    both(f, np.arange(12.0).reshape(3, 4), np.int64(2))
+
+
+def test_views_see_base_writes_made_before_their_own_writes(both):
+    def f(a):
+        row = a[0]
+        a[0, 0] = 7.0
+        row[1] = 8.0              # re-reads the base: the 7 stays
+        return a, row
+    both(f, np.zeros((2, 3)))
+
+
+def test_advanced_indexing_makes_copies_like_numpy(both):
+    def f(a, idx):
+        picked = a[idx]
+        picked[0] = -1.0          # not a view: a is unchanged, as in NumPy
+        masked = a[a > 2]
+        masked[0] = -5.0
+        return a, picked, masked
+    both(f, np.arange(6.0), np.array([1, 3]))
+
+
+def test_writes_through_views_inside_a_loop(both):
+    def f(m, n):
+        def body(i):
+            m[i][0] = i * 10.0
+            return i + 1
+        rt.while_loop(lambda i: i < n, body, (0,))
+        return m
+    both(f, np.ones((3, 2)), np.int64(3))
+
+
+def test_view_reread_inside_a_branch_stays_usable_after_it(both):
+    def f(a, flag):
+        row = a[0]
+        a[0, 1] = 5.0
+        doubled = rt.cond(flag, lambda: row * 2, lambda: row * 3) if rt.is_tensor(flag) else (
+            row * 2 if flag else row * 3)
+        return doubled, row + 1
+    both(f, np.zeros((2, 3)), np.bool_(True))

@@ -18,15 +18,6 @@ def _compiled(fn, *args):
     return concrete.executable
 
 
-def _steps(compiled, name):
-    found = [s for s in compiled.steps if s.node.op.name == name]
-    for step in compiled.steps:
-        if step.node.op.control_flow:
-            for key, sub in step.node.subgraphs:
-                pass
-    return found
-
-
 def test_executor_interface_on_a_hand_built_graph():
     graph = Graph("hand_built")
     with building(graph):

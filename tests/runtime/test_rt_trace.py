@@ -225,3 +225,24 @@ def test_call_overhead_is_small():
     plain = (time.perf_counter() - plain_start) / 2000
     print("rt.function call: %.2f us (x + 1 itself: %.2f us)" % (best * 1e6, plain * 1e6))
     assert best - plain < 20e-6       # loose: CI machines vary; the target is < 5 us
+
+
+def test_mutated_arguments_inside_structures_and_returned():
+    @rt.function
+    def f(state, i):
+        state["counts"][i] += 1
+        state["pair"][1][0] = -1.0
+        return state["counts"]
+
+    state = {"counts": np.zeros(3, dtype=np.int64), "pair": (np.ones(2), np.ones(2))}
+    result = f(state, np.int64(1))
+    np.testing.assert_array_equal(state["counts"], [0, 1, 0])
+    np.testing.assert_array_equal(state["pair"][1], [-1.0, 1.0])
+    assert result is state["counts"]
+
+
+def test_numpy_arrays_on_the_left_of_operators():
+    f = rt.function(lambda x: (np.ones(3) + x, np.arange(3.0) * x, np.eye(3) @ x, [1, 2, 3] - x))
+    for got, expected in zip(f(np.full(3, 2.0)), (np.full(3, 3.0), np.arange(3.0) * 2,
+                                                  np.full(3, 2.0), np.array([-1.0, 0.0, 1.0]))):
+        np.testing.assert_array_equal(got, expected)

@@ -40,6 +40,16 @@ def is_return_placeholder(name, value):
     return value is None and name is not None and _RETVAL_NAME.match(name) is not None
 
 
+# Flags of lowered `return`, `break` and `continue` (set to True where the jump was).
+_JUMP_FLAG_NAME = re.compile(r"^(do_return|break_|continue_)(_\d+)?$")
+
+
+def jumps_away(branch_outputs, names):
+    """True if a branch's outputs show it took a lowered return/break/continue."""
+    return any(value is True and _JUMP_FLAG_NAME.match(name)
+               for name, value in zip(names, branch_outputs))
+
+
 def is_undefined(value):
     return type(value) is Undefined
 
@@ -84,3 +94,105 @@ def is_truthy_scalar_tensor(value, what):
     if value.dtype == np.bool_:
         return value
     return np.not_equal(value, 0)
+
+
+# --- statement state without item targets of arrays ------------------------------------------
+
+class _ClosureState:
+    """get_state/set_state for a subset of a statement's symbols, read and written through the
+    generated functions' closure cells (and globals).
+
+    Item targets of arrays (`out[i]`) need no state: item assignments on graph arrays are
+    carried by handle rebinding (runtime), and reading `out[i]` before a loop defines `i`
+    fails. This keeps every other symbol (names, attributes, items of Python containers)."""
+
+    def __init__(self, get_state, set_state, names):
+        self.names = names
+        self.globals = get_state.__globals__
+        cells = {}
+        for fn in (get_state, set_state):
+            code = getattr(fn, "__code__", None)
+            if code is not None and fn.__closure__:
+                cells.update(zip(code.co_freevars, fn.__closure__))
+        self.cells = cells
+        self.codes = [compile(name, "<state %s>" % name, "eval") for name in names]
+
+    def env(self):
+        env = dict(self.globals)
+        for name, cell in self.cells.items():
+            try:
+                env[name] = cell.cell_contents
+            except ValueError:   # an empty cell: the variable is not defined yet
+                env.pop(name, None)
+        return env
+
+    def get(self):
+        env = self.env()
+        values = []
+        for name, code in zip(self.names, self.codes):
+            try:
+                values.append(eval(code, env))
+            except NameError:
+                values.append(Undefined(name))
+        return tuple(values)
+
+    def set(self, values):
+        env = None
+        for name, value in zip(self.names, values):
+            cell = self.cells.get(name)
+            if cell is not None:
+                if is_undefined(value):
+                    try:
+                        del cell.cell_contents
+                    except ValueError:
+                        pass
+                else:
+                    cell.cell_contents = value
+            elif name.isidentifier():
+                if not is_undefined(value):
+                    self.globals[name] = value
+            else:
+                if env is None:
+                    env = self.env()
+                env["__ag_value__"] = value
+                exec(compile("%s = __ag_value__" % name, "<state %s>" % name, "exec"), env)
+
+
+def _subscript_root(name):
+    """'out' for 'out[i]' / 'a.b[k]' (the object whose item is assigned), else None."""
+    if not name.endswith("]") or "[" not in name:
+        return None
+    depth = 0
+    for position in range(len(name) - 1, -1, -1):
+        if name[position] == "]":
+            depth += 1
+        elif name[position] == "[":
+            depth -= 1
+            if depth == 0:
+                return name[:position]
+    return None
+
+
+def without_array_items(get_state, set_state, symbol_names):
+    """(get_state, set_state, names) of a statement, leaving out item targets of graph
+    arrays (see _ClosureState). The original functions when there are none."""
+    names = list(symbol_names)
+    roots = [_subscript_root(name) for name in names]
+    if not any(roots):
+        return get_state, set_state, names
+    state = _ClosureState(get_state, set_state, names)
+    env = state.env()
+    keep = []
+    for name, root in zip(names, roots):
+        if root is not None:
+            try:
+                owner = eval(compile(root, "<state>", "eval"), env)
+            except Exception:
+                owner = None
+            if owner is None or rt.is_tensor(owner) or isinstance(owner, np.ndarray):
+                continue
+        keep.append(name)
+    if len(keep) == len(names):
+        return get_state, set_state, names
+    filtered = _ClosureState(get_state, set_state, keep)
+    return filtered.get, filtered.set, keep

@@ -35,42 +35,136 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     (variables modified in either branch and live after it, and attribute/item targets)."""
     location = rt_errors.capture_location()
     pred = common.is_truthy_scalar_tensor(cond, "the condition of an if statement")
+    get_state, set_state, names = common.without_array_items(get_state, set_state,
+                                                             symbol_names)
     init = tuple(get_state())
-    names = list(symbol_names)
+    others = _OtherVariables((body, orelse), names)
     outputs = []
 
     def branch(block, label):
         def traced():
             graph = rt.current_graph()
-            snapshots = lists.snapshot_python_lists(init)
+            snapshots = lists.snapshot_python_lists(init, names, (body, orelse))
             try:
                 set_state(init)
                 if block is not None:
                     block()
                 out = list(get_state())
-                lists.check_python_lists_unchanged(snapshots, names, label, location)
+                kept = [value is before for value, before in zip(out, init)]
+                # rt.cond reads the outputs after it has put the handles the branch
+                # rebound back: hand it the values, not the handles.
+                out = [_current_version(value) for value in out]
+                changed = others.changed_and_restore()
+                lists.check_python_lists_unchanged(snapshots, label, location)
             except BaseException:
+                others.restore()
                 restore_rebound(graph)
                 raise
-            outputs.append(out)
+            outputs.append((out, changed, kept))
             if len(outputs) == 2:
-                _reconcile(outputs[0], outputs[1], init, names, orelse is not None, location)
+                (then_out, then_changed, then_kept), (else_out, else_changed, else_kept) = \
+                    outputs
+                _reconcile(then_out, else_out, init, names, orelse is not None, location,
+                           [a and b for a, b in zip(then_kept, else_kept)])
+                others.add_outputs(then_out, then_changed, else_out, else_changed)
             return out
         return traced
 
     result = rt.cond(pred, branch(body, "if"), branch(orelse, "else"), names=names)
     final = []
-    for k, value in enumerate(result):
+    for k, value in enumerate(result[:len(names)]):
         if isinstance(value, _Unchanged):
             value = init[k]
         else:
-            value = lists.rewrap_like(value, outputs[0][k], outputs[1][k])
+            value = lists.rewrap_like(value, outputs[0][0][k], outputs[1][0][k])
         final.append(value)
     set_state(tuple(final))
+    others.set_outputs(result[len(names):])
     return None
 
 
-def _reconcile(then_out, else_out, init, names, has_else, location):
+_EMPTY = object()
+
+
+class _OtherVariables:
+    """Variables a branch assigns (its blocks' closure cells) that are not among the
+    statement's outputs. Correct analysis leaves only branch-local temporaries here; they
+    are put back after each branch so that no trace-time value leaks out of a branch. One
+    that both branches leave defined as a graph value is made an output too, so a variable
+    the analysis missed still gets the value the taken branch gave it."""
+
+    def __init__(self, blocks, names):
+        skip = set(names)
+        self.cells = {}
+        for block in blocks:
+            code = getattr(block, "__code__", None)
+            if code is None or not block.__closure__:
+                continue
+            for name, cell in zip(code.co_freevars, block.__closure__):
+                if name not in skip:
+                    self.cells[name] = cell
+        self.before = {name: _content(cell) for name, cell in self.cells.items()}
+        self.extra = []
+
+    def restore(self):
+        for name, cell in self.cells.items():
+            _set_content(cell, self.before[name])
+
+    def changed_and_restore(self):
+        changed = {}
+        for name, cell in self.cells.items():
+            value = _content(cell)
+            if value is not self.before[name]:
+                changed[name] = value
+                _set_content(cell, self.before[name])
+        return changed
+
+    def add_outputs(self, then_out, then_changed, else_out, else_changed):
+        for name in sorted(set(then_changed) | set(else_changed)):
+            a = then_changed.get(name, self.before[name])
+            b = else_changed.get(name, self.before[name])
+            if _graph_value(a) and _graph_value(b):
+                self.extra.append(name)
+                then_out.append(a)
+                else_out.append(b)
+
+    def set_outputs(self, values):
+        for name, value in zip(self.extra, values):
+            _set_content(self.cells[name], value)
+
+
+def _content(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _EMPTY
+
+
+def _set_content(cell, value):
+    if value is _EMPTY:
+        try:
+            del cell.cell_contents
+        except ValueError:
+            pass
+    else:
+        cell.cell_contents = value
+
+
+def _graph_value(value):
+    if rt.is_tensor(value):
+        return not lists.is_tensor_list(value)
+    return isinstance(value, (bool, int, float, np.generic)) and not callable(value)
+
+
+def _current_version(value):
+    if lists.is_tensor_list(value):
+        return lists.TensorList(value._value)
+    if type(value) is rt.Tensor:
+        return rt.Tensor(value._value)
+    return value
+
+
+def _reconcile(then_out, else_out, init, names, has_else, location, kept):
     """Makes the two branches' outputs comparable, in place: shared objects become markers,
     return values not set yet become placeholders of the other branch's type; a variable
     defined in one branch only is an error."""
@@ -81,6 +175,14 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
             then_out[k] = else_out[k] = init[k] if common.is_undefined(init[k]) else a
             continue
         if a_undefined or b_undefined:
+            if common.jumps_away(then_out if a_undefined else else_out, names):
+                # That branch returns/breaks/continues: the guarded code after the if
+                # statement that reads the variable does not run after it.
+                if a_undefined:
+                    then_out[k] = common.dummy_like(b)
+                else:
+                    else_out[k] = common.dummy_like(a)
+                continue
             missing, defined = ("if", "else") if a_undefined else ("else", "if")
             raise common.UndefinedInBranchError(
                 "'%s' must also be defined in the %s branch: the if statement at %s defines "
@@ -94,7 +196,7 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
             then_out[k] = a = common.dummy_like(b)
         elif b_placeholder and not a_placeholder:
             else_out[k] = b = common.dummy_like(a)
-        if a is init[k] and b is init[k] and (rt.is_tensor(a) or lists.is_tensor_list(a)):
+        if kept[k] and rt.is_tensor(init[k]):
             then_out[k] = else_out[k] = _Unchanged(k)
 
 

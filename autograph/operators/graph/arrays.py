@@ -1,0 +1,130 @@
+"""NumPy array creation in traced code: np.zeros((n, m)) & co. with symbolic sizes cannot be
+intercepted by NumPy's protocols, so converted code calls these overloads instead
+(registered in the builtin-overload table that `ag__.converted` consults)."""
+
+import numpy as np
+
+import runtime as rt
+from autograph.operators import py_builtins
+from autograph.operators.graph import lists
+
+_NO_VALUE = object()
+
+
+def _tracing():
+    return rt.current_graph() is not None
+
+
+def _has_symbolic(*values):
+    for value in values:
+        if rt.is_tensor(value):
+            return True
+        if isinstance(value, (tuple, list)) and _has_symbolic(*value):
+            return True
+    return False
+
+
+def _no_extras(name, **options):
+    for option, (value, default) in options.items():
+        if value is not default and value != default:
+            raise TypeError("np.%s(..., %s=%r) is not supported in graphs" % (name, option, value))
+
+
+def _filled(name, rt_create):
+    numpy_create = getattr(np, name)
+
+    def create(shape, dtype=float, order="C", *, like=None, **kwargs):
+        if not _tracing():
+            return numpy_create(shape, dtype, order, like=like, **kwargs) if like is not None \
+                else numpy_create(shape, dtype, order, **kwargs)
+        _no_extras(name, order=(order, "C"), like=(like, None))
+        return rt_create(shape, dtype)
+    create.__name__ = name
+    create.__doc__ = ("np.%s: a graph array while tracing (an array the graph may write "
+                      "into), sizes may be symbolic." % name)
+    return create
+
+
+zeros = _filled("zeros", rt.zeros)
+ones = _filled("ones", rt.ones)
+empty = _filled("empty", rt.empty)
+
+
+def full(shape, fill_value, dtype=None, order="C", **kwargs):
+    if not _tracing():
+        return np.full(shape, fill_value, dtype, order, **kwargs)
+    _no_extras("full", order=(order, "C"), **{k: (v, None) for k, v in kwargs.items()})
+    return rt.full(shape, fill_value, dtype)
+
+
+def arange(*args, dtype=None, **kwargs):
+    if not _has_symbolic(*args, *kwargs.values()):
+        return np.arange(*args, dtype=dtype, **kwargs)
+    start = kwargs.pop("start", None)
+    stop = kwargs.pop("stop", None)
+    step = kwargs.pop("step", None)
+    if kwargs:
+        raise TypeError("np.arange(..., %s=...) is not supported in graphs" % next(iter(kwargs)))
+    positional = list(args) + [None] * (3 - len(args))
+    start = positional[0] if start is None else start
+    stop = positional[1] if stop is None else stop
+    step = positional[2] if step is None else step
+    if stop is None:
+        start, stop = 0, start
+    return rt.arange(start, stop, 1 if step is None else step, dtype=dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, **kwargs):
+    if not _has_symbolic(start, stop, num):
+        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis, **kwargs)
+    _no_extras("linspace", retstep=(retstep, False), axis=(axis, 0))
+    return rt.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", **kwargs):
+    if not _has_symbolic(N, M, k):
+        return np.eye(N, M, k, dtype, order, **kwargs)
+    _no_extras("eye", order=(order, "C"))
+    rows = rt.arange(0, N, 1, dtype=np.int64)
+    cols = rt.arange(0, N if M is None else M, 1, dtype=np.int64)
+    return (cols[None, :] - rows[:, None] == k).astype(dtype)
+
+
+def _from_sequence(numpy_fn):
+    def create(obj, *args, **kwargs):
+        if lists.is_tensor_list(obj):
+            obj = obj.stack()
+        elif isinstance(obj, (list, tuple)) and _has_symbolic(*obj):
+            obj = np.stack([lists.stacked_if_list(x) for x in obj])
+        elif not rt.is_tensor(obj):
+            return numpy_fn(obj, *args, **kwargs)
+        dtype = kwargs.pop("dtype", args[0] if args else None)
+        if dtype is not None and np.dtype(dtype) != obj.dtype:
+            obj = obj.astype(dtype)
+        elif numpy_fn is np.array and kwargs.get("copy", True):
+            obj = np.copy(obj)
+        return obj
+    create.__name__ = numpy_fn.__name__
+    return create
+
+
+def stack(arrays, *args, **kwargs):
+    if lists.is_tensor_list(arrays):
+        arrays = arrays.stack()
+        axis = kwargs.get("axis", args[0] if args else 0)
+        if axis not in (0, -arrays.ndim):
+            return np.moveaxis(arrays, 0, axis) if hasattr(np, "moveaxis") else arrays
+        return arrays
+    return np.stack(arrays, *args, **kwargs)
+
+
+OVERLOADS = {
+    np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full, np.arange: arange,
+    np.linspace: linspace, np.eye: eye, np.array: _from_sequence(np.array),
+    np.asarray: _from_sequence(np.asarray), np.stack: stack,
+}
+
+
+def register():
+    """Adds the overloads to the table converted code consults (idempotent)."""
+    py_builtins.BUILTIN_OVERLOADS.update(OVERLOADS)

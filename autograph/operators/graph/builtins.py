@@ -1,0 +1,170 @@
+"""Graph paths of the builtin overloads (print, len, range, ..., isinstance) and of assert."""
+
+import builtins
+import functools
+
+import numpy as np
+
+import runtime as rt
+from autograph.operators.graph import common, iterables, lists
+from autograph.operators.graph.registry import graph_path_of
+
+
+@graph_path_of("print")
+def print_(*objects, sep=" ", end="\n", file=None, flush=False):
+    """print of symbolic values: prints when the graph runs (rt.print)."""
+    if file is not None:
+        raise TypeError("print(..., file=...) of symbolic values is not supported in graphs; "
+                        "the graph prints to sys.stdout")
+    return rt.print(*[lists.stacked_if_list(o) for o in objects], sep=sep, end=end)
+
+
+@graph_path_of("assert_stmt")
+def assert_stmt(test, message_fn):
+    """assert on a symbolic condition: rt.errors.InvalidArgumentError when the graph runs."""
+    message = message_fn() if message_fn is not None else None
+    condition = common.is_truthy_scalar_tensor(test, "the condition of an assert statement") \
+        if test.ndim == 0 else test
+    if rt.is_tensor(message):
+        return rt.Assert(condition, "assertion failed:", data=[message])
+    return rt.Assert(condition, "assertion failed" if message is None else str(message))
+
+
+@graph_path_of("len")
+def len_(value, *rest):
+    if rest:
+        raise TypeError("len() takes exactly one argument (%d given)" % (len(rest) + 1))
+    if lists.is_tensor_list(value) or isinstance(value, iterables.SymbolicIterable):
+        return value.loop_length()
+    if value.ndim == 0:
+        raise TypeError("len() of unsized object")
+    return value.shape[0]
+
+
+@graph_path_of("range")
+def range_(*args):
+    return iterables.SymbolicRange(*args)
+
+
+@graph_path_of("enumerate")
+def enumerate_(iterable, start=0):
+    return iterables.SymbolicEnumerate(iterable, start)
+
+
+@graph_path_of("zip")
+def zip_(*iterables_, strict=False):
+    if strict:
+        raise TypeError("zip(..., strict=True) over symbolic values is not supported in graphs")
+    return iterables.SymbolicZip(*iterables_)
+
+
+@graph_path_of("abs")
+def abs_(value):
+    return np.abs(lists.stacked_if_list(value))
+
+
+def _scalar(value, kind):
+    if value.ndim != 0:
+        raise TypeError("only 0-dimensional arrays can be converted to Python scalars "
+                        "(%s() of %s)" % (kind, common.type_text(value)))
+    return value
+
+
+@graph_path_of("int")
+def int_(value, *rest):
+    if rest:
+        raise TypeError("int() with a base is not supported for symbolic values")
+    value = _scalar(value, "int")
+    if value.dtype.kind in "iu":
+        return value
+    if value.dtype.kind == "f":
+        value = np.trunc(value)   # int() rounds toward zero, as the cast does; explicit anyway
+    return value.astype(np.int64)
+
+
+@graph_path_of("float")
+def float_(value):
+    return _scalar(value, "float").astype(np.float64)
+
+
+@graph_path_of("bool")
+def bool_(value):
+    return common.is_truthy_scalar_tensor(value, "the argument of bool()")
+
+
+def _extreme(name, pairwise, reduce):
+    def extreme(*args, key=None, **kwargs):
+        if key is not None:
+            raise TypeError("%s(..., key=...) of symbolic values is not supported in graphs"
+                            % name)
+        if len(args) == 1:
+            (value,) = args
+            value = lists.stacked_if_list(value)
+            if "default" in kwargs:
+                raise TypeError("%s(..., default=...) of symbolic values is not supported in "
+                                "graphs" % name)
+            if not rt.is_tensor(value):
+                return getattr(builtins, name)(value)
+            if value.ndim == 0:
+                raise TypeError("'numpy.%s' object is not iterable" % value.dtype.name)
+            if value.ndim > 1:
+                raise ValueError("The truth value of an array with more than one element is "
+                                 "ambiguous. Use a.any() or a.all()")
+            return reduce(value)
+        if kwargs:
+            raise TypeError("%s() got an unexpected keyword argument %r"
+                            % (name, next(iter(kwargs))))
+        if not args:
+            raise TypeError("%s expected at least 1 argument, got 0" % name)
+        return functools.reduce(pairwise, [lists.stacked_if_list(a) for a in args])
+    extreme.__name__ = name
+    return extreme
+
+
+graph_path_of("min")(_extreme("min", np.minimum, np.min))
+graph_path_of("max")(_extreme("max", np.maximum, np.max))
+
+
+@graph_path_of("sum")
+def sum_(iterable, start=0):
+    """sum over the first axis (Python adds the rows), plus start."""
+    value = lists.stacked_if_list(iterable)
+    if value.ndim == 0:
+        raise TypeError("'numpy.%s' object is not iterable" % value.dtype.name)
+    total = np.sum(value, axis=0)
+    return total + start if not (isinstance(start, int) and start == 0) else total
+
+
+def _truth_reduction(name, reduce):
+    def reduction(iterable):
+        value = lists.stacked_if_list(iterable)
+        if value.ndim == 0:
+            raise TypeError("'numpy.%s' object is not iterable" % value.dtype.name)
+        if value.ndim > 1:
+            raise ValueError("The truth value of an array with more than one element is "
+                             "ambiguous. Use a.any() or a.all()")
+        return reduce(value)
+    reduction.__name__ = name
+    return reduction
+
+
+graph_path_of("any")(_truth_reduction("any", np.any))
+graph_path_of("all")(_truth_reduction("all", np.all))
+
+
+@graph_path_of("isinstance")
+def isinstance_(value, classinfo):
+    """isinstance as the traced value's eager counterpart would answer: an array of rank
+    >= 1 is an np.ndarray, a rank-0 value the NumPy scalar type of its dtype, a list built
+    in a graph loop a list."""
+    if builtins.isinstance(value, classinfo):
+        return True
+    if lists.is_tensor_list(value):
+        stands_for = list
+    elif isinstance(value, iterables.SymbolicIterable):
+        return False
+    elif value.ndim >= 1:
+        stands_for = np.ndarray
+    else:
+        stands_for = value.dtype.type
+    return issubclass(stands_for, classinfo)

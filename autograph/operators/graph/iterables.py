@@ -1,0 +1,194 @@
+"""What a graph `for` loop can iterate: symbolic ranges, arrays (first axis), tensor arrays,
+lists turned into tensor arrays, and enumerate/zip of those, each with a symbolic length
+and an element at a symbolic index."""
+
+import numpy as np
+
+import runtime as rt
+from autograph.operators.graph import lists
+
+_TENSOR_VALUE = rt.Tensor.__dict__["_value"]   # the slot that holds a Tensor's graph value
+
+
+class SymbolicIterable(rt.Tensor):
+    """A lazy iterable (range, enumerate, zip) over symbolic values.
+
+    It is an rt.Tensor so that every overload takes its graph path on it; it becomes an
+    array only if used as one (a range used as an array becomes an arange)."""
+
+    __slots__ = ()
+
+    def __init__(self):  # no graph value until one is needed
+        pass
+
+    @property
+    def _value(self):
+        try:
+            return _TENSOR_VALUE.__get__(self)
+        except AttributeError:
+            value = self._materialize()._value
+            _TENSOR_VALUE.__set__(self, value)
+            return value
+
+    @_value.setter
+    def _value(self, value):
+        _TENSOR_VALUE.__set__(self, value)
+
+    def _materialize(self):
+        raise TypeError("%r cannot be used as an array in a graph; iterate over it with a for "
+                        "loop instead" % (self,))
+
+    def __len__(self):
+        raise TypeError("the length of %r is only known when the graph runs; use len() in a "
+                        "function converted by ag.function" % (self,))
+
+    def __iter__(self):
+        raise TypeError("%r can only be iterated over by a for loop converted by ag.function"
+                        % (self,))
+
+    def loop_length(self):
+        raise NotImplementedError
+
+    def loop_element(self, index):
+        raise NotImplementedError
+
+
+def _check_int(value):
+    if rt.is_tensor(value):
+        if value.ndim != 0 or value.dtype.kind not in "iu":
+            raise TypeError("'%s' object cannot be interpreted as an integer"
+                            % ("numpy.%s" % value.dtype.name if value.ndim == 0 else
+                               "numpy.ndarray"))
+        return value
+    return int(value.__index__())
+
+
+class SymbolicRange(SymbolicIterable):
+    """range(start, stop, step) with symbolic bounds."""
+
+    __slots__ = ("start", "stop", "step")
+
+    def __init__(self, *args):
+        if not 1 <= len(args) <= 3:
+            raise TypeError("range expected at most 3 arguments, got %d" % len(args))
+        args = [_check_int(a) for a in args]
+        if len(args) == 1:
+            args = [0] + args
+        start, stop = args[0], args[1]
+        step = args[2] if len(args) == 3 else 1
+        if not rt.is_tensor(step) and step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        self.start, self.stop, self.step = start, stop, step
+
+    def __repr__(self):
+        return "range(%s, %s, %s)" % tuple(
+            "<symbolic>" if rt.is_tensor(v) else v for v in (self.start, self.stop, self.step))
+
+    def _materialize(self):
+        return rt.arange(self.start, self.stop, self.step, dtype=np.int64)
+
+    def loop_length(self):
+        start, stop, step = self.start, self.stop, self.step
+        if rt.is_tensor(step):
+            up = np.maximum(0, (stop - start + step - 1) // np.maximum(step, 1))
+            down = np.maximum(0, (start - stop - step - 1) // np.maximum(-step, 1))
+            return np.where(step > 0, up, down)
+        if step > 0:
+            return np.maximum(0, (stop - start + (step - 1)) // step)
+        return np.maximum(0, (start - stop + (-step - 1)) // -step)
+
+    def loop_element(self, index):
+        if not rt.is_tensor(self.step) and self.step == 1:
+            return index + self.start if not _is_zero(self.start) else index
+        return self.start + index * self.step
+
+
+def _is_zero(value):
+    return not rt.is_tensor(value) and value == 0
+
+
+class SymbolicEnumerate(SymbolicIterable):
+    __slots__ = ("inner", "start")
+
+    def __init__(self, iterable, start=0):
+        self.inner = as_iterable(iterable)
+        self.start = start
+
+    def __repr__(self):
+        return "enumerate(<symbolic>)"
+
+    def loop_length(self):
+        return self.inner.loop_length()
+
+    def loop_element(self, index):
+        count = index + self.start if not _is_zero(self.start) else index
+        return (count, self.inner.loop_element(index))
+
+
+class SymbolicZip(SymbolicIterable):
+    __slots__ = ("inners",)
+
+    def __init__(self, *iterables):
+        self.inners = [as_iterable(x) for x in iterables]
+
+    def __repr__(self):
+        return "zip(<symbolic>)"
+
+    def loop_length(self):
+        lengths = [inner.loop_length() for inner in self.inners]
+        length = lengths[0]
+        for other in lengths[1:]:
+            length = np.minimum(length, other)
+        return length
+
+    def loop_element(self, index):
+        return tuple(inner.loop_element(index) for inner in self.inners)
+
+
+class _ArrayRows:
+    """An array iterated over its first axis (a Python sequence of numbers or arrays is
+    made a constant array first)."""
+
+    def __init__(self, array):
+        if not rt.is_tensor(array):
+            array = np.asarray(array)
+            if array.dtype == object:
+                raise TypeError("cannot iterate over %r together with symbolic values in a "
+                                "graph loop: its items are not numbers or arrays" % (array,))
+        if array.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        self.array = array
+
+    def loop_length(self):
+        return self.array.shape[0]
+
+    def loop_element(self, index):
+        return self.array[index]
+
+
+class _TensorArrayItems:
+    def __init__(self, tensor_array):
+        self.tensor_array = tensor_array
+
+    def loop_length(self):
+        return self.tensor_array.size()
+
+    def loop_element(self, index):
+        return self.tensor_array.read(index)
+
+
+def as_iterable(value):
+    """What a graph loop iterates for `value`: an object with loop_length() (int or
+    symbolic int64) and loop_element(index)."""
+    if isinstance(value, SymbolicIterable):
+        return value
+    if lists.is_tensor_list(value):
+        return value
+    if isinstance(value, rt.TensorArray):
+        return _TensorArrayItems(value)
+    if isinstance(value, range):
+        return SymbolicRange(value.start, value.stop, value.step)
+    if rt.is_tensor(value) or isinstance(value, (np.ndarray, list, tuple)):
+        return _ArrayRows(value)
+    raise TypeError("cannot iterate over %s together with symbolic values in a graph loop"
+                    % type(value).__name__)

@@ -1,0 +1,320 @@
+"""Python lists in graph code: a list appended to inside a graph loop becomes a TensorList
+(a tensor array that behaves like the list of its values: len, indexing, iteration,
+np.stack); lists mutated under a symbolic condition are detected, never silently
+mutated at trace time."""
+
+import numpy as np
+
+import runtime as rt
+from autograph.core.errors import StagingError
+from autograph.operators.graph.registry import graph_path_of
+
+
+def is_tensor_list(value):
+    return isinstance(value, TensorList)
+
+
+class TensorList(rt.Tensor):
+    """A Python list of same-typed values held as a graph tensor array.
+
+    A handle like rt.Tensor: `append` records a new version and rebinds the handle, so
+    branches and loops carry it out like item assignments on arrays."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, value, name=None):
+        super().__init__(value)
+        self.name = name
+
+    @classmethod
+    def from_elements(cls, elements, dtype, element_shape, name=None):
+        array = rt.TensorArray(dtype, size=0, dynamic_size=True, element_shape=element_shape)
+        for index, element in enumerate(elements):
+            array = array.write(index, element)
+        return cls(array._value, name)
+
+    def _unsupported(self, method):
+        raise TypeError(
+            "%s.%s(...) is not supported on a list built in a graph loop: there it is a tensor "
+            "array, which supports append, pop, len, reading and writing items, iteration "
+            "and np.stack" % (self.name or "list", method))
+
+    def insert(self, index, element):
+        self._unsupported("insert")
+
+    def extend(self, elements):
+        if rt.is_tensor(elements) or isinstance(elements, TensorList):
+            self._unsupported("extend")
+        for element in elements:
+            self.append(element)
+
+    def remove(self, element):
+        self._unsupported("remove")
+
+    def clear(self):
+        self._unsupported("clear")
+
+    def sort(self, *args, **kwargs):
+        self._unsupported("sort")
+
+    def reverse(self):
+        self._unsupported("reverse")
+
+    def index(self, *args):
+        self._unsupported("index")
+
+    def count(self, element):
+        self._unsupported("count")
+
+    def __delitem__(self, index):
+        self._unsupported("__delitem__")
+
+    @property
+    def _array(self):
+        return rt.TensorArray._from_value(self._value, True)
+
+    # -- list behaviour -------------------------------------------------------------------
+    def append(self, element):
+        array = self._array
+        self._rebind(array.write(array.size(), element)._value)
+        return None
+
+    def pop(self, index=None):
+        size = self._array.size()
+        if index is None:
+            index = size - 1
+        else:
+            index = _normalize_index(index, size)
+        element = self._array.read(index)
+        stacked = self.stack()
+        rest = np.concatenate([stacked[:index], stacked[index + 1:]], axis=0)
+        remaining = rt.TensorArray(self.dtype, size=0, dynamic_size=True).unstack(rest)
+        self._rebind(remaining._value)
+        return element
+
+    def length(self):
+        return self._array.size()
+
+    def stack(self):
+        return self._array.stack()
+
+    def loop_length(self):
+        return self.length()
+
+    def loop_element(self, index):
+        return self._array.read(index)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.stack()[index]
+        return self._array.read(_normalize_index(index, self.length()))
+
+    def __setitem__(self, index, value):
+        if isinstance(index, slice):
+            self._unsupported("__setitem__ with a slice")
+        array = self._array
+        self._rebind(array.write(_normalize_index(index, array.size()), value)._value)
+
+    def __len__(self):
+        raise TypeError("the length of a list built in a graph loop is only known when the "
+                        "graph runs; use len() in a function converted by ag.function")
+
+    def __iter__(self):
+        raise TypeError("a list built in a graph loop can only be iterated over by a for loop "
+                        "converted by ag.function")
+
+    def __bool__(self):
+        raise TypeError("the truth value of a list built in a graph loop is only known when "
+                        "the graph runs; use len(l) > 0 in a converted function")
+
+    def __array_function__(self, func, types, args, kwargs):
+        args, kwargs = _stacked((args, kwargs))
+        return func(*args, **kwargs)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs, kwargs = _stacked((inputs, kwargs))
+        return getattr(ufunc, method)(*inputs, **kwargs)
+
+    def __repr__(self):
+        return "<list %sin a graph: %s>" % ("%s " % self.name if self.name else "",
+                                            self._value.type_str())
+
+
+def _normalize_index(index, size):
+    if rt.is_tensor(index):
+        return np.where(index < 0, index + size, index)
+    if index < 0:
+        return size + index
+    return index
+
+
+def _stacked(structure):
+    """`structure` with TensorLists replaced by their stacked values."""
+    if isinstance(structure, TensorList):
+        return structure.stack()
+    if isinstance(structure, tuple) and not hasattr(type(structure), "_fields"):
+        return tuple(_stacked(x) for x in structure)
+    if type(structure) is list:
+        return [_stacked(x) for x in structure]
+    if type(structure) is dict:
+        return {k: _stacked(v) for k, v in structure.items()}
+    return structure
+
+
+def stacked_if_list(value):
+    """The stacked array of a TensorList, other values unchanged (np.stack/np.array of a
+    list built in a graph loop)."""
+    return value.stack() if isinstance(value, TensorList) else value
+
+
+# --- Python lists meeting graph statements ----------------------------------------------
+
+def element_type(value):
+    """(dtype, shape) of a value that can be a tensor-array element, or None."""
+    if rt.is_tensor(value) and not isinstance(value, TensorList):
+        return value.dtype, value.static_shape
+    if isinstance(value, (bool, int, float, complex, np.generic, np.ndarray)):
+        array = np.asarray(value)
+        return array.dtype, array.shape
+    return None
+
+
+def join_element_types(types, what):
+    dtype = np.result_type(*[t[0] for t in types])
+    shapes = [t[1] for t in types if t[1] is not None]
+    if not shapes:
+        return dtype, None
+    shape = shapes[0]
+    for other in shapes[1:]:
+        if len(other) != len(shape):
+            raise TypeError("%s holds values of different ranks (%s and %s); a list built in a "
+                            "graph loop holds values of one rank" % (what, shape, other))
+        shape = tuple(a if a == b else None for a, b in zip(shape, other))
+    return dtype, shape
+
+
+def to_tensor_list(python_list, extra_types, name):
+    """A TensorList with the items of `python_list` (recorded in the current graph), able to
+    also hold values of `extra_types`; None when the items are not numbers or arrays."""
+    types = []
+    for item in python_list:
+        t = element_type(item)
+        if t is None:
+            return None
+        types.append(t)
+    types += list(extra_types)
+    if not types:
+        return None
+    dtype, shape = join_element_types(types, "the list '%s'" % name)
+    return TensorList.from_elements(list(python_list), dtype, shape, name)
+
+
+class ListSnapshot:
+    """The contents of a Python list before a branch or loop body is traced."""
+
+    __slots__ = ("name", "target", "items")
+
+    def __init__(self, name, target):
+        self.name = name
+        self.target = target
+        self.items = list(target)
+
+    def changed(self):
+        return len(self.items) != len(self.target) or any(
+            a is not b for a, b in zip(self.items, self.target))
+
+    def appended_only(self):
+        return len(self.target) >= len(self.items) and all(
+            a is b for a, b in zip(self.items, self.target))
+
+    def added_types(self):
+        """(dtype, shape) of the items the trace added (None if one is not a number or
+        array)."""
+        before = {id(item) for item in self.items}
+        types = [element_type(item) for item in self.target if id(item) not in before]
+        return None if any(t is None for t in types) else types
+
+    def restore(self):
+        self.target[:] = self.items
+
+
+def snapshot_python_lists(state, names, blocks=()):
+    """Snapshots of the Python lists among a statement's state values and in the closure
+    cells of its blocks (lists mutated through methods are not assignments: the analysis
+    does not list them as outputs)."""
+    snapshots = [ListSnapshot(name, value) for name, value in zip(names, state)
+                 if type(value) is list]
+    seen = {id(s.target) for s in snapshots}
+    for block in blocks:
+        code = getattr(block, "__code__", None)
+        for name, cell in zip(code.co_freevars if code else (),
+                              getattr(block, "__closure__", None) or ()):
+            try:
+                content = cell.cell_contents
+            except ValueError:
+                continue
+            if type(content) is list and id(content) not in seen:
+                seen.add(id(content))
+                snapshots.append(ListSnapshot(name, content))
+    return snapshots
+
+
+class ListChangedInBranch(StagingError):
+    """A Python list was changed under a symbolic condition. An enclosing graph loop turns
+    the list into a TensorList (`target`, with items of `added_types`) and traces again."""
+
+    def __init__(self, message, target, added_types):
+        super().__init__(message)
+        self.target = target
+        self.added_types = added_types
+
+
+def check_python_lists_unchanged(snapshots, label, location):
+    """Raises if a branch changed one of the Python lists of its state (restoring it)."""
+    from runtime import errors as rt_errors
+    for snapshot in snapshots:
+        if snapshot.changed():
+            types = snapshot.added_types()
+            snapshot.restore()
+            raise ListChangedInBranch(
+                "the Python list '%s' is changed in the %s branch of the if statement at %s, "
+                "whose condition is symbolic: a Python list cannot change when the graph "
+                "runs. Build the list in a loop (it becomes a tensor array there) or use an "
+                "array" % (snapshot.name, label, rt_errors.format_location(location)),
+                snapshot.target, types)
+
+
+def rewrap_like(result, *branch_values):
+    """A cond/loop output that was a TensorList in a branch comes back as an rt.TensorArray:
+    make it a TensorList again."""
+    if isinstance(result, rt.TensorArray) and result._value is not None and any(
+            isinstance(v, TensorList) for v in branch_values):
+        return TensorList(result._value)
+    return result
+
+
+# --- list_append / list_pop graph paths -------------------------------------------------
+
+@graph_path_of("list_append")
+def list_append(target, element):
+    if isinstance(target, TensorList):
+        target.append(element)
+        return target
+    raise TypeError("'%s' object has no attribute 'append' (%r is a symbolic array, not a "
+                    "list)" % ("numpy.ndarray", target))
+
+
+@graph_path_of("set_item")
+def set_item(target, index, value):
+    """`target[index] = value` on a symbolic array or a list built in a graph loop."""
+    target[index] = value
+    return target
+
+
+@graph_path_of("list_pop")
+def list_pop(target, index=None, opts=None):
+    if isinstance(target, TensorList):
+        element = target.pop(index)
+        return target, element
+    raise TypeError("'%s' object has no attribute 'pop' (%r is a symbolic array, not a "
+                    "list)" % ("numpy.ndarray", target))

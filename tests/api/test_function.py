@@ -1,0 +1,185 @@
+"""ag.function: decorator forms, methods, tracing and its cache, eager debugging mode."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from autograph.impl.function import Function, function, functions_run_eagerly, \
+    run_functions_eagerly
+
+
+def clipped_sum(x, limit):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > limit:
+            break
+        total += x[i]
+    return total
+
+
+def test_bare_and_with_arguments():
+    bare = function(clipped_sum)
+    configured = function(backend="numpy")(clipped_sum)
+    x = np.array([1.0, 2.0, 10.0, 3.0])
+    assert bare(x, np.float64(5.0)) == configured(x, np.float64(5.0)) == 3.0
+    assert isinstance(bare, Function) and configured.backend == "numpy"
+    assert bare.python_function is clipped_sum
+    assert bare.__name__ == "clipped_sum" and bare.__doc__ == clipped_sum.__doc__
+
+
+def test_unknown_backend_is_an_error():
+    with pytest.raises(ValueError, match="backend"):
+        function(clipped_sum, backend="tensorflow")
+
+
+def test_traces_once_per_dtype_and_rank_not_per_shape():
+    staged = function(clipped_sum, backend="numpy")
+    staged(np.arange(3.0), np.float64(1.0))
+    staged(np.arange(7.0), np.float64(4.0))
+    assert staged.trace_count == 1
+    staged(np.arange(3), np.float64(1.0))          # int64: a new signature
+    assert staged.trace_count == 2
+    staged(np.arange(3.0), 2.0)                    # Python float: a constant of the trace
+    staged(np.arange(3.0), 3.0)
+    assert staged.trace_count == 4
+
+
+side_effects = []
+
+
+def with_python_side_effect(x):
+    side_effects.append("traced")
+    return x * 2
+
+
+def test_python_side_effects_happen_while_tracing_only():
+    side_effects.clear()
+    staged = function(with_python_side_effect, backend="numpy")
+    for _ in range(3):
+        staged(np.arange(2.0))
+    assert side_effects == ["traced"]
+
+
+def test_get_concrete_function_gives_the_graph():
+    staged = function(clipped_sum, backend="numpy")
+    concrete = staged.get_concrete_function(np.arange(3.0), np.float64(1.0))
+    text = str(concrete.graph)
+    assert "while" in text and "cond" in text
+    assert concrete(np.arange(4.0), np.float64(2.0)) == 3.0
+    assert staged.trace_count == 1
+
+
+def running_total(x):
+    total = 0.0
+    for i in range(x.shape[0]):     # a static length: a Python loop, unrolled
+        total += x[i]
+    return total, x.shape[0]
+
+
+def test_input_signature_fixes_shapes():
+    staged = function(running_total, backend="numpy",
+                      input_signature=[rt.TensorSpec((3,), np.float64)])
+    assert staged(np.arange(3.0)) == (3.0, 3)
+    assert "while" not in str(staged.get_concrete_function(np.arange(3.0)).graph)
+    with pytest.raises(ValueError):
+        staged(np.arange(4.0))
+
+
+def test_python_loop_with_a_symbolic_break():
+    staged = function(clipped_sum, backend="numpy",
+                      input_signature=[rt.TensorSpec((4,), np.float64),
+                                       rt.TensorSpec((), np.float64)])
+    x = np.array([1.0, 2.0, 10.0, 3.0])
+    assert staged(x, np.float64(5.0)) == 3.0
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    @function(backend="numpy")
+    def apply(self, x):
+        out = np.zeros_like(x)
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                out[i] = x[i] * self.scale
+        return out
+
+
+def test_methods_trace_per_instance():
+    a, b = Model(2.0), Model(3.0)
+    x = np.array([1.0, -1.0, 2.0])
+    assert np.array_equal(a.apply(x), [2.0, 0.0, 4.0])
+    assert np.array_equal(b.apply(x), [3.0, 0.0, 6.0])
+    assert np.array_equal(a.apply(x), [2.0, 0.0, 4.0])
+    assert a.apply.trace_count == 2
+    assert a.apply.python_function(x)[0] == 2.0
+    assert "while" in str(a.apply.get_concrete_function(x).graph)
+    assert Model.apply.python_function.__name__ == "apply"
+
+
+@function(backend="numpy")
+def inner(x):
+    if x > 0:
+        return x
+    return -x
+
+
+@function(backend="numpy")
+def outer(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += inner(x[i])
+    return total
+
+
+def test_an_ag_function_called_while_tracing_becomes_part_of_the_graph():
+    assert outer(np.array([1.0, -2.0, 3.0])) == 6.0
+    assert inner.trace_count == 0 and outer.trace_count == 1
+
+
+def test_run_functions_eagerly_runs_the_original_python():
+    calls = []
+
+    def probe(x):
+        calls.append(type(x))
+        return x + 1
+
+    staged = function(probe, backend="numpy")
+    run_functions_eagerly(True)
+    try:
+        assert functions_run_eagerly()
+        assert staged(np.float64(1.0)) == 2.0
+    finally:
+        run_functions_eagerly(False)
+    assert not functions_run_eagerly()
+    assert calls == [np.float64] and staged.trace_count == 0
+    staged(np.float64(1.0))
+    assert calls[-1] is rt.Tensor and staged.trace_count == 1
+
+
+def python_branch_on_tensor(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def test_autograph_false_traces_without_conversion():
+    staged = function(python_branch_on_tensor, backend="numpy", autograph=False)
+    with pytest.raises(TypeError, match="truth value of a symbolic tensor"):
+        staged(np.float64(1.0))
+    assert function(lambda x: x * 2, autograph=False, backend="numpy")(np.float64(2.0)) == 4.0
+
+
+def fails_while_tracing(x):
+    return np.frobnicate(x)  # noqa: there is no such function
+
+
+def test_errors_are_raised_never_a_silent_eager_fallback():
+    with pytest.raises(AttributeError, match="frobnicate"):
+        function(fails_while_tracing, backend="numpy")(np.arange(2.0))
+
+
+def test_auto_backend_gives_the_same_results():
+    x = np.array([1.0, 2.0, 10.0, 3.0])
+    assert function(clipped_sum)(x, np.float64(5.0)) == clipped_sum(x, np.float64(5.0))

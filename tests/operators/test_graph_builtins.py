@@ -1,0 +1,167 @@
+"""Graph paths of print, assert and the builtin overloads, and NumPy array creation with
+symbolic sizes: the same results, printed text and errors as plain Python."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from autograph.impl.function import function
+from graph_equivalence import check, check_raises, graph_text
+
+
+def prints_in_a_loop(x):
+    print("start", x.shape[0] > 0)
+    for i in range(x.shape[0]):
+        print("item", i, x[i], sep=":")
+    print(x, end="!\n")
+
+
+def test_print_of_symbolic_values_prints_when_the_graph_runs(capsys):
+    staged = check(prints_in_a_loop, np.array([1.5, -2.0]), capsys=capsys)
+    staged(np.array([3.0]))  # the second call runs the graph only
+    assert capsys.readouterr().out == "start True\nitem:0:3.0\n[3.]!\n"
+
+
+def asserts(x):
+    assert x > 0, "x must be positive"
+    assert x < 100
+    return x
+
+
+def test_assert_on_symbolic_condition_raises_invalid_argument_with_message():
+    check(asserts, np.float64(3.0))
+    with pytest.raises(AssertionError):
+        asserts(np.float64(-1.0))
+    staged = function(asserts, backend="numpy")
+    with pytest.raises(rt.errors.InvalidArgumentError, match="x must be positive"):
+        staged(np.float64(-1.0))
+    with pytest.raises(rt.errors.InvalidArgumentError):
+        staged(np.float64(500.0))
+    assert staged.trace_count == 1
+
+
+def lengths(x, m):
+    return len(x), len(m), len(range(2, x.shape[0], 2))
+
+
+def test_len_is_symbolic():
+    staged = check(lengths, np.arange(5.0), np.zeros((3, 4)))
+    check(lengths, np.arange(9.0), np.zeros((0, 4)), staged=staged)
+    assert staged.trace_count == 1
+
+
+def test_len_of_a_scalar_is_pythons_error():
+    check_raises(TypeError, lambda x: len(x), np.float64(1.0), match="unsized")
+
+
+def conversions(x):
+    return abs(x), int(x), float(x), bool(x), bool(x - x)
+
+
+@pytest.mark.parametrize("x", [-2.7, 3.2])
+def test_abs_int_float_bool(x):
+    check(conversions, np.float64(x))
+
+
+def test_int_of_an_integer_tensor_keeps_its_value():
+    check(lambda n: int(n) + 1, np.int64(41))
+
+
+def extremes(x, a, b):
+    return min(a, b), max(a, b, 0.5), min(x), max(x), sum(x), sum(x, 10.0), any(x > 2), all(x > 0)
+
+
+def test_min_max_sum_any_all():
+    check(extremes, np.array([3.0, 1.0, 2.0]), np.float64(1.5), np.int64(-4))
+
+
+def test_sum_of_rows_is_elementwise_like_python():
+    check(lambda m: sum(m), np.arange(6.0).reshape(3, 2))
+
+
+def type_checks(x, s):
+    return (isinstance(x, np.ndarray), isinstance(s, np.ndarray), isinstance(s, np.floating),
+            isinstance(s, float), isinstance(s, (int, np.integer)), isinstance(x, list))
+
+
+def test_isinstance_follows_the_eager_value():
+    check(type_checks, np.arange(3.0), np.float64(1.0))
+
+
+def symbolic_creation(x, n):
+    m = x.shape[0]
+    a = np.zeros((m, 2))
+    b = np.ones(m, dtype=np.int64)
+    c = np.full((2, m), 7.5)
+    d = np.empty(m)
+    d[:] = 1.0
+    e = np.arange(n)
+    f = np.arange(1, n, 2)
+    g = np.linspace(0.0, 1.0, m)
+    h = np.eye(m)
+    return a, b, c, d, e, f, g, h
+
+
+def test_array_creation_with_symbolic_sizes():
+    staged = check(symbolic_creation, np.arange(4.0), np.int64(7))
+    check(symbolic_creation, np.arange(6.0), np.int64(3), staged=staged)
+    assert staged.trace_count == 1
+
+
+def static_size_array_is_writable(x):
+    out = np.zeros(3)
+    for i in range(x.shape[0]):
+        out[i % 3] += x[i]
+    return out
+
+
+def test_arrays_created_with_python_sizes_take_symbolic_writes():
+    check(static_size_array_is_writable, np.arange(7.0))
+
+
+def creation_outside_a_trace_is_numpy():
+    return np.zeros((2, 2)), np.arange(3), np.linspace(0, 1, 3), np.eye(2)
+
+
+def test_creation_overloads_are_numpy_without_symbolic_values():
+    from autograph.operators.graph import arrays
+    assert isinstance(arrays.zeros((2, 2)), np.ndarray)
+    assert np.array_equal(arrays.arange(1, 7, 2), np.arange(1, 7, 2))
+    assert np.array_equal(arrays.eye(3, k=1), np.eye(3, k=1))
+
+
+def negative_step_range(n):
+    out = 0
+    for i in range(n, -1, -3):
+        out = out * 10 + i
+    return out
+
+
+def test_range_with_negative_step():
+    check(negative_step_range, np.int64(10))
+
+
+def float_range(x):
+    for i in range(x):
+        pass
+    return x
+
+
+def test_range_of_a_float_is_pythons_error():
+    check_raises(TypeError, float_range, np.float64(3.0), match="cannot be interpreted")
+
+
+def truth_of_array(x):
+    if x:
+        return 1
+    return 0
+
+
+def test_truth_value_of_an_array_is_ambiguous_as_in_numpy():
+    check_raises(ValueError, truth_of_array, np.arange(3.0), match="ambiguous")
+
+
+def test_graph_has_no_unrolled_loop():
+    staged = function(negative_step_range, backend="numpy")
+    text = graph_text(staged, np.int64(1000))
+    assert text.count("while") == 1 and len(text.splitlines()) < 40

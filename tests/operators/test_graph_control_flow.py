@@ -1,0 +1,545 @@
+"""Graph paths of if/while/for: converted Python control flow on symbolic values becomes
+graph control flow and gives what plain Python gives on the same NumPy inputs."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from autograph.core.directives import set_loop_options
+from autograph.operators.graph import LoopVariableError, UndefinedInBranchError
+from graph_equivalence import check, check_raises, graph_text
+from autograph.impl.function import function
+from autograph.operators.symbolic import graph_path
+
+# --- if ------------------------------------------------------------------------------------
+
+
+def sign_and_scale(x):
+    scale = 1.0
+    if x > 0:
+        label = 1
+        scale = 2.0
+    elif x < 0:
+        label = -1
+    else:
+        label = 0
+        scale = 0.5
+    return label, x * scale
+
+
+@pytest.mark.parametrize("x", [3.0, -2.0, 0.0])
+def test_if_elif_else_outputs_variables_modified_in_any_branch(x):
+    staged = check(sign_and_scale, np.float64(x))
+    assert "cond" in graph_text(staged, np.float64(x))
+
+
+def branch_local_temporaries(x):
+    if x > 1.0:
+        tmp = x * 2.0
+        y = tmp + 1.0
+    else:
+        y = x
+    return y
+
+
+def test_variables_local_to_a_branch_need_no_else_definition():
+    for x in (0.5, 3.0):
+        check(branch_local_temporaries, np.float64(x))
+
+
+def defined_in_if_branch_only(x):
+    if x > 0:
+        y = x + 1
+    return y
+
+
+def defined_in_else_branch_only(x):
+    if x > 0:
+        pass
+    else:
+        y = x - 1
+    return y
+
+
+def test_variable_defined_in_one_branch_and_used_after_is_an_error_naming_it():
+    info = check_raises(UnboundLocalError, defined_in_if_branch_only, np.float64(-1.0),
+                        graph_error=UndefinedInBranchError,
+                        match="'y' must also be defined in the else branch")
+    assert "defined_in_if_branch_only" in str(info.value)
+    check_raises(UnboundLocalError, defined_in_else_branch_only, np.float64(1.0),
+                 graph_error=UndefinedInBranchError,
+                 match="'y' must also be defined in the if branch")
+
+
+def early_return(x):
+    if x > 0:
+        return x * 2
+    return -x
+
+
+def early_return_in_else(x):
+    if x > 0:
+        y = x
+    else:
+        return 0.0
+    return y + 1
+
+
+@pytest.mark.parametrize("x", [2.0, -3.0])
+def test_early_return_under_a_symbolic_condition(x):
+    check(early_return, np.float64(x))
+    check(early_return_in_else, np.float64(x))
+
+
+def branches_disagree_on_python_values(x):
+    if x > 0:
+        mode = "up"
+    else:
+        mode = "down"
+    return mode
+
+
+def test_python_values_that_differ_between_branches_are_an_error():
+    with pytest.raises(TypeError, match="mode"):
+        function(branches_disagree_on_python_values, backend="numpy")(np.float64(1.0))
+
+
+def write_in_branches(x, out):
+    buffer = np.zeros(3)
+    if x[0] > 0:
+        buffer[0] = x[0]
+        out[1] = 5.0
+    else:
+        buffer[2] = -x[0]
+    return buffer
+
+
+@pytest.mark.parametrize("first", [1.5, -2.5])
+def test_item_assignment_in_branches_on_local_arrays_and_arguments(first):
+    check(write_in_branches, np.array([first, 0.0]), np.zeros(3))
+
+
+def alias_sees_branch_write(x):
+    out = np.zeros(2)
+    alias = out
+    if x > 0:
+        out[0] = x
+    else:
+        out = np.ones(2)
+    return alias, out
+
+
+@pytest.mark.parametrize("x", [1.0, -1.0])
+def test_aliases_see_in_place_writes_but_not_rebinding(x):
+    check(alias_sees_branch_write, np.float64(x))
+
+
+class Accumulator:
+    def __init__(self):
+        self.total = 0.0
+        self.count = 0
+
+
+def attribute_state(x, acc):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            acc.total += x[i]
+            acc.count += 1
+    return acc.total, acc.count
+
+
+def test_attribute_mutations_in_graph_branches_and_loops():
+    x = np.array([1.0, -2.0, 3.0, 4.0])
+    expected = attribute_state(x, Accumulator())
+    staged = function(attribute_state, backend="numpy")
+    acc = Accumulator()
+    result = staged(x, acc)
+    assert result[0] == expected[0] and result[1] == expected[1]
+
+
+def dict_state(x):
+    state = {"n": 0, "sum": 0.0}
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            state["n"] += 1
+        state["sum"] += x[i]
+    return state["n"], state["sum"]
+
+
+def test_dict_item_state_in_graph_loops():
+    check(dict_state, np.array([1.0, -2.0, 3.0, 4.0]))
+
+
+def conditional_expression(x):
+    return x * 2 if x > 0 else -x
+
+
+def lazy_and_or(x, i):
+    inside = i < x.shape[0] and x[i] > 0
+    outside = i >= x.shape[0] or x[i] < 0
+    return inside, outside, not inside
+
+
+@pytest.mark.parametrize("x", [2.0, -1.0])
+def test_conditional_expression(x):
+    check(conditional_expression, np.float64(x))
+
+
+@pytest.mark.parametrize("i", [0, 1, 5])
+def test_and_or_evaluate_the_right_operand_only_when_python_would(i):
+    # x[5] would be an out-of-range read: it must not run when i >= len(x).
+    check(lazy_and_or, np.array([1.0, -1.0]), np.int64(i))
+
+
+# --- while ---------------------------------------------------------------------------------
+
+
+def halvings(n):
+    steps = 0
+    while n > 1:
+        n = n // 2
+        steps += 1
+    return steps
+
+
+def test_while_with_symbolic_condition_is_one_graph_loop():
+    staged = check(halvings, np.int64(1000))
+    check(halvings, np.int64(1), staged=staged)
+    assert staged.trace_count == 1
+    assert "while" in graph_text(staged, np.int64(7))
+
+
+def widening(n):
+    x = 0
+    i = 0
+    while i < n:
+        x = x + 0.5
+        i += 1
+    return x
+
+
+def test_loop_variable_dtype_is_widened():
+    check(widening, np.int64(5))
+
+
+def shape_changes(n):
+    x = np.zeros(1)
+    i = 0
+    while i < n:
+        x = np.concatenate([x, x])
+        i += 1
+    return x
+
+
+def test_loop_variable_shape_is_relaxed():
+    check(shape_changes, np.int64(3))
+
+
+def rank_changes(n):
+    x = 0.0
+    i = 0
+    while i < n:
+        x = np.zeros(3)
+        i += 1
+    return x
+
+
+def becomes_a_string(n):
+    x = 0.0
+    i = 0
+    while i < n:
+        x = "done"
+        i += 1
+    return x
+
+
+def test_irreconcilable_loop_variable_changes_name_the_variable():
+    with pytest.raises(TypeError, match=r"x .*f64\[\].*f64\[3\].*test_graph_control_flow"):
+        function(rank_changes, backend="numpy")(np.int64(2))
+    with pytest.raises(LoopVariableError, match="'x'.*float.*str"):
+        function(becomes_a_string, backend="numpy")(np.int64(2))
+
+
+def condition_becomes_symbolic(x):
+    i = 0
+    total = 0
+    while total < 10:           # a Python test at first: total starts as a Python int
+        total = total + x[i % 3]
+        i += 1
+    return total, i
+
+
+def test_python_loop_whose_condition_becomes_symbolic_continues_as_graph_loop():
+    check(condition_becomes_symbolic, np.array([1, 2, 3]))
+
+
+def defined_by_loop(n):
+    i = 0
+    while i < n:
+        last = i * 10
+        i += 1
+    return last
+
+
+def test_variable_defined_by_the_loop_needs_one_iteration():
+    check(defined_by_loop, np.int64(4))
+    with pytest.raises(UnboundLocalError):
+        defined_by_loop(np.int64(0))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="iterate at least once"):
+        function(defined_by_loop, backend="numpy")(np.int64(0))
+
+
+def while_else(n, stop):
+    i = 0
+    found = -1
+    while i < n:
+        if i == stop:
+            found = i
+            break
+        i += 1
+    else:
+        found = 100
+    return found
+
+
+@pytest.mark.parametrize("stop", [3, 20])
+def test_while_else_runs_when_python_would(stop):
+    check(while_else, np.int64(10), np.int64(stop))
+
+
+def max_iterations(n):
+    i = 0
+    while i < n:
+        set_loop_options(maximum_iterations=3)
+        i += 1
+    return i
+
+
+def test_maximum_iterations_is_honoured_in_graph_loops():
+    assert max_iterations(np.int64(10)) == 10   # no effect on a Python loop
+    assert function(max_iterations, backend="numpy")(np.int64(10)) == 3
+    assert function(max_iterations, backend="numpy")(np.int64(2)) == 2
+
+
+def shape_invariant(n):
+    x = np.zeros(1)
+    i = 0
+    while i < n:
+        set_loop_options(shape_invariants=[(x, (None,))])
+        x = np.concatenate([x, np.ones(1)])
+        i += 1
+    return x
+
+
+def wrong_shape_invariant(n):
+    x = np.zeros(1)
+    i = 0
+    while i < n:
+        set_loop_options(shape_invariants=[(x, (1,))])
+        x = np.concatenate([x, np.ones(1)])
+        i += 1
+    return x
+
+
+def test_shape_invariants_are_checked():
+    check(shape_invariant, np.int64(3))
+    with pytest.raises(LoopVariableError, match="'x'.*shape invariant"):
+        function(wrong_shape_invariant, backend="numpy")(np.int64(3))
+
+
+def counts_with_variable(x, v):
+    for i in range(x.shape[0]):
+        v.assign_add(x[i])
+    return v.read_value()
+
+
+def test_variable_assign_add_in_a_graph_loop_updates_shared_state():
+    v = rt.Variable(0.0)
+    result = function(counts_with_variable, backend="numpy")(np.array([1.0, 2.0, 3.5]), v)
+    assert result == 6.5
+    assert v.numpy() == 6.5
+
+
+# --- for -----------------------------------------------------------------------------------
+
+
+def range_loops(n, start):
+    total = 0
+    for i in range(n):
+        total += i
+    for i in range(start, n, 3):
+        total += 100 * i
+    for i in range(n, start, -2):
+        total -= i
+    return total
+
+
+@pytest.mark.parametrize("n,start", [(10, 2), (0, 4), (7, 7)])
+def test_for_over_ranges_with_symbolic_bounds(n, start):
+    staged = check(range_loops, np.int64(n), np.int64(start))
+    assert graph_text(staged, np.int64(n), np.int64(start)).count("while") >= 3
+
+
+def over_rows(m):
+    total = np.zeros(m.shape[1])
+    for row in m:
+        total = total + row
+    return total
+
+
+def over_enumerate_and_zip(a, b):
+    acc = 0.0
+    for i, (x, y) in enumerate(zip(a, b)):
+        acc += i * x * y
+    return acc
+
+
+def test_for_over_array_rows_enumerate_and_zip():
+    check(over_rows, np.arange(12.0).reshape(4, 3))
+    check(over_enumerate_and_zip, np.arange(5.0), np.arange(4.0) + 1.0)
+
+
+def over_tensor_array(x):
+    ta = rt.TensorArray(np.float64, size=0, dynamic_size=True)
+    for i in range(x.shape[0]):
+        ta = ta.write(i, x[i] * 2)
+    total = 0.0
+    for value in ta:
+        total += value
+    return total
+
+
+def test_for_over_a_tensor_array_graph_path():
+    # What converted code does for `for value in ta: total += value`, called directly.
+    def traced(x):
+        ta = rt.TensorArray(np.float64, size=0, dynamic_size=True).unstack(x * 2)
+        total = 0.0
+
+        def get_state():
+            return (total,)
+
+        def set_state(values):
+            nonlocal total
+            (total,) = values
+
+        def body(value):
+            nonlocal total
+            total = total + value
+
+        graph_path("for_stmt", ta, None, body, get_state, set_state, ("total",), {})
+        return total
+
+    assert rt.function(traced)(np.arange(4.0)) == 12.0
+
+
+def test_for_over_a_tensor_array():
+    assert function(over_tensor_array, backend="numpy")(np.arange(4.0)) == 12.0
+
+
+def break_continue_return(x, limit):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            continue
+        if total > limit:
+            break
+        if x[i] > 100:
+            return -1.0, i
+        total += x[i]
+    else:
+        total = total + 1000
+    return total, -1
+
+
+@pytest.mark.parametrize("x,limit", [
+    ([1.0, -2.0, 3.0], 50.0),          # for/else runs
+    ([5.0, 6.0, 7.0, 8.0], 8.0),       # break
+    ([1.0, 200.0, 3.0], 50.0),         # early return
+])
+def test_break_continue_return_and_for_else(x, limit):
+    check(break_continue_return, np.array(x), np.float64(limit))
+
+
+def nested_item_assignment(a, b):
+    m, n = a.shape[0], b.shape[0]
+    d = np.zeros((m + 1, n + 1), dtype=np.int64)
+    counts = np.zeros(4, dtype=np.int64)
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            d[i, j] = max(d[i - 1, j], d[i, j - 1]) + (a[i - 1] == b[j - 1])
+        counts[a[i - 1] % 4] += 1
+    mask = d > 1
+    d[mask] = 0
+    return d, counts
+
+
+def test_item_assignment_in_nested_graph_loops():
+    check(nested_item_assignment, np.array([1, 2, 3, 2]), np.array([2, 3, 1]))
+
+
+def mutates_argument(x, out):
+    for i in range(x.shape[0]):
+        out[i] = x[i] * x[i]
+    return out.sum()
+
+
+def test_mutated_argument_holds_new_contents_after_the_call():
+    check(mutates_argument, np.arange(4.0), np.zeros(4))
+
+
+def alias_in_loop(x):
+    h = np.zeros(3)
+    keep = h
+    out = np.zeros(3)
+    view = out
+    for i in range(x.shape[0]):
+        h = h + x[i]
+        out[i % 3] = x[i]
+    return keep, h, view
+
+
+def test_loop_aliases_see_in_place_writes_only():
+    check(alias_in_loop, np.arange(5.0))
+
+
+def helper(v):
+    if v > 0:
+        return v * 2
+    return v
+
+
+def calls_helper(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += helper(x[i])
+    return total
+
+
+def test_called_functions_are_converted_too():
+    check(calls_helper, np.array([1.0, -2.0, 3.0]))
+
+
+class Layer:
+    def __init__(self, scale, activation):
+        self.scale = scale
+        self.activation = activation
+
+    def __call__(self, x):
+        y = x * self.scale
+        if self.activation == "relu":
+            y = np.maximum(y, 0.0)
+        return y
+
+
+LAYERS = [Layer(2.0, "relu"), Layer(-1.0, None), Layer(0.5, "relu")]
+
+
+def python_objects_at_trace_time(x):
+    for layer in LAYERS:
+        x = layer(x)
+    return x
+
+
+def test_python_objects_run_at_trace_time():
+    staged = check(python_objects_at_trace_time, np.array([1.0, -1.0]))
+    assert "while" not in graph_text(staged, np.array([1.0]))

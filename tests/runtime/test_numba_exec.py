@@ -1,0 +1,488 @@
+"""The Numba executor gives the NumPy interpreter's results, dtypes, printed output and errors.
+
+Each graph is compiled once per test session (shared rt.function objects) and Numba's disk
+cache keeps warm runs fast.
+"""
+
+import io
+import contextlib
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime import errors
+from runtime.executors import numba_exec
+
+BACKENDS = ["numpy", "numba"]
+
+
+def _loop(n, body, init):
+    """state = body(i, *state) for i in range(n), as a graph loop."""
+    return rt.while_loop(lambda i, *s: i < n,
+                         lambda i, *s: (i + 1,) + tuple(body(i, *s)), (0,) + tuple(init))[1:]
+
+
+# --- equivalence cases: functional graphs, run eagerly (plain NumPy) and on each backend -----
+
+CASES = {}
+
+
+def case(*args):
+    def register(fn):
+        CASES[fn.__name__] = (fn, args)
+        return fn
+    return register
+
+
+_x1 = np.linspace(-2.0, 3.0, 7)
+_ints = np.arange(6, dtype=np.int64)
+_x2 = np.arange(12.0).reshape(3, 4)
+
+
+@case(_x1, _ints)
+def arithmetic(x, n):
+    return (x + 1, x * 2.5 - x / 3, n // 2, n % 3, -n, n ** 2, x ** 2, np.abs(x), x // 0.7,
+            x % 0.7, n / 4, n - 7 // 2)
+
+
+@case(np.linspace(0, 1, 5).astype(np.float32), np.arange(5, dtype=np.int32))
+def small_dtypes(f, i):
+    return (f + 1, f * 2.0, i + 1, i * i, (i + 1) // 2, f.astype(np.int32),
+            i.astype(np.float32), i < 3, np.float32(2) * f, f[1] + f[2], i[1] * i[3])
+
+
+@case(_x1)
+def math_ufuncs(x):
+    return (np.exp(x), np.log(np.abs(x) + 1), np.sqrt(np.abs(x)), np.tanh(x), np.sin(x),
+            np.floor(x), np.ceil(x), np.sign(x), np.maximum(x, 0.5), np.minimum(x, 0.5),
+            np.round(x, 1), np.round(x), np.exp(x[2]), np.floor(x[1]))
+
+
+@case(_x1, np.float64(0.3), np.int64(7))
+def scalar_loop(x, a, k):
+    def body(i, s, t, b):
+        v = x[i]
+        return s + v * a, t + k // (i + 1) + k % (i + 2), b | (v > a)
+    return _loop(x.shape[0], body, (0.0, 0, False))
+
+
+@case(_x2)
+def reductions(x):
+    return (np.sum(x), np.sum(x, axis=0), np.sum(x, axis=1), np.mean(x), np.mean(x, axis=1),
+            np.max(x, axis=0), np.min(x), np.prod(x[0]), np.argmax(x), np.argmax(x, axis=1),
+            np.any(x > 5), np.all(x > -1), np.std(x), np.cumsum(x[1]),
+            np.max(x, axis=1, keepdims=True))
+
+
+@case(_x2, _ints)
+def shapes(x, n):
+    return (x.reshape(4, 3), x.T, np.transpose(x), x.ravel(), x.flatten(), np.expand_dims(n, 0),
+            x[None], np.concatenate([x, x], axis=0), np.stack([n, n]), np.swapaxes(x, 0, 1))
+
+
+@case(_x2, _ints)
+def indexing(x, n):
+    i = n[2]
+    return x[1], x[:, 1], x[1:, ::2], x[i - 1, i], x[-1], x[1, -1], n[n > 2], n[np.array([0, 2])]
+
+
+@case(_x2, _x1)
+def item_assignment(x, v):
+    y = x * 1
+    y[0, 0] = 5
+    y[1] = v[:4]
+    y[:, 2] = -1
+    w = v.copy()
+    w[w > 0] = 0
+    return y, w
+
+
+@case(_x2)
+def creation(x):
+    n = x.shape[0]
+    return (rt.zeros((n, 2)), rt.ones((n,), np.int32), rt.full((2, n), 3.5), np.zeros_like(x),
+            np.ones_like(x, dtype=np.int64), np.full_like(x, 7), rt.arange(n),
+            rt.arange(0.5, n, 0.5))
+
+
+@case(_x2, _x1)
+def products(a, v):
+    return a @ a.T, np.dot(a, v[:4]), v @ v, np.outer(v, v[:2])
+
+
+@case(_x1)
+def where_and_clip(x):
+    return np.where(x > 0, x, 0.0), np.clip(x, -1, 1), np.where(x > 1, 1, -1)
+
+
+@case(_x1)
+def tensor_array_of_scalars(x):
+    ta = rt.TensorArray(np.float64, size=0, dynamic_size=True)
+    _, ta = rt.while_loop(lambda i, ta: i < x.shape[0],
+                          lambda i, ta: (i + 1, ta.write(i, x[i] * 2)), (0, ta))
+    return ta.stack(), ta.read(1), ta.size()
+
+
+@case(_x2)
+def tensor_array_of_rows(x):
+    ta = rt.TensorArray(np.float64, size=x.shape[0], element_shape=(None,))
+    _, ta = rt.while_loop(lambda i, ta: i < x.shape[0],
+                          lambda i, ta: (i + 1, ta.write(i, x[i] + 1)), (0, ta))
+    return ta.stack()
+
+
+@case(_ints)
+def nested_loops_and_conds(ns):
+    """Collatz stopping times: a data-dependent inner loop with a cond."""
+    def body(i, total):
+        def step(n, steps):
+            n = rt.cond(n % 2 == 0, lambda: n // 2, lambda: 3 * n + 1)
+            return n, steps + 1
+        _, steps = rt.while_loop(lambda n, s: n > 1, step, (ns[i], 0))
+        return (total + steps,)
+    return _loop(ns.shape[0], body, (0,))[0]
+
+
+@case(_x1)
+def loop_carried_array(x):
+    """An array written in place across iterations, and an old version kept alive."""
+    out = rt.zeros((x.shape[0],))
+
+    def body(i, out, keep):
+        out[i] = x[i] * 2
+        keep = rt.cond(i == 2, lambda: out * 1, lambda: keep)
+        return out, keep
+    return _loop(x.shape[0], body, (out, rt.zeros((x.shape[0],))))
+
+
+def _run_eager(fn, args):
+    return fn(*args)
+
+
+def _as_list(result):
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
+def _assert_same(expected, got, exact=True):
+    expected, got = _as_list(expected), _as_list(got)
+    assert len(expected) == len(got)
+    for k, (e, g) in enumerate(zip(expected, got)):
+        e = np.asarray(e)
+        assert isinstance(g, (np.ndarray, np.generic)), "output %d is a %s" % (k, type(g))
+        g = np.asarray(g)
+        assert g.dtype == e.dtype, "output %d: dtype %s, expected %s" % (k, g.dtype, e.dtype)
+        assert g.shape == e.shape, "output %d: shape %s, expected %s" % (k, g.shape, e.shape)
+        if exact and e.dtype.kind != "f":
+            np.testing.assert_array_equal(g, e, err_msg="output %d" % k)
+        else:
+            # Float reductions may differ in the last bits: NumPy sums pairwise, Numba in order.
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12, err_msg="output %d" % k)
+
+
+_FUNCTIONS = {}
+
+
+def staged(fn, backend, **kwargs):
+    """One rt.function per (function, backend) for the whole session: compile once."""
+    key = (fn, backend, tuple(sorted(kwargs.items())))
+    if key not in _FUNCTIONS:
+        _FUNCTIONS[key] = rt.function(fn, backend=backend, **kwargs)
+    return _FUNCTIONS[key]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return request.param
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_results_and_dtypes_match_eager_numpy(name, backend):
+    fn, args = CASES[name]
+    expected = _run_eager(fn, args)
+    got = staged(fn, backend)(*args)
+    _assert_same(expected, got)
+
+
+def test_every_case_lowers_completely():
+    for name, (fn, args) in CASES.items():
+        graph = staged(fn, "numba").get_concrete_function(*args).graph
+        assert numba_exec.numba_unsupported_ops(graph) == [], name
+
+
+def test_generic_over_dimension_sizes():
+    fn, _ = CASES["scalar_loop"]
+    f = staged(fn, "numba")
+    for n in (3, 7, 50):
+        x = np.linspace(0.0, 1.0, n)
+        _assert_same(fn(x, np.float64(0.3), np.int64(7)), f(x, np.float64(0.3), np.int64(7)))
+    assert f.trace_count == 1
+    executable = f.get_concrete_function(x, np.float64(0.3), np.int64(7)).executable
+    assert len(executable.compiled_graph.dispatcher.signatures) == 1
+
+
+def test_mutated_argument_is_written_back(backend):
+    def fill(x, v):
+        x[1] = v
+        return x.sum()
+
+    x = np.zeros(4)
+    total = staged(fill, backend)(x, np.float64(2.5))
+    assert total == 2.5
+    np.testing.assert_array_equal(x, [0.0, 2.5, 0.0, 0.0])
+
+
+def fill_loop(x):
+    out = rt.empty((x.shape[0],))
+
+    def body(i, out):
+        out[i] = x[i] * 2
+        return (out,)
+    return _loop(x.shape[0], body, (out,))[0]
+
+
+def test_loop_writes_buffers_in_place():
+    """out[i] = ... in a loop updates one buffer (no copy per iteration); a write whose old
+    version is still used copies (loop_carried_array checks those values)."""
+    x = np.arange(5.0)
+    f = staged(fill_loop, "numba")
+    np.testing.assert_array_equal(f(x), x * 2)
+    source = f.get_concrete_function(x).executable.source
+    assert ".copy()" not in source, source
+
+
+_TABLE = np.arange(4.0)
+
+
+def view_then_write(x):
+    y = rt.constant(_TABLE)   # a graph constant: every run must see it unchanged
+    y[0] = x[1]
+    return y + 0, y
+
+
+def test_write_copies_when_the_old_version_is_still_used():
+    x = np.arange(4.0)
+    expected = staged(view_then_write, "numpy")(x)
+    f = staged(view_then_write, "numba")
+    _assert_same(expected, f(x))
+    _assert_same(expected, f(x))
+    np.testing.assert_array_equal(_TABLE, np.arange(4.0))
+    assert ".copy()" in f.get_concrete_function(x).executable.source
+
+
+# --- printing ---------------------------------------------------------------------------------
+
+def printing(x):
+    def body(i, s):
+        rt.print("step", i, x[i], s)
+        return (s + x[i],)
+    total = _loop(x.shape[0], body, (np.float32(0),))[0]
+    rt.print(x[:3], total, x[0] > 0, sep="|", end="!\n")
+    return total
+
+
+def test_print_output_matches_python_print(backend):
+    x = np.array([0.1, 2.0, -3.5], dtype=np.float32)
+    expected = io.StringIO()
+    with contextlib.redirect_stdout(expected):
+        printing(x)
+    f = staged(printing, backend)
+    f.get_concrete_function(x)     # compile before capturing: only the run prints
+    got = io.StringIO()
+    with contextlib.redirect_stdout(got):
+        f(x)
+    assert got.getvalue() == expected.getvalue()
+    assert "step 1 2.0 0.1" in got.getvalue()
+
+
+# --- runtime errors ---------------------------------------------------------------------------
+
+def checked_sum(x):
+    def body(i, s):
+        rt.Assert(x[i] >= 0, "negative value", data=[i, x[i]])
+        return (s + x[i],)
+    return _loop(x.shape[0], body, (0.0,))[0]
+
+
+def test_failed_assert_raises_invalid_argument_with_same_message(backend):
+    x = np.array([1.0, 2.0, -4.0])
+    with pytest.raises(errors.InvalidArgumentError) as eager:
+        checked_sum(x)
+    f = staged(checked_sum, backend)
+    with pytest.raises(errors.InvalidArgumentError) as graph:
+        f(x)
+    message = str(graph.value)
+    assert message.splitlines()[0] == str(eager.value) == "negative value 2 -4.0"
+    assert "While executing" in message and "test_numba_exec.py" in message
+    assert f(np.array([1.0, 2.0])) == 3.0
+
+
+def read_at(x, i):
+    return x[i] * 2
+
+
+def test_out_of_range_read_raises_like_numpy(backend):
+    f = staged(read_at, backend)
+    x = np.arange(3.0)
+    assert f(x, np.int64(-1)) == 4.0
+    with pytest.raises(IndexError) as info:
+        f(x, np.int64(5))
+    assert isinstance(info.value, errors.InvalidArgumentError)
+    assert str(info.value).splitlines()[0] == "index 5 is out of bounds for axis 0 with size 3"
+    assert "read_at" in str(info.value)
+
+
+def read_before_write(x):
+    ta = rt.TensorArray(np.float64, size=3)
+    ta = ta.write(0, x[0])
+    return ta.read(2)
+
+
+def test_tensor_array_errors_match(backend):
+    with pytest.raises(errors.InvalidArgumentError) as info:
+        staged(read_before_write, backend)(np.arange(3.0))
+    assert str(info.value).splitlines()[0] == "TensorArray element 2 was read before it was written"
+
+
+def test_errors_from_both_backends_are_identical():
+    x = np.array([1.0, -2.0])
+    messages = []
+    for backend in BACKENDS:
+        with pytest.raises(errors.InvalidArgumentError) as info:
+            staged(checked_sum, backend)(x)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+# --- variables --------------------------------------------------------------------------------
+
+def test_variable_updates_are_shared_with_eager_code(backend):
+    counter = rt.Variable(np.int64(0))
+    acc = rt.Variable(np.zeros(2))
+
+    def accumulate(x):
+        def body(i, s):
+            counter.assign_add(1)
+            acc.assign(acc + x[i])
+            return (s + counter.read_value(),)
+        return _loop(x.shape[0], body, (np.int64(0),))[0]
+
+    f = rt.function(accumulate, backend=backend)
+    assert f(np.array([1.0, 2.0, 3.0])) == 1 + 2 + 3
+    assert counter.numpy() == 3
+    np.testing.assert_array_equal(acc.numpy(), [6.0, 6.0])
+    assert f(np.array([1.0])) == 4
+    assert counter.numpy() == 4
+
+
+# --- backend selection ------------------------------------------------------------------------
+
+def mean_3d(x):
+    return _loop(2, lambda i, s: (s + np.mean(x, axis=0),), (rt.zeros((x.shape[1], x.shape[2])),))[0]
+
+
+def test_unsupported_op_is_named_with_the_user_line():
+    x = np.ones((2, 3, 4))
+    graph = staged(mean_3d, "numpy").get_concrete_function(x).graph
+    assert numba_exec.numba_unsupported_ops(graph) == ["mean"]
+    with pytest.raises(numba_exec.NumbaLoweringError) as info:
+        rt.function(mean_3d, backend="numba")(x)
+    message = str(info.value)
+    assert "'mean'" in message and "test_numba_exec.py" in message and "mean_3d" in message
+
+
+def test_auto_runs_unsupported_graphs_on_numpy_and_says_why(caplog):
+    x = np.ones((2, 3, 4))
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        f = rt.function(mean_3d, backend="auto")
+        np.testing.assert_array_equal(f(x), 2 * np.ones((3, 4)))
+    assert "NumPy interpreter" in caplog.text and "mean" in caplog.text
+    assert not hasattr(f.get_concrete_function(x).executable, "compiled_graph")
+
+
+def test_auto_uses_numba_for_loops_and_numpy_for_straight_line_graphs():
+    x = np.arange(4.0)
+    straight = rt.function(lambda x: np.exp(x) + 1, backend="auto")
+    assert not hasattr(straight.get_concrete_function(x).executable, "compiled_graph")
+    fn, args = CASES["scalar_loop"]
+    looping = staged(fn, "auto")
+    _assert_same(fn(*args), looping(*args))
+    assert hasattr(looping.get_concrete_function(*args).executable, "compiled_graph")
+
+
+def test_auto_falls_back_to_numpy_when_numba_cannot_compile(monkeypatch, caplog):
+    from runtime.ops import get
+    exp = get("exp")
+    monkeypatch.setattr(exp, "numba", lambda g, node, ins: "undefined_helper(%s)" % ins[0])
+
+    def f(x):
+        return _loop(2, lambda i, s: (s + np.exp(x[i]),), (0.0,))[0]
+
+    x = np.array([0.0, 1.0])
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        assert rt.function(f, backend="auto")(x) == 1.0 + np.e
+    assert "could not compile" in caplog.text
+    with pytest.raises(numba_exec.NumbaLoweringError, match="could not compile"):
+        rt.function(f, backend="numba")(x)
+
+
+# --- caching and memory -----------------------------------------------------------------------
+
+_PROBE = textwrap.dedent("""
+    import sys, time
+    sys.path.insert(0, {root!r})
+    import numpy as np
+    import runtime as rt
+    from runtime.executors import numba_support
+    numba_support.ix(0, 1, 0)             # Numba's own start-up, paid by any jitted code
+
+    def f(x):
+        return rt.while_loop(lambda i, s: i < x.shape[0], lambda i, s: (i + 1, s + x[i] * i),
+                             (0, 0.0))[1]
+
+    start = time.perf_counter()
+    g = rt.function(f, backend="numba")
+    result = g(np.arange(5.0))
+    elapsed = time.perf_counter() - start
+    dispatcher = g.get_concrete_function(np.arange(5.0)).executable.compiled_graph.dispatcher
+    print(result, sum(dispatcher.stats.cache_hits.values()), elapsed)
+""")
+
+
+def test_disk_cache_is_reused_by_a_second_process(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path / "ag"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", _PROBE.format(root=root)], env=env,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        result, hits, elapsed = out.stdout.split()
+        runs.append((float(result), int(hits), float(elapsed)))
+    assert runs[0][0] == runs[1][0] == 30.0
+    assert runs[0][1] == 0 and runs[1][1] >= 1
+    assert runs[1][2] < runs[0][2]
+
+
+def _rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
+def test_no_memory_growth_per_call():
+    fn, _ = CASES["loop_carried_array"]
+    f = staged(fn, "numba")
+    x = np.linspace(0.0, 1.0, 16)
+    for _ in range(2000):
+        f(x)
+    before = _rss_bytes()
+    for _ in range(20000):
+        f(x)
+    assert _rss_bytes() - before < 2 * 2 ** 20

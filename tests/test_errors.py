@@ -1,0 +1,425 @@
+"""Errors point at the user's code: rewritten messages and tracebacks, kept error types,
+graph-run failures naming the op and the user line, and the common mistakes' messages."""
+
+import inspect
+import os
+import traceback
+import types
+
+import numpy as np
+import pytest
+
+import autograph as ag
+import runtime as rt
+from autograph.impl import error_rewriting
+
+if not hasattr(ag, "function"):
+    # autograph/__init__.py (the lead's) does not re-export the public API yet: take the
+    # same objects from the modules that define them.
+    from autograph.core import errors as _errors
+    from autograph.impl import api as _api
+    from autograph.impl import function as _function
+
+    ag = types.SimpleNamespace(
+        function=_function.function, to_graph=_api.to_graph, to_code=_api.to_code,
+        do_not_convert=_api.do_not_convert, run_functions_eagerly=_function.run_functions_eagerly,
+        StagingError=_errors.StagingError, ConversionError=_errors.ConversionError)
+
+THIS_FILE = os.path.abspath(__file__)
+PACKAGE_DIRS = tuple(os.path.join(os.path.dirname(os.path.dirname(THIS_FILE)), d) + os.sep
+                     for d in ("autograph", "runtime"))
+
+
+def line_of(fn, text):
+    """The file line number of the first line of fn's source that contains `text`."""
+    lines, start = inspect.getsourcelines(fn)
+    for offset, line in enumerate(lines):
+        if text in line:
+            return start + offset
+    raise AssertionError("%r not in the source of %s" % (text, fn.__name__))
+
+
+def located(fn, text):
+    """How a rewritten message names a user line: the traceback-style 'File' entry."""
+    return 'File "%s", line %d, in %s' % (THIS_FILE, line_of(fn, text), fn.__name__)
+
+
+def raised(fn, *args):
+    """The exception fn(*args) raises, as a user of an entry point sees it (rewritten)."""
+    with pytest.raises(Exception) as info:
+        with error_rewriting.rewriting_errors():
+            fn(*args)
+    return info.value
+
+
+def frames_of(error):
+    return traceback.extract_tb(error.__traceback__)
+
+
+@pytest.fixture(autouse=True)
+def location_mapper():
+    previous = error_rewriting.install_location_mapper()
+    yield
+    if previous is not error_rewriting.location_mapper:
+        rt.errors.set_location_mapper(previous)
+
+
+# --- user code used below --------------------------------------------------------------------
+
+
+def check_positive(v):
+    if v < 0:
+        raise ValueError("negative value: %s" % v)
+    return v
+
+
+def sum_checked(values):
+    total = 0.0
+    for v in values:
+        total = total + check_positive(v)
+    return total
+
+
+def lookup_all(table):
+    found = []
+    for key in ("a", "b"):
+        found.append(table[key])
+    return found
+
+
+class TwoArgumentError(Exception):
+    def __init__(self, code, detail):
+        super().__init__(code, detail)
+        self.code = code
+
+
+def raises_two_argument_error(x):
+    if x > 0:
+        raise TwoArgumentError(7, "detail")
+    return x
+
+
+# --- rewriting: messages, types, tracebacks --------------------------------------------------
+
+
+def test_value_error_keeps_its_type_and_names_the_user_line():
+    error = raised(ag.to_graph(sum_checked), [1.0, -2.0])
+    assert type(error) is ValueError
+    message = str(error)
+    assert message.startswith("negative value: -2.0\n")
+    assert "in user code (converted by autograph):" in message
+    assert located(sum_checked, "total = total + check_positive(v)") in message
+    assert located(check_positive, 'raise ValueError("negative value') in message
+    assert 'raise ValueError("negative value: %s" % v)' in message  # the source line
+
+
+def test_traceback_shows_user_frames_only():
+    error = raised(ag.to_graph(sum_checked), [1.0, -2.0])
+    frames = frames_of(error)
+    last = frames[-1]
+    assert (last.filename, last.lineno, last.name) == (
+        THIS_FILE, line_of(check_positive, "raise ValueError"), "check_positive")
+    # The loop body is generated code: it shows as the user's function at the user's line.
+    names = [(f.name, f.lineno) for f in frames if f.filename == THIS_FILE]
+    assert ("sum_checked", line_of(sum_checked, "total = total +")) in names
+    for frame in frames:
+        assert "__autograph_generated_" not in frame.filename
+        assert not frame.filename.startswith(PACKAGE_DIRS), frame
+
+
+def test_rewritten_frames_keep_the_user_variables_for_post_mortem():
+    error = raised(ag.to_graph(sum_checked), [1.0, -2.0])
+    tb = error.__traceback__
+    user_frames = []
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "sum_checked":
+            user_frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    assert any(frame.f_locals.get("v") == -2.0 for frame in user_frames)
+
+
+def test_key_error_stays_a_key_error_with_a_readable_message():
+    error = raised(ag.to_graph(lookup_all), {"a": 1})
+    assert isinstance(error, KeyError)
+    assert str(error).startswith("'b'\n")
+    assert located(lookup_all, "found.append(table[key])") in str(error)
+
+
+def test_unrebuildable_error_becomes_staging_error_with_the_original_as_cause():
+    error = raised(ag.to_graph(raises_two_argument_error), 1)
+    assert isinstance(error, ag.StagingError)
+    assert isinstance(error.__cause__, TwoArgumentError)
+    assert error.__cause__.code == 7 and error.__cause__.args == (7, "detail")
+    assert str(error).startswith("TwoArgumentError: (7, 'detail')")
+    assert located(raises_two_argument_error, "raise TwoArgumentError") in str(error)
+
+
+def test_errors_outside_converted_code_keep_their_message():
+    def plain(x):
+        raise ValueError("plain message")
+
+    error = raised(plain, 1)
+    assert type(error) is ValueError and str(error) == "plain message"
+
+
+def test_nested_entry_points_rewrite_once():
+    converted = ag.to_graph(sum_checked)
+
+    def outer():
+        with error_rewriting.rewriting_errors():
+            return converted([-1.0])
+
+    error = raised(outer)
+    assert str(error).count("in user code (converted by autograph)") == 1
+    assert error.ag_error_metadata.original_message == "negative value: -1.0"
+    assert error.ag_error_metadata.innermost.function_name == "check_positive"
+
+
+def test_framework_frames_are_kept_with_full_traceback(monkeypatch):
+    monkeypatch.setenv(error_rewriting.TRACEBACK_ENV, "full")
+
+    def uses_overload(x):
+        if x > 0:
+            raise ValueError("positive")
+        return x
+
+    error = raised(ag.to_graph(uses_overload), 1)
+    assert any(f.filename.startswith(PACKAGE_DIRS) for f in frames_of(error))
+
+
+# --- graph runs: which op failed, and the user's line ----------------------------------------
+
+
+def assert_in_graph_loop(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        assert x[i] > 0, "values must be positive"
+        total = total + x[i]
+    return total
+
+
+def reads_out_of_range(x):
+    y = x * 2.0
+    return y[7]
+
+
+def test_graph_assert_names_the_op_and_the_user_line():
+    f = ag.function(assert_in_graph_loop, backend="numpy")
+    error = raised(f, np.array([1.0, -1.0, 2.0]))
+    assert isinstance(error, rt.errors.InvalidArgumentError)
+    message = str(error)
+    assert "values must be positive" in message
+    assert "While executing assert" in message
+    assert "%s:%d in assert_in_graph_loop" % (
+        THIS_FILE, line_of(assert_in_graph_loop, "assert x[i] > 0")) in message
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_out_of_range_read_names_the_op_and_line(backend):
+    f = ag.function(reads_out_of_range, backend=backend)
+    error = raised(f, np.arange(3.0))
+    assert isinstance(error, IndexError)
+    assert isinstance(error, rt.errors.InvalidArgumentError)
+    assert "While executing" in str(error) and "get_item" in str(error)
+    assert "%s:%d in reads_out_of_range" % (THIS_FILE, line_of(reads_out_of_range, "y[7]")) in (
+        str(error))
+    assert not any(f.filename.startswith(PACKAGE_DIRS) for f in frames_of(error))
+
+
+def test_location_mapper_names_the_user_function_of_a_loop_body():
+    converted = ag.to_graph(sum_checked)
+    converted([1.0])
+    body_line = line_of(sum_checked, "total = total + check_positive(v)")
+    assert error_rewriting.location_mapper(THIS_FILE, body_line, "loop_body") == (
+        THIS_FILE, body_line, "sum_checked")
+    assert error_rewriting.location_mapper(THIS_FILE, body_line, "sum_checked") is None
+    assert error_rewriting.location_mapper("/elsewhere.py", 3, "g") is None
+
+
+# --- the common mistakes ---------------------------------------------------------------------
+
+
+def defined_in_one_branch(x):
+    if x[0] > 0:
+        scaled = x * 2.0
+    return scaled
+
+
+def loop_variable_changes_type(x):
+    acc = 0
+    for i in range(x.shape[0]):
+        acc = [acc]
+    return acc
+
+
+def list_item_written_in_graph_loop(x):
+    items = []
+    for i in range(x.shape[0]):
+        items.append(x[i])
+        items[0] = 1.0
+    return items
+
+
+def list_inserted_in_graph_loop(x):
+    items = [1.0]
+    for i in range(x.shape[0]):
+        items.insert(0, x[i])
+    return items
+
+
+class Counter:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, value):
+        self.total += value
+
+
+def method_mutates_in_graph_loop(x):
+    counter = Counter()
+    for i in range(x.shape[0]):
+        counter.add(x[i])
+    return counter.total
+
+
+@ag.do_not_convert
+def plain_sign(x):
+    if x[0] > 0:
+        return x
+    return -x
+
+
+def calls_unconverted_helper(x):
+    return plain_sign(x)
+
+
+def python_if_on_tensor(x):
+    if x[0] > 0:
+        return x
+    return -x
+
+
+_namespace = {}
+exec("def sourceless(x):\n    if x[0] > 0:\n        return x\n    return -x\n", _namespace)
+sourceless = _namespace["sourceless"]
+
+
+def calls_sourceless(x):
+    return sourceless(x)
+
+
+def uses_median(x):
+    return np.median(x)
+
+
+def test_variable_defined_in_one_branch():
+    error = raised(ag.function(defined_in_one_branch, backend="numpy"), np.ones(3))
+    message = str(error)
+    assert "'scaled'" in message and "else branch" in message
+    assert "%s:%d" % (THIS_FILE, line_of(defined_in_one_branch, "if x[0] > 0")) in message
+    assert "define it before the if statement or in both branches" in message
+
+
+def test_loop_variable_whose_type_changes():
+    error = raised(ag.function(loop_variable_changes_type, backend="numpy"), np.ones(3))
+    message = str(error)
+    assert "'acc'" in message and "int" in message and "list" in message
+    assert "%s:%d" % (THIS_FILE, line_of(loop_variable_changes_type, "for i in")) in message
+
+
+@pytest.mark.xfail(strict=True, reason="H5: item assignment on a list built in a graph loop "
+                   "says 'set_item: symbolic tensors are not supported by this overload yet' "
+                   "without naming the list or saying what to do")
+def test_list_item_assignment_in_graph_loop():
+    error = raised(ag.function(list_item_written_in_graph_loop, backend="numpy"), np.ones(3))
+    message = str(error)
+    assert "items" in message.split("in user code")[0]  # the message itself names the list
+    assert located(list_item_written_in_graph_loop, "items[0] = 1.0") in message
+
+
+@pytest.mark.xfail(strict=True, reason="H5: list.insert in a graph loop fails with 'a symbolic "
+                   "tensor (f64[]) from another trace, branch or loop body was used here', "
+                   "naming neither the list nor the line")
+def test_list_insert_in_graph_loop():
+    error = raised(ag.function(list_inserted_in_graph_loop, backend="numpy"), np.ones(3))
+    message = str(error)
+    assert "items" in message and "insert" in message
+    assert "%d" % line_of(list_inserted_in_graph_loop, "items.insert") in message
+
+
+@pytest.mark.xfail(strict=True, reason="H5: an attribute mutated inside a method called in a "
+                   "graph loop fails with 'a symbolic tensor (f64[]) from another trace, branch "
+                   "or loop body was used here', naming neither the attribute nor the line")
+def test_attribute_mutated_in_a_called_method_in_graph_loop():
+    error = raised(ag.function(method_mutates_in_graph_loop, backend="numpy"), np.ones(3))
+    message = str(error)
+    assert "total" in message.split("in user code")[0]
+    assert located(Counter.add, "self.total += value") in message
+
+
+def test_symbolic_bool_in_an_unconverted_helper():
+    error = raised(ag.function(calls_unconverted_helper, backend="numpy"), np.ones(3))
+    assert isinstance(error, TypeError)
+    message = str(error)
+    assert "truth value of a symbolic tensor" in message
+    assert "rt.cond" in message and "ag.function" in message  # what to do
+    assert located(calls_unconverted_helper, "return plain_sign(x)") in message
+    assert located(plain_sign, "if x[0] > 0") + "  (not converted: marked ag.do_not_convert)" \
+        in message
+
+
+def test_symbolic_bool_without_conversion():
+    error = raised(ag.function(python_if_on_tensor, backend="numpy", autograph=False),
+                   np.ones(3))
+    assert isinstance(error, TypeError)
+    assert "rt.cond" in str(error) and "ag.function" in str(error)
+    last = frames_of(error)[-1]
+    assert (last.filename, last.lineno) == (THIS_FILE, line_of(python_if_on_tensor, "if x[0]"))
+
+
+def test_converting_a_function_without_source():
+    with pytest.raises(ag.ConversionError) as info:
+        ag.to_graph(sourceless)
+    message = str(info.value)
+    assert "sourceless" in message and "<string>" in message
+    assert "define the function in a file" in message
+
+
+def test_calling_a_function_without_source_from_a_graph():
+    error = raised(ag.function(calls_sourceless, backend="numpy"), np.ones(3))
+    message = str(error)
+    assert located(calls_sourceless, "return sourceless(x)") in message
+    assert 'File "<string>", line 2, in sourceless  (not converted: its source cannot be ' \
+           'found' in message
+
+
+def test_numpy_function_without_graph_op():
+    error = raised(ag.function(uses_median, backend="numpy"), np.ones(3))
+    assert isinstance(error, TypeError)
+    message = str(error)
+    assert "np.median is not supported in graphs yet" in message
+    assert located(uses_median, "return np.median(x)") in message
+
+
+# --- wiring: what users get without calling error_rewriting themselves -----------------------
+
+
+@pytest.mark.xfail(strict=True, reason="lead: ag.function's __call__/get_concrete_function "
+                   "do not enter error_rewriting.rewriting_errors() yet (see H7's report)")
+def test_ag_function_rewrites_errors_by_itself():
+    with pytest.raises(TypeError) as info:
+        ag.function(uses_median, backend="numpy")(np.ones(3))
+    assert located(uses_median, "return np.median(x)") in str(info.value)
+
+
+@pytest.mark.xfail(strict=True, reason="lead: autograph/__init__.py does not call "
+                   "error_rewriting.install_location_mapper() yet (see H7's report)")
+def test_importing_autograph_installs_the_location_mapper():
+    import subprocess
+    import sys
+    code = ("import autograph, runtime\n"
+            "from autograph.impl import error_rewriting as e\n"
+            "assert runtime.errors.get_location_mapper() is e.location_mapper\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=os.path.dirname(os.path.dirname(THIS_FILE)), timeout=60)
+    assert result.returncode == 0, result.stderr
