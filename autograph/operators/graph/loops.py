@@ -325,7 +325,7 @@ def _check_invariant(name, value, shape, loop):
     actual = value.static_shape
     shape = tuple(shape)
     if len(shape) != len(actual) or any(
-            s is not None and a is not None and s != a for s, a in zip(shape, actual)):
+            s is not None and s != a for s, a in zip(shape, actual)):
         raise common.LoopVariableError(
             "loop variable '%s' of %s has shape %s, which does not match its shape invariant "
             "%s" % (name, loop.describe(), actual, shape))
