@@ -344,20 +344,9 @@ def _use_colour(choice, stream):
 
 
 def stage(fn, backend):
-    """`fn` converted and staged on `backend`: ag.function if available, else the runtime's
-    tracer over the converted function (the same pipeline, step by step)."""
-    from autograph.impl import error_rewriting
-    error_rewriting.install_location_mapper()  # graph nodes name the user's lines
-    try:
-        from autograph.impl import function as function_module
-    except ImportError:
-        function_module = None
-    ag_function = getattr(function_module, "function", None)
-    if ag_function is not None:
-        return ag_function(fn, backend=backend)
-    import runtime as rt
-    from autograph.impl import api
-    return rt.function(api.to_graph(fn), backend=backend)
+    """`fn` converted and staged on `backend` (ag.function)."""
+    from autograph.impl import function as function_module
+    return function_module.function(fn, backend=backend)
 
 
 def _quote(text):

@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 MODEL = textwrap.dedent("""\
     import numpy as np
+    import autograph as ag
 
 
     def scaled_sum(x, factor):
@@ -26,6 +27,11 @@ MODEL = textwrap.dedent("""\
 
     def double(x):
         return np.tanh(x) * 2.0
+
+
+    @ag.function(backend="numpy")
+    def staged(x):
+        return x + 1.0
 
 
     class Model:
@@ -68,6 +74,16 @@ def test_dotted_qualname_reaches_a_method(capsys, model_file):
     assert status == 0
     assert out.startswith("def forward(self, x):")
     assert "ag__.if_stmt(" in out
+
+
+def test_ag_function_object_shows_its_python_function(capsys, model_file):
+    status, out, err = run_cli(capsys, model_file + ":staged", "--diff")
+    assert status == 0, err
+    assert '-@ag.function(backend="numpy")' in out  # the converted function, undecorated
+    assert " def staged(x):" in out
+    status, out, err = run_cli(capsys, model_file + ":staged", "--graph", "--arg", "float64[2]")
+    assert status == 0, err
+    assert out.startswith("graph staged(%0:f64[?])") and "add %0, 1.0" in out
 
 
 def test_module_form(capsys, tmp_path, monkeypatch):

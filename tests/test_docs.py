@@ -28,13 +28,20 @@ DOCS = os.path.join(ROOT, "docs")
 DOC_FILES = sorted(name for name in os.listdir(DOCS) if name.endswith(".md")) if os.path.isdir(
     DOCS) else []
 
-_FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+# A fence may be indented (a block inside a list item); its body is dedented as much.
+_FENCE = re.compile(r"^([ \t]*)```([^\n`]*)\n(.*?)^\1```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
 def blocks_of(text):
     """[(info string, body, line number of the opening fence)]."""
-    return [(m.group(1).strip(), m.group(2), text.count("\n", 0, m.start()) + 1)
-            for m in _FENCE.finditer(text)]
+    blocks = []
+    for match in _FENCE.finditer(text):
+        indent, info, body = match.groups()
+        if indent:
+            body = "".join(line[len(indent):] if line.startswith(indent) else line.lstrip()
+                           for line in body.splitlines(keepends=True))
+        blocks.append((info.strip(), body, text.count("\n", 0, match.start()) + 1))
+    return blocks
 
 
 def matches(expected, actual):
@@ -47,27 +54,12 @@ def matches(expected, actual):
 
 
 @pytest.fixture
-def public_api(monkeypatch):
-    """The public names the docs use, if autograph/__init__.py does not export them yet
-    (the same objects it will export)."""
-    import autograph
-    from autograph.core import ag_logging, errors
-    from autograph.impl import api, function
-
-    names = dict(
-        function=function.function, to_graph=api.to_graph, to_code=api.to_code,
-        convert=api.convert, do_not_convert=api.do_not_convert,
-        run_functions_eagerly=function.run_functions_eagerly,
-        functions_run_eagerly=function.functions_run_eagerly,
-        set_verbosity=ag_logging.set_verbosity, set_loop_options=api.set_loop_options,
-        AutoGraphError=errors.AutoGraphError, ConversionError=errors.ConversionError,
-        StagingError=errors.StagingError)
-    for name, value in names.items():
-        if not hasattr(autograph, name):
-            monkeypatch.setattr(autograph, name, value, raising=False)
+def quiet_and_staged():
+    """Examples may change global switches; each doc starts and ends with the defaults."""
+    import autograph as ag
     yield
-    ag_logging.set_verbosity(0)
-    function.run_functions_eagerly(False)
+    ag.set_verbosity(0)
+    ag.run_functions_eagerly(False)
 
 
 def _run_console(body, cwd, where):
@@ -82,29 +74,42 @@ def _run_console(body, cwd, where):
     for command, expected_lines in commands:
         argv = shlex.split(command)
         if argv[0] == "autograph":
-            # What the console script runs (it may not be installed in this environment).
-            argv = [sys.executable, "-c", "import sys; from autograph.cli import main; "
-                    "sys.exit(main(prog='autograph'))"] + argv[1:]
+            # What the console script runs, in this process (fast; the console script and
+            # `python -m autograph` themselves are tested in tests/test_cli.py).
+            from autograph import cli
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                cli.main(argv[1:], prog="autograph")
+            output = out.getvalue() + err.getvalue()
         elif argv[:3] == ["python", "-m", "autograph"]:
-            argv = [sys.executable] + argv[1:]
+            result = subprocess.run([sys.executable] + argv[1:], cwd=cwd, capture_output=True,
+                                    text=True, timeout=120,
+                                    env=dict(os.environ, PYTHONPATH=ROOT, NO_COLOR="1"))
+            output = result.stdout + result.stderr
         else:
             raise AssertionError("%s: only autograph commands run in docs: %s" % (where, command))
-        environment = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + cwd, NO_COLOR="1")
-        result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=120,
-                                env=environment)
-        output = result.stdout + result.stderr
         expected = "\n".join(expected_lines)
         assert matches(expected, output), (
             "%s: `%s` printed:\n%s\nexpected:\n%s" % (where, command, output, expected))
 
 
 @pytest.mark.parametrize("doc", DOC_FILES)
-def test_doc_examples(doc, tmp_path, monkeypatch, public_api):
+def test_doc_examples(doc, tmp_path, monkeypatch, quiet_and_staged):
     path = os.path.join(DOCS, doc)
     with open(path) as f:
         blocks = blocks_of(f.read())
     monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "path", [str(tmp_path)] + sys.path)
+    modules_before = set(sys.modules)
+    try:
+        _run_doc(doc, blocks, tmp_path)
+    finally:
+        for name in set(sys.modules) - modules_before:  # the docs' own files, e.g. model.py
+            if str(tmp_path) in (getattr(sys.modules[name], "__file__", None) or ""):
+                del sys.modules[name]
+
+
+def _run_doc(doc, blocks, tmp_path):
     namespace = {"__name__": "docs_" + re.sub(r"\W", "_", doc[:-3])}
     ran = 0
     for index, (info, body, line) in enumerate(blocks):
@@ -130,6 +135,11 @@ def test_doc_examples(doc, tmp_path, monkeypatch, public_api):
             assert matches(following[1], output.getvalue()), (
                 "%s printed:\n%s\nexpected:\n%s" % (where, output.getvalue(), following[1]))
     assert ran, "%s has no runnable example" % doc
+
+
+def test_indented_blocks_are_found():
+    text = "1. step\n\n   ```python\n   print(1)\n   ```\n\n   ```text\n   1\n   ```\n"
+    assert blocks_of(text) == [("python", "print(1)\n", 3), ("text", "1\n", 7)]
 
 
 def test_ellipsis_matching():

@@ -4,7 +4,6 @@ graph-run failures naming the op and the user line, and the common mistakes' mes
 import inspect
 import os
 import traceback
-import types
 
 import numpy as np
 import pytest
@@ -12,18 +11,6 @@ import pytest
 import autograph as ag
 import runtime as rt
 from autograph.impl import error_rewriting
-
-if not hasattr(ag, "function"):
-    # autograph/__init__.py (the lead's) does not re-export the public API yet: take the
-    # same objects from the modules that define them.
-    from autograph.core import errors as _errors
-    from autograph.impl import api as _api
-    from autograph.impl import function as _function
-
-    ag = types.SimpleNamespace(
-        function=_function.function, to_graph=_api.to_graph, to_code=_api.to_code,
-        do_not_convert=_api.do_not_convert, run_functions_eagerly=_function.run_functions_eagerly,
-        StagingError=_errors.StagingError, ConversionError=_errors.ConversionError)
 
 THIS_FILE = os.path.abspath(__file__)
 PACKAGE_DIRS = tuple(os.path.join(os.path.dirname(os.path.dirname(THIS_FILE)), d) + os.sep
@@ -173,6 +160,27 @@ def test_nested_entry_points_rewrite_once():
     assert str(error).count("in user code (converted by autograph)") == 1
     assert error.ag_error_metadata.original_message == "negative value: -1.0"
     assert error.ag_error_metadata.innermost.function_name == "check_positive"
+
+
+def test_generated_files_are_mapped_when_code_is_not_remapped(monkeypatch):
+    from autograph.impl import conversion
+    monkeypatch.setattr(conversion, "MAP_LOCATIONS_TO_SOURCE", False)
+
+    def halve_all(values):
+        out = []
+        for v in values:
+            if v % 2:
+                raise ValueError("odd value %d" % v)
+            out.append(v // 2)
+        return out
+
+    converted = ag.to_graph(halve_all)
+    assert "__autograph_generated_" in converted.__code__.co_filename
+    error = raised(converted, [2, 3])
+    assert located(halve_all, 'raise ValueError("odd value') in str(error)
+    last = frames_of(error)[-1]
+    assert (last.filename, last.name) == (THIS_FILE, "halve_all")
+    assert last.line == 'raise ValueError("odd value %d" % v)'
 
 
 def test_framework_frames_are_kept_with_full_traceback(monkeypatch):
@@ -327,24 +335,20 @@ def test_loop_variable_whose_type_changes():
     assert "%s:%d" % (THIS_FILE, line_of(loop_variable_changes_type, "for i in")) in message
 
 
-@pytest.mark.xfail(strict=True, reason="H5: item assignment on a list built in a graph loop "
-                   "says 'set_item: symbolic tensors are not supported by this overload yet' "
-                   "without naming the list or saying what to do")
-def test_list_item_assignment_in_graph_loop():
-    error = raised(ag.function(list_item_written_in_graph_loop, backend="numpy"), np.ones(3))
-    message = str(error)
-    assert "items" in message.split("in user code")[0]  # the message itself names the list
-    assert located(list_item_written_in_graph_loop, "items[0] = 1.0") in message
+def test_list_item_assignment_in_graph_loop_is_supported():
+    # Once a mistake (TensorFlow needs a TensorArray by hand); now it matches Python.
+    f = ag.function(list_item_written_in_graph_loop, backend="numpy")
+    assert [float(v) for v in f(np.full(3, 5.0))] == [1.0, 5.0, 5.0]
 
 
-@pytest.mark.xfail(strict=True, reason="H5: list.insert in a graph loop fails with 'a symbolic "
-                   "tensor (f64[]) from another trace, branch or loop body was used here', "
-                   "naming neither the list nor the line")
 def test_list_insert_in_graph_loop():
     error = raised(ag.function(list_inserted_in_graph_loop, backend="numpy"), np.ones(3))
+    assert isinstance(error, TypeError)
     message = str(error)
-    assert "items" in message and "insert" in message
-    assert "%d" % line_of(list_inserted_in_graph_loop, "items.insert") in message
+    assert message.startswith("items.insert(...) is not supported on a list built in a graph "
+                              "loop")
+    assert "supports append, pop" in message  # what to use instead
+    assert located(list_inserted_in_graph_loop, "items.insert(0, x[i])") in message
 
 
 @pytest.mark.xfail(strict=True, reason="H5: an attribute mutated inside a method called in a "
@@ -404,16 +408,12 @@ def test_numpy_function_without_graph_op():
 # --- wiring: what users get without calling error_rewriting themselves -----------------------
 
 
-@pytest.mark.xfail(strict=True, reason="lead: ag.function's __call__/get_concrete_function "
-                   "do not enter error_rewriting.rewriting_errors() yet (see H7's report)")
 def test_ag_function_rewrites_errors_by_itself():
     with pytest.raises(TypeError) as info:
         ag.function(uses_median, backend="numpy")(np.ones(3))
     assert located(uses_median, "return np.median(x)") in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: autograph/__init__.py does not call "
-                   "error_rewriting.install_location_mapper() yet (see H7's report)")
 def test_importing_autograph_installs_the_location_mapper():
     import subprocess
     import sys

@@ -7,16 +7,9 @@ import importlib
 import numpy as np
 import pytest
 
-import autograph
-from autograph.impl import api, function as function_module
+from autograph.impl import function as function_module
 
-# The examples use `ag.function` & co. from the package; provide them if the package's
-# __init__ does not export them (yet).
-for _name in ("function", "run_functions_eagerly", "functions_run_eagerly"):
-    if not hasattr(autograph, _name):
-        setattr(autograph, _name, getattr(function_module, _name))
-
-from _main import _same  # noqa: E402  (examples/_main.py, on sys.path via conftest)
+from _main import _same  # examples/_main.py, on sys.path via conftest
 
 
 def _cases(module_name):

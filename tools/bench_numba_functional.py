@@ -59,6 +59,12 @@ def measure(f, args, budget):
     return first, statistics.median(samples), result
 
 
+def _close(a, b):
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and all(_close(x, y) for x, y in zip(a, b))
+    return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-9)
+
+
 _PROBE = r"""
 import sys, time
 sys.path.insert(0, {root!r})
@@ -112,7 +118,7 @@ def main(argv=None):
         nj = measure(numba.njit(original), inputs, budget)
         rn = measure(rt.function(functional, backend="numpy"), inputs, budget)
         rb = measure(rt.function(functional, backend="numba"), inputs, budget)
-        ok = all(np.array_equal(np.asarray(r[2]), np.asarray(py[2])) for r in (nj, rn, rb))
+        ok = all(_close(r[2], py[2]) for r in (nj, rn, rb))
         best = min(py[1], nj[1])
         rows.append([name, _fmt(py[1]), _fmt(nj[1]), _fmt(rn[1]),
                      _fmt(rb[1]) + ("" if ok else " WRONG"), "%.2fx" % (rb[1] / best),

@@ -117,3 +117,21 @@ FUNCTIONAL = {
     "edit_distance": (edit_distance, workloads.edit_distance, workloads.edit_inputs),
     "mandelbrot": (mandelbrot, workloads.mandelbrot, workloads.mandelbrot_inputs),
 }
+
+
+def _add_runtime_test_forms():
+    """The runtime's own functional forms of the other workloads (tests/runtime), if present."""
+    try:
+        from tests.runtime import test_rt_workloads as forms
+    except Exception:   # the test tree or pytest is not available: the four above only
+        return
+    for name, attr, original, make_inputs in (
+            ("primes", "count_primes", workloads.count_primes, workloads.primes_inputs),
+            ("rnn", "rnn", workloads.rnn, workloads.rnn_inputs),
+            ("power_iter", "power_iteration", workloads.power_iteration, workloads.power_inputs),
+            ("piecewise16", "piecewise", workloads.piecewise, workloads.piecewise_inputs)):
+        if hasattr(forms, attr):
+            FUNCTIONAL[name] = (getattr(forms, attr), original, make_inputs)
+
+
+_add_runtime_test_forms()

@@ -27,6 +27,8 @@ def _first_parameter(function_node):
 
 class CallTreeTransformer(converter.Base):
 
+    target_types = (gast.Call,)
+
     def visit_FunctionDef(self, node):
         # Decorators and defaults belong to the enclosing scope.
         node.decorator_list = [self.visit(d) for d in node.decorator_list]

@@ -17,15 +17,9 @@ import gast
 
 from autograph.core import converter
 from autograph.pyct import anno, templates
-from autograph.pyct.static_analysis import activity
+from autograph.pyct import cfg
+from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
 
-try:  # liveness and reaching definitions decide the graph outputs; see _outputs.
-    from autograph.pyct import cfg
-    from autograph.pyct.static_analysis import liveness, reaching_definitions
-except ImportError:  # pragma: no cover - while static analysis is incomplete
-    cfg = liveness = reaching_definitions = None
-
-_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
@@ -35,10 +29,6 @@ def _names(symbols):
 
 def _simple(symbols):
     return {str(s) for s in symbols if not s.is_composite()}
-
-
-def _sorted(names):
-    return sorted(names)
 
 
 class _Function:
@@ -51,39 +41,6 @@ class _Function:
         self.params = _names(scope.params) if scope is not None else set()
         self.declared_in_blocks = set()  # names the generated functions declare nonlocal
         self.maybe_undefined = set()  # outputs that may be unbound when a statement starts
-
-
-def _own_bindings(function_node):
-    """Names a function's own code binds (not counting what its nested scopes bind)."""
-    bound = set()
-    stack = list(function_node.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            bound.add(node.id)
-        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            bound.add(node.name)
-            stack.extend(node.decorator_list)
-            continue
-        elif isinstance(node, gast.Lambda):
-            continue
-        elif isinstance(node, gast.alias):
-            bound.add((node.asname or node.name).partition(".")[0])
-        elif isinstance(node, _COMPREHENSIONS):
-            # Only the outermost iterable is evaluated here; walrus targets bind here too.
-            stack.append(node.generators[0].iter)
-            bound.update(n.target.id for n in gast.walk(node) if isinstance(n, gast.NamedExpr))
-            continue
-        elif isinstance(node, gast.AnnAssign) and node.value is None:
-            if isinstance(node.target, gast.Name):
-                bound.add(node.target.id)
-        for name_field in ("name", "rest"):  # match patterns bind plain strings
-            value = getattr(node, name_field, None)
-            if isinstance(value, str) and isinstance(node, (gast.MatchAs, gast.MatchStar,
-                                                            gast.MatchMapping)):
-                bound.add(value)
-        stack.extend(gast.iter_child_nodes(node))
-    return bound
 
 
 def _map_blocks(statement, process):
@@ -148,20 +105,18 @@ class ControlFlowTransformer(converter.Base):
             self.functions.pop()
         prologue = []
         if function.globals:
-            prologue.append(gast.Global(names=_sorted(function.globals)))
+            prologue.append(gast.Global(names=sorted(function.globals)))
         if function.nonlocals:
-            prologue.append(gast.Nonlocal(names=_sorted(function.nonlocals)))
+            prologue.append(gast.Nonlocal(names=sorted(function.nonlocals)))
         if function.maybe_undefined:
             anno.setanno(node, converter.AgAnno.MAYBE_UNDEFINED,
                          frozenset(function.maybe_undefined))
-        unbound = (function.declared_in_blocks - _own_bindings(node) - function.params
+        unbound = (function.declared_in_blocks - converter.own_bindings(node) - function.params
                    - function.globals - function.nonlocals)
-        for name in _sorted(unbound):
+        for name in sorted(unbound):
             prologue.extend(templates.replace("name: ag__.Undefined", name=name))
         if prologue:
-            docstring = 1 if (isinstance(node.body[0], gast.Expr)
-                              and isinstance(node.body[0].value, gast.Constant)
-                              and isinstance(node.body[0].value.value, str)) else 0
+            docstring = converter.docstring_length(node.body)
             node.body = node.body[:docstring] + prologue + node.body[docstring:]
         return node
 
@@ -215,9 +170,9 @@ class ControlFlowTransformer(converter.Base):
         function.declared_in_blocks |= nonlocals - function.nonlocals
         declarations = []
         if globals_:
-            declarations.append(gast.Global(names=_sorted(globals_)))
+            declarations.append(gast.Global(names=sorted(globals_)))
         if nonlocals:
-            declarations.append(gast.Nonlocal(names=_sorted(nonlocals)))
+            declarations.append(gast.Nonlocal(names=sorted(nonlocals)))
         return declarations
 
     def _block_function(self, name, params, body, modified_names):
@@ -303,7 +258,7 @@ class ControlFlowTransformer(converter.Base):
                 orelse_name, [], node.orelse, _simple(orelse_scope.modified)))
         statements += templates.replace(
             "ag__.if_stmt(test, body_name, orelse_name, get_state, set_state, symbol_names, "
-            "nouts)",
+            "nouts)()",
             test=node.test, body_name=body_name, orelse_name=orelse_name, get_state=get_state,
             set_state=set_state, symbol_names=self._symbol_names(outputs),
             nouts=gast.Constant(value=len(outputs), kind=None))
@@ -392,10 +347,9 @@ class ControlFlowTransformer(converter.Base):
 
 def transform(node, ctx):
     activity.resolve(node, ctx)
-    if cfg is not None:
-        graphs = cfg.build(node)
-        liveness.resolve(node, ctx, graphs)
-        reaching_definitions.resolve(node, ctx, graphs)
+    graphs = cfg.build(node)
+    liveness.resolve(node, ctx, graphs)
+    reaching_definitions.resolve(node, ctx, graphs)
     transformer = ControlFlowTransformer(ctx)
     transformer.functions = []
     transformer.generated_functions = set()

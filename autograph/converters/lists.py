@@ -6,16 +6,7 @@ global would add an assignment the user never wrote."""
 import gast
 
 from autograph.core import converter
-from autograph.pyct import anno, templates
-from autograph.pyct.static_analysis import activity
-
-
-def local_names(function_node):
-    """The simple names local to a function (parameters included), from activity analysis."""
-    scope = anno.getanno(function_node, anno.Static.SCOPE, None)
-    if scope is None:
-        return frozenset()
-    return frozenset(str(name) for name in scope.local_names)
+from autograph.pyct import templates
 
 
 def method_call_on_local(call, method, locals_, max_args):
@@ -36,7 +27,7 @@ class ListTransformer(converter.Base):
     statements_only = True
 
     def visit_FunctionDef(self, node):
-        self.locals_stack.append(local_names(node))
+        self.locals_stack.append(frozenset(converter.local_names(node)))
         try:
             return self.generic_visit(node)
         finally:
@@ -74,7 +65,6 @@ class ListTransformer(converter.Base):
 def transform(node, ctx):
     if not ctx.user.options.uses(converter.Feature.LISTS):
         return node
-    activity.resolve(node, ctx)
     transformer = ListTransformer(ctx)
     transformer.locals_stack = []
     return transformer.visit(node)

@@ -11,6 +11,8 @@ from autograph.pyct import templates
 
 class LogicalExpressionTransformer(converter.Base):
 
+    target_types = (gast.BoolOp, gast.UnaryOp)
+
     def visit_BoolOp(self, node):
         node = self.generic_visit(node)
         if any(has_named_expr(v) for v in node.values[1:]):

@@ -30,14 +30,6 @@ def _returns_inside_control_flow(function_node):
     return False
 
 
-def _docstring_count(body):
-    first = body[0] if body else None
-    if (isinstance(first, gast.Expr) and isinstance(first.value, gast.Constant)
-            and isinstance(first.value.value, str)):
-        return 1
-    return 0
-
-
 class ReturnTransformer(converter.Base):
 
     statements_only = True
@@ -63,7 +55,7 @@ class ReturnTransformer(converter.Base):
         lowering = jumps.JumpLowering(
             is_jump=lambda s: isinstance(s, gast.Return), replace=lower_return,
             flag=do_return, enter_loops=True, on_loop=stop_loop)
-        docstring = _docstring_count(node.body)
+        docstring = converter.docstring_length(node.body)
         body = lowering.block(node.body[docstring:])
         node.body = (node.body[:docstring]
                      + templates.replace("do_return = False\nretval = None",

@@ -9,10 +9,9 @@ the value, as the call does, changes nothing.
 
 import gast
 
-from autograph.converters.lists import local_names, method_call_on_local
+from autograph.converters.lists import method_call_on_local
 from autograph.core import converter
-from autograph.pyct import anno, templates
-from autograph.pyct.static_analysis import activity
+from autograph.pyct import templates
 
 
 def _is_simple_index(node):
@@ -45,7 +44,7 @@ class SliceTransformer(converter.Base):
     statements_only = True
 
     def visit_FunctionDef(self, node):
-        self.lists_stack.append(_appended_lists(node, local_names(node)))
+        self.lists_stack.append(_appended_lists(node, converter.local_names(node)))
         try:
             return self.generic_visit(node)
         finally:
@@ -67,8 +66,6 @@ class SliceTransformer(converter.Base):
 
 
 def transform(node, ctx):
-    if not anno.hasanno(node, anno.Static.SCOPE):  # the lists converter's analysis holds
-        activity.resolve(node, ctx)
     transformer = SliceTransformer(ctx)
     transformer.lists_stack = []
     return transformer.visit(node)

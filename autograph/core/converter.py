@@ -8,6 +8,8 @@ import enum
 
 import gast
 
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
 from autograph.pyct import anno, transformer
 
 
@@ -66,11 +68,9 @@ STANDARD_OPTIONS = ConversionOptions(recursive=True, user_requested=False)
 class ProgramContext:
     """Per-conversion state shared by all converters: options and the entity converted."""
 
-    def __init__(self, options, entity=None, owner_class_name=None):
+    def __init__(self, options, entity=None):
         self.options = options
         self.entity = entity
-        # The class a method was defined in (its name), for private-name mangling.
-        self.owner_class_name = owner_class_name
         # Names of the block functions the control-flow converter generated.
         self.generated_function_names = set()
 
@@ -91,10 +91,19 @@ class Base(transformer.Base):
     """
 
     statements_only = False
+    # Converters that only rewrite nodes of these types set them: subtrees without such a
+    # node are then skipped without being walked node by node.
+    target_types = ()
+    _relevant = None
 
     def visit(self, node):
         if self.statements_only and isinstance(node, gast.expr):
             return node
+        if self.target_types:
+            if self._relevant is None:
+                self._relevant = _nodes_containing(node, self.target_types)
+            if id(node) not in self._relevant:
+                return node
         if anno.getanno(node, AgAnno.UNCONVERTIBLE, False):
             return node
         return super().visit(node)
@@ -108,6 +117,76 @@ class Base(transformer.Base):
         return self.ctx.namer.new_symbol(name_root, ())
 
 
+def docstring_length(body):
+    """1 if a function body starts with a docstring (which must stay first), else 0."""
+    first = body[0] if body else None
+    return int(isinstance(first, gast.Expr) and isinstance(first.value, gast.Constant)
+               and isinstance(first.value.value, str))
+
+
+def own_bindings(function_node):
+    """Names a function's own code binds (not counting what its nested scopes bind)."""
+    bound = set()
+    stack = list(function_node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+            bound.add(node.id)
+        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            bound.add(node.name)
+            stack.extend(node.decorator_list)
+            continue
+        elif isinstance(node, gast.Lambda):
+            continue
+        elif isinstance(node, gast.alias):
+            bound.add((node.asname or node.name).partition(".")[0])
+        elif isinstance(node, _COMPREHENSIONS):
+            # Only the outermost iterable is evaluated here; walrus targets bind here too.
+            stack.append(node.generators[0].iter)
+            bound.update(n.target.id for n in gast.walk(node) if isinstance(n, gast.NamedExpr))
+            continue
+        elif isinstance(node, gast.AnnAssign) and node.value is None:
+            if isinstance(node.target, gast.Name):
+                bound.add(node.target.id)
+        for name_field in ("name", "rest"):  # match patterns bind plain strings
+            value = getattr(node, name_field, None)
+            if isinstance(value, str) and isinstance(node, (gast.MatchAs, gast.MatchStar,
+                                                            gast.MatchMapping)):
+                bound.add(value)
+        stack.extend(gast.iter_child_nodes(node))
+    return bound
+
+
+def local_names(function_node):
+    """Names local to a function: its parameters and what its own code binds, minus the
+    names it declares global or nonlocal."""
+    args = function_node.args
+    params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
+    params.update(a.id for a in (args.vararg, args.kwarg) if a is not None)
+    declared = set()
+    for node in walk_own_scope(function_node):
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            declared.update(node.names)
+    return (own_bindings(function_node) | params) - declared
+
+
+def _nodes_containing(root, node_types):
+    """ids of the nodes of a tree that are, or have below them, a node of `node_types`."""
+    relevant = set()
+
+    def visit(node):
+        found = isinstance(node, node_types)
+        for child in gast.iter_child_nodes(node):
+            if visit(child):
+                found = True
+        if found:
+            relevant.add(id(node))
+        return found
+
+    visit(root)
+    return relevant
+
+
 def contains(node, node_types):
     """True when the tree has a node of one of `node_types` (a cheap check that lets a
     converter skip a tree it would not change)."""
@@ -119,15 +198,15 @@ def is_unconvertible_function(node):
     nested functions would change what `yield` and `await` mean."""
     if isinstance(node, gast.AsyncFunctionDef):
         return True
-    for child in _walk_own_scope(node):
+    for child in walk_own_scope(node):
         if isinstance(child, (gast.Yield, gast.YieldFrom, gast.Await)):
             return True
     return False
 
 
-def _walk_own_scope(node):
+def walk_own_scope(node):
     """Walks a function's body without entering nested functions, lambdas or classes."""
-    stack = list(node.body) if hasattr(node, "body") and isinstance(node.body, list) else [node.body]
+    stack = list(node.body) if isinstance(node.body, list) else [node.body]
     while stack:
         child = stack.pop()
         yield child
@@ -144,5 +223,3 @@ def _walk_own_scope(node):
             continue
         stack.extend(gast.iter_child_nodes(child))
 
-
-walk_own_scope = _walk_own_scope

@@ -91,12 +91,6 @@ class AutoGraphTranspiler(transpiler.PyToPy):
         return super().transform_function(fn, user_context)
 
 
-def owner_class_name(fn):
-    qualname = getattr(fn, "__qualname__", "")
-    parts = [p for p in qualname.split(".")[:-1] if p != "<locals>"]
-    return parts[-1] if parts else None
-
-
 # id(generated code) -> (generated code, the code run instead: the user's name, file and
 # lines); and that code -> (generated file, first line), for to_code.
 _rebuilt_codes = {}
@@ -151,7 +145,7 @@ def convert_function(transpiler_, fn, options):
 
     Raises ConversionError (with the cause attached) when fn cannot be converted.
     """
-    context = converter.ProgramContext(options, entity=fn, owner_class_name=owner_class_name(fn))
+    context = converter.ProgramContext(options, entity=fn)
     try:
         converted, module, source_map = transpiler_.transform(fn, context)
     except ConversionError:
@@ -179,7 +173,3 @@ def generated_source(converted_fn):
         lines = linecache.getlines(generated_file)
         source = textwrap.dedent("".join(inspect.getblock(lines[first_line - 1:])))
     return source.replace("def " + GENERATED_NAME_PREFIX, "def ", 1)
-
-
-def is_plain_function(obj):
-    return isinstance(obj, types.FunctionType)

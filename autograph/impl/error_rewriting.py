@@ -2,13 +2,20 @@
 message names the original file, line and function, and the traceback shows the user's frames.
 
 How it works: the transpiler keeps, per generated file, a source map from generated lines to
-the user's lines (pyct/origin_info.create_source_map). When an exception leaves converted
-code, every traceback entry that is in a generated file is replaced by a frame whose code
-object has the user's file name, line and function name (a real frame, made by running a
-one-line code object compiled with that file name and line), so tracebacks, `traceback`
-and `pdb.post_mortem` show user code. Frames of the autograph and runtime packages are
-dropped (set AUTOGRAPH_TRACEBACK=full to keep them). The exception keeps its type when its
-constructor allows; otherwise it becomes ag.StagingError with the original as `__cause__`.
+the user's lines (pyct/origin_info.create_source_map). Converted code objects already run
+under the user's file and lines (core/code_locations.py); each traceback entry in converted
+code is matched to the generated code it was rebuilt from, and so to its OriginInfo (the
+user's line and function). An entry whose function is a generated helper (a loop body, a
+branch) is replaced by a frame whose code object has the user's file, line and function
+name (a real frame, made by running a one-line code object compiled with that file name and
+line), so tracebacks, `traceback` and `pdb.post_mortem` show user code. Entries in generated
+files (code not remapped) are replaced the same way. Frames of the autograph and runtime
+packages are dropped (AUTOGRAPH_TRACEBACK=full keeps them). The exception keeps its type
+when it can; otherwise it becomes ag.StagingError with the original as `__cause__`.
+
+Entry points (ag.function's __call__ and get_concrete_function) wrap their work in
+`rewriting_errors()` (or call `rewrite`); importing this module installs `location_mapper`
+as the runtime's hook, so graph-run failures name the user's function.
 """
 
 import linecache
@@ -19,8 +26,9 @@ import threading
 import types
 from typing import NamedTuple
 
+from autograph.core import code_locations
 from autograph.core.errors import StagingError
-from autograph.pyct import loader, origin_info
+from autograph.pyct import loader
 
 MARKER = "(converted by autograph)"
 TRACEBACK_ENV = "AUTOGRAPH_TRACEBACK"
@@ -72,27 +80,23 @@ def is_generated_file(filename):
 
 
 def _discover_source_maps():
-    """Registers the source maps the live transpiler holds (used when the conversion path
-    did not register them itself)."""
+    """Registers the source maps the live transpiler holds (pyct's PyToPy.source_maps), so
+    the conversion path does not have to register them itself."""
     global _discovered_size
     api = sys.modules.get("autograph.impl.api")
     transpiler = getattr(api, "_transpiler", None)
-    if transpiler is None:
+    source_maps = getattr(transpiler, "source_maps", None)
+    if source_maps is None:
         return
-    size = len(getattr(transpiler, "_by_content", ()))
-    if size == _discovered_size:
+    maps = source_maps()
+    if len(maps) == _discovered_size:
         return
-    _discovered_size = size
-    for cache_name in ("_by_content", "_by_code_identity"):
-        cache = getattr(transpiler, cache_name, None)
-        if not isinstance(cache, dict):
-            continue
-        for conversion in list(cache.values()):
-            source_map = getattr(conversion, "source_map", None)
-            if source_map:
-                first = next(iter(source_map))
-                if first.filename not in _source_maps:
-                    register_source_map(source_map)
+    _discovered_size = len(maps)
+    for source_map in maps:
+        if source_map:
+            first = next(iter(source_map))
+            if first.filename not in _source_maps:
+                register_source_map(source_map)
 
 
 def original_origin(filename, lineno):
@@ -176,47 +180,6 @@ class _FrameMaker(Exception):
 _fake_codes = {}  # (filename, lineno, function name) -> code object
 
 
-def _svarint(value):
-    value = (-value << 1) | 1 if value < 0 else value << 1
-    out = bytearray()
-    while value >= 64:
-        out.append(0x40 | (value & 63))
-        value >>= 6
-    out.append(value)
-    return out
-
-
-def _without_columns(code):
-    """The code object with line numbers but no column positions, so tracebacks do not draw
-    `^^^` markers under the user's line for an instruction that is not in it.
-
-    Uses the line table format of CPython 3.11-3.13 (Objects/locations.md); other versions
-    keep the columns (cosmetic only).
-    """
-    if sys.version_info[:2] not in ((3, 11), (3, 12), (3, 13)):
-        return code
-    table = bytearray()
-    previous = code.co_firstlineno
-    for start, end, line in code.co_lines():
-        units = (end - start) // 2
-        while units > 0:
-            chunk = min(units, 8)
-            if line is None:
-                table.append(0x80 | (15 << 3) | (chunk - 1))
-            else:
-                table.append(0x80 | (13 << 3) | (chunk - 1))
-                table += _svarint(line - previous)
-                previous = line
-            units -= chunk
-    try:
-        stripped = code.replace(co_linetable=bytes(table))
-    except (ValueError, TypeError):
-        return code
-    if list(stripped.co_lines()) != list(code.co_lines()):
-        return code
-    return stripped
-
-
 def _fake_code(filename, lineno, function_name):
     key = (filename, lineno, function_name)
     code = _fake_codes.get(key)
@@ -224,7 +187,10 @@ def _fake_code(filename, lineno, function_name):
         source = "\n" * (lineno - 1) + "raise __autograph_frame_maker__\n"
         code = compile(source, filename, "exec", dont_inherit=True)
         name = function_name or "<converted code>"
-        code = _without_columns(code.replace(co_name=name, co_qualname=name))
+        code = code.replace(co_name=name, co_qualname=name)
+        # Without column positions, tracebacks draw no `^^^` under the user's line (the
+        # columns would be those of the `raise` above, not of the user's code).
+        code = code_locations.remap(code, {lineno: lineno}, filename)
         _fake_codes[key] = code
     return code
 
@@ -559,3 +525,9 @@ def call(fn, *args, **kwargs):
     """fn(*args, **kwargs) with errors rewritten (for call sites that are not a `with`)."""
     with rewriting_errors():
         return fn(*args, **kwargs)
+
+
+# Graph nodes record where the user created them; with this hook their messages name the
+# user's function rather than a generated loop or branch body. Installed on import: the
+# autograph package imports this module when it loads (impl/function.py).
+install_location_mapper()

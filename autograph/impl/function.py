@@ -28,40 +28,21 @@ class _ListOutput(dict):
     dict subclasses through its output packing, so the call can make it a list again."""
 
 
-def _mark_lists(result):
-    """(result with TensorLists replaced by _ListOutput markers, whether there were any)."""
-    found = []
-
-    def visit(x):
-        if isinstance(x, graph_paths.TensorList):
-            found.append(True)
-            return _ListOutput(items=x.stack())
-        if type(x) is tuple:
-            return tuple(visit(i) for i in x)
-        if type(x) is list:
-            return [visit(i) for i in x]
-        if type(x) is dict:
-            return {k: visit(v) for k, v in x.items()}
-        if isinstance(x, tuple) and hasattr(type(x), "_fields"):
-            return type(x)(*[visit(i) for i in x])
-        return x
-
-    marked = visit(result)
-    return marked, bool(found)
+def _map_leaves(fn, structure):
+    """`structure` (tuples, lists, dicts, namedtuples) with `fn` applied to every leaf."""
+    if type(structure) is tuple:
+        return tuple(_map_leaves(fn, x) for x in structure)
+    if type(structure) is list:
+        return [_map_leaves(fn, x) for x in structure]
+    if type(structure) is dict:
+        return {k: _map_leaves(fn, v) for k, v in structure.items()}
+    if isinstance(structure, tuple) and hasattr(type(structure), "_fields"):
+        return type(structure)(*[_map_leaves(fn, x) for x in structure])
+    return fn(structure)
 
 
-def _restore_lists(result):
-    if isinstance(result, _ListOutput):
-        return list(result["items"])
-    if type(result) is tuple:
-        return tuple(_restore_lists(i) for i in result)
-    if type(result) is list:
-        return [_restore_lists(i) for i in result]
-    if type(result) is dict:
-        return {k: _restore_lists(v) for k, v in result.items()}
-    if isinstance(result, tuple) and hasattr(type(result), "_fields"):
-        return type(result)(*[_restore_lists(i) for i in result])
-    return result
+def _restore_list(leaf):
+    return list(leaf["items"]) if isinstance(leaf, _ListOutput) else leaf
 
 
 def _raise_rewritten(error):
@@ -99,16 +80,19 @@ class Function:
             converted = self._converted_function()
 
             def traced(*args, **kwargs):
-                result, has_lists = _mark_lists(converted(*args, **kwargs))
-                if has_lists:
-                    self._list_outputs = True
-                return result
+                return _map_leaves(self._mark_list, converted(*args, **kwargs))
 
             for attribute in ("__name__", "__qualname__", "__module__"):
                 setattr(traced, attribute, getattr(self.python_function, attribute, "function"))
             self._staged = rt.function(traced, backend=self.backend,
                                        input_signature=self.input_signature)
         return self._staged
+
+    def _mark_list(self, leaf):
+        if isinstance(leaf, graph_paths.TensorList):
+            self._list_outputs = True
+            return _ListOutput(items=leaf.stack())
+        return leaf
 
     # -- calling --------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -122,7 +106,7 @@ class Function:
         except Exception as error:
             _raise_rewritten(error)
         if self._list_outputs:
-            result = _restore_lists(result)
+            result = _map_leaves(_restore_list, result)
         return result
 
     def get_concrete_function(self, *args, **kwargs):

@@ -18,16 +18,25 @@ def set_no_state(values):
     """set_state of a statement that carries no variables."""
 
 
+def _no_branch():
+    """What runs for an `if` without an else block when its condition is false."""
+
+
 def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
-    """`if cond: body() else: orelse()`; `orelse` is None when there is no else block."""
+    """`if cond: body() else: orelse()`; `orelse` is None when there is no else block.
+
+    Returns the function to call next, and generated code calls it:
+    `ag__.if_stmt(...)()`. On Python values that is the chosen branch itself, so the branch
+    runs one frame above the user's function, not two (deep recursion through an `if`
+    stays close to Python's limit). On a symbolic condition the graph path has built both
+    branches, and a function that does nothing is returned.
+    """
     if type(cond) not in PLAIN_TYPES and is_tensor(cond):
-        return graph_path("if_stmt", cond, body, orelse, get_state, set_state, symbol_names,
-                          nouts)
+        graph_path("if_stmt", cond, body, orelse, get_state, set_state, symbol_names, nouts)
+        return _no_branch
     if cond:
-        body()
-    elif orelse is not None:
-        orelse()
-    return None
+        return body
+    return _no_branch if orelse is None else orelse
 
 
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):

@@ -19,50 +19,57 @@ def _any_symbolic(args):
     return False
 
 
-def _overload(builtin, symbolic_args):
-    """The overload of `builtin`: the builtin itself unless `symbolic_args(args, kwargs)`,
-    which says whether an argument is symbolic (then the graph path takes the call)."""
+def _named(overload, builtin):
     name = builtin.__name__
-
-    def overload(*args, **kwargs):
-        if symbolic_args(args, kwargs):
-            return graph_path(name, *args, **kwargs)
-        return builtin(*args, **kwargs)
-
     overload.__name__ = overload.__qualname__ = name + "_"
-    overload.__doc__ = f"`{name}` of converted code: the builtin on Python values."
+    overload.__doc__ = f"`{name}` of converted code: the builtin itself on Python values."
     return overload
 
 
-def _first_symbolic(args, kwargs):
-    return bool(args) and type(args[0]) not in PLAIN_TYPES and is_tensor(args[0])
+def _first_arg_overload(builtin):
+    """The overload of a builtin whose first argument decides (len, abs, int, ...)."""
+    name = builtin.__name__
+
+    def overload(*args, **kwargs):
+        if args and type(args[0]) not in PLAIN_TYPES and is_tensor(args[0]):
+            return graph_path(name, *args, **kwargs)
+        return builtin(*args, **kwargs)
+
+    return _named(overload, builtin)
 
 
-def _positional_symbolic(args, kwargs):
-    return _any_symbolic(args)
+def _any_arg_overload(builtin, keywords_too=False):
+    """The overload of a builtin that any (positional) argument may make symbolic."""
+    name = builtin.__name__
+
+    def overload(*args, **kwargs):
+        for value in args:
+            if type(value) not in PLAIN_TYPES and is_tensor(value):
+                return graph_path(name, *args, **kwargs)
+        if keywords_too and kwargs and _any_symbolic(kwargs.values()):
+            return graph_path(name, *args, **kwargs)
+        return builtin(*args, **kwargs)
+
+    return _named(overload, builtin)
 
 
-def _any_argument_symbolic(args, kwargs):
-    return _any_symbolic(args) or _any_symbolic(kwargs.values())
-
-
-print_ = _overload(builtins.print, _positional_symbolic)
-len_ = _overload(builtins.len, _first_symbolic)
-range_ = _overload(builtins.range, _positional_symbolic)
-enumerate_ = _overload(builtins.enumerate, _any_argument_symbolic)
-zip_ = _overload(builtins.zip, _positional_symbolic)
-abs_ = _overload(builtins.abs, _first_symbolic)
-int_ = _overload(builtins.int, _first_symbolic)
-float_ = _overload(builtins.float, _first_symbolic)
-bool_ = _overload(builtins.bool, _first_symbolic)
-min_ = _overload(builtins.min, _positional_symbolic)
-max_ = _overload(builtins.max, _positional_symbolic)
-sum_ = _overload(builtins.sum, _first_symbolic)
-any_ = _overload(builtins.any, _first_symbolic)
-all_ = _overload(builtins.all, _first_symbolic)
-isinstance_ = _overload(builtins.isinstance, _first_symbolic)
-next_ = _overload(builtins.next, _first_symbolic)
-iter_ = _overload(builtins.iter, _first_symbolic)
+print_ = _any_arg_overload(builtins.print)
+len_ = _first_arg_overload(builtins.len)
+range_ = _any_arg_overload(builtins.range)
+enumerate_ = _any_arg_overload(builtins.enumerate, keywords_too=True)
+zip_ = _any_arg_overload(builtins.zip)
+abs_ = _first_arg_overload(builtins.abs)
+int_ = _first_arg_overload(builtins.int)
+float_ = _first_arg_overload(builtins.float)
+bool_ = _first_arg_overload(builtins.bool)
+min_ = _any_arg_overload(builtins.min)
+max_ = _any_arg_overload(builtins.max)
+sum_ = _first_arg_overload(builtins.sum)
+any_ = _first_arg_overload(builtins.any)
+all_ = _first_arg_overload(builtins.all)
+isinstance_ = _first_arg_overload(builtins.isinstance)
+next_ = _first_arg_overload(builtins.next)
+iter_ = _first_arg_overload(builtins.iter)
 
 
 # Frames that converted code adds between a user's function and what it calls: overload

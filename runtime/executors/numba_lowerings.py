@@ -128,6 +128,17 @@ def _make_ufunc_lowering(ufunc):
                 return text
             exact = all(d == node.outputs[0].dtype for d in dtypes)
             return _cast_result(g, node, text, natural[0] if exact else None)
+        # Numba types an array-with-scalar ufunc by the array's dtype (NumPy 1's value-based
+        # rule); NumPy 2 promotes strong scalars. Give scalars the loop's common dtype.
+        try:
+            common = np.result_type(*dtypes)
+        except TypeError:
+            common = None
+        if common is not None and (common.char * ufunc.nin) in [t.split("->")[0] for t in ufunc.types]:
+            for k, v in enumerate(node.inputs):
+                if _scalar(g, v) and dtypes[k] != common:
+                    args[k] = (literal_text(v.literal, common) if v.is_literal
+                               else g.scalar_cast(args[k], common))
         text = "np.%s(%s)" % (name, ", ".join(args))
         return _cast_result(g, node, text, natural[0])
     return lower
@@ -378,7 +389,8 @@ def _reduce_lowering(name):
             if keepdims:
                 temp = g.tmp()
                 g.emit("%s = %s" % (temp, g.scalar_cast(text, out.dtype)))
-                return "np.full(%s, %s, %s)" % ("(%s)" % "1, " * ndim, temp, np_dtype(out.dtype))
+                return "np.full(%s, %s, %s)" % ("(%s)" % ("1, " * ndim), temp,
+                                                np_dtype(out.dtype))
             if natural is not None and natural == out.dtype:
                 return text
             return g.scalar_cast(text, out.dtype)

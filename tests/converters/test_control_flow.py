@@ -222,3 +222,18 @@ def test_read_before_assignment_in_loop_is_still_an_error():
     assert_same_behaviour(f, 3)
     with pytest.raises(NameError):
         api.to_graph(f)(0)
+
+
+def test_loop_variables_follow_the_liveness_rule():
+    def f(a, b):
+        c = 0
+        while a < b:
+            c = a * 2
+            a = c + 1
+        return a
+
+    source = code(f)
+    # a: modified and read by the condition; b: only read; c: written before any read in
+    # the body and unused after the loop.
+    assert "ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('a',), {})" in source
+    assert_same_behaviour(f, (0, 10), (5, 1))

@@ -2,11 +2,15 @@
 NumPy inputs; compare results, printed output, mutated arguments and raised errors."""
 
 import copy
+import os
 
 import numpy as np
 import pytest
 
 from autograph.impl.function import function
+
+# The executor the equivalence checks use (AG_TEST_BACKEND=numba runs them on Numba).
+BACKEND = os.environ.get("AG_TEST_BACKEND", "numpy")
 
 
 def same(a, b):
@@ -22,7 +26,7 @@ def same(a, b):
                                    or np.allclose(a, b, rtol=1e-12, atol=1e-12))
 
 
-def check(fn, *args, capsys=None, backend="numpy", staged=None):
+def check(fn, *args, capsys=None, backend=BACKEND, staged=None):
     """Asserts that `fn(*args)` and `ag.function(fn)(*args)` agree; returns the staged
     function (traced once for these arguments)."""
     staged = staged or function(fn, backend=backend)
@@ -38,7 +42,7 @@ def check(fn, *args, capsys=None, backend="numpy", staged=None):
     return staged
 
 
-def check_raises(error, fn, *args, match=None, backend="numpy", graph_error=None):
+def check_raises(error, fn, *args, match=None, backend=BACKEND, graph_error=None):
     """Both runs raise `error` (the graph run `graph_error` if given: a subclass or the
     documented graph error); returns the graph run's exception info."""
     with pytest.raises(error):

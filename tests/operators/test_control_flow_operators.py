@@ -7,14 +7,14 @@ import pytest
 from autograph.operators import control_flow
 
 
-def test_if_stmt_runs_the_chosen_branch():
+def test_if_stmt_returns_the_chosen_branch_to_call():
     ran = []
-    control_flow.if_stmt(True, lambda: ran.append("body"), lambda: ran.append("else"),
-                         control_flow.get_no_state, control_flow.set_no_state, (), 0)
-    control_flow.if_stmt(0, lambda: ran.append("body"), lambda: ran.append("else"),
-                         control_flow.get_no_state, control_flow.set_no_state, (), 0)
-    control_flow.if_stmt([], lambda: ran.append("body"), None,
-                         control_flow.get_no_state, control_flow.set_no_state, (), 0)
+    for cond, orelse in ((True, True), (0, True), ([], False)):
+        branch = control_flow.if_stmt(
+            cond, lambda: ran.append("body"), (lambda: ran.append("else")) if orelse else None,
+            control_flow.get_no_state, control_flow.set_no_state, (), 0)
+        assert ran == [] or ran[-1] != "called-early"
+        branch()
     assert ran == ["body", "else"]
 
 

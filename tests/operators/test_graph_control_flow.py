@@ -543,3 +543,41 @@ def python_objects_at_trace_time(x):
 def test_python_objects_run_at_trace_time():
     staged = check(python_objects_at_trace_time, np.array([1.0, -1.0]))
     assert "while" not in graph_text(staged, np.array([1.0]))
+
+
+def loop_temporary_defined_before(x, c):
+    total = 0.0
+    tmp = 0.0
+    if c > 0:
+        for i in range(x.shape[0]):
+            tmp = x[i] * 2
+            total += tmp
+    return total
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_loop_temporaries_do_not_leak_out_of_a_graph_loop_in_a_branch(c):
+    check(loop_temporary_defined_before, np.arange(3.0), np.float64(c))
+
+
+def loop_target_used_after(n):
+    for i in range(n):
+        pass
+    return i
+
+
+def test_loop_target_used_after_the_loop():
+    check(loop_target_used_after, np.int64(5))
+    with pytest.raises(rt.errors.InvalidArgumentError, match="iterate at least once"):
+        function(loop_target_used_after, backend="numpy")(np.int64(0))
+
+
+def size_one_condition(x):
+    if np.expand_dims(x[0], 0) > 0:    # shape (1,)
+        return 1
+    return 0
+
+
+@pytest.mark.parametrize("x", [[2.0, -1.0], [-2.0, 1.0]])
+def test_condition_on_a_size_one_array(x):
+    check(size_one_condition, np.array(x))

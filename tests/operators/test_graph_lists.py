@@ -159,3 +159,40 @@ def appended_in_branch_not_loop_var(x):
 
 def test_list_appended_through_a_method_call_in_a_branch_of_a_graph_loop():
     check(appended_in_branch_not_loop_var, np.array([1.0, -1.0, 2.0]))
+
+
+def truth_of_lists(x):
+    evens = []
+    for i in range(x.shape[0]):
+        if x[i] % 2 == 0:
+            evens.append(x[i])
+    if evens:
+        first = evens[0]
+    else:
+        first = -1
+    return first, not evens, bool(evens)
+
+
+@pytest.mark.parametrize("x", [[1, 4, 6], [1, 3]])
+def test_truth_value_of_a_list_built_in_a_graph_loop(x):
+    check(truth_of_lists, np.array(x))
+
+
+def plus_equals(x):
+    acc = []
+    for i in range(x.shape[0]):
+        acc += [x[i], -x[i]]
+    return acc
+
+
+def nested_insert_free_extend(m):
+    flat = []
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            flat.extend([m[i, j]])
+    return len(flat), np.stack(flat)
+
+
+def test_extend_and_plus_equals_in_graph_loops():
+    check(plus_equals, np.array([1.0, 2.0]))
+    check(nested_insert_free_extend, np.arange(6.0).reshape(2, 3))

@@ -105,12 +105,7 @@ def _extreme(name, pairwise, reduce):
                                 "graphs" % name)
             if not rt.is_tensor(value):
                 return getattr(builtins, name)(value)
-            if value.ndim == 0:
-                raise TypeError("'numpy.%s' object is not iterable" % value.dtype.name)
-            if value.ndim > 1:
-                raise ValueError("The truth value of an array with more than one element is "
-                                 "ambiguous. Use a.any() or a.all()")
-            return reduce(value)
+            return reduce(_scalar_items(value))
         if kwargs:
             raise TypeError("%s() got an unexpected keyword argument %r"
                             % (name, next(iter(kwargs))))
@@ -135,15 +130,19 @@ def sum_(iterable, start=0):
     return total + start if not (isinstance(start, int) and start == 0) else total
 
 
+def _scalar_items(value):
+    """A 1-d array, whose items Python compares or tests one by one (errors as Python's)."""
+    if value.ndim == 0:
+        raise TypeError("'numpy.%s' object is not iterable" % value.dtype.name)
+    if value.ndim > 1:
+        raise ValueError("The truth value of an array with more than one element is "
+                         "ambiguous. Use a.any() or a.all()")
+    return value
+
+
 def _truth_reduction(name, reduce):
     def reduction(iterable):
-        value = lists.stacked_if_list(iterable)
-        if value.ndim == 0:
-            raise TypeError("'numpy.%s' object is not iterable" % value.dtype.name)
-        if value.ndim > 1:
-            raise ValueError("The truth value of an array with more than one element is "
-                             "ambiguous. Use a.any() or a.all()")
-        return reduce(value)
+        return reduce(_scalar_items(lists.stacked_if_list(iterable)))
     reduction.__name__ = name
     return reduction
 

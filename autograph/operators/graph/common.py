@@ -1,12 +1,12 @@
-"""What the graph paths share: user locations for messages, the errors they raise, and
-placeholder values standing in for variables that a graph statement has yet to define."""
+"""What the graph paths share: the errors they raise, placeholder values for variables a
+graph statement has yet to define, truth tests, and access to generated functions' state."""
 
 import re
+import types
 
 import numpy as np
 
 import runtime as rt
-from runtime import errors as rt_errors
 from autograph.core.errors import StagingError
 from autograph.operators.special_values import Undefined, UndefinedReturnValue
 
@@ -20,12 +20,6 @@ class UndefinedInBranchError(StagingError, UnboundLocalError):
 
 class LoopVariableError(StagingError, TypeError):
     """A graph loop variable changes in a way that cannot be reconciled."""
-
-
-def user_location():
-    """'file:line in function' of the user code running the statement (mapped back to the
-    original source when a location mapper is installed)."""
-    return rt_errors.format_location(rt_errors.capture_location())
 
 
 # The return-statement converter initialises its return value variable with None (or
@@ -86,7 +80,13 @@ def type_text(value):
 
 
 def is_truthy_scalar_tensor(value, what):
-    """The bool tensor Python's truth test of `value` would compute (rank 0 only)."""
+    """The bool tensor Python's truth test of `value` would compute (rank 0 only; a list
+    built in a graph loop or a symbolic range is true when not empty)."""
+    loop_length = getattr(value, "loop_length", None)
+    if loop_length is not None:
+        return np.greater(loop_length(), 0)
+    if value.ndim != 0 and all(d == 1 for d in value.static_shape):
+        value = value.reshape(())   # NumPy tests the one element of a size-1 array
     if value.ndim != 0:
         raise ValueError("The truth value of an array with more than one element is "
                          "ambiguous. Use a.any() or a.all() (%s is %s)"
@@ -94,6 +94,52 @@ def is_truthy_scalar_tensor(value, what):
     if value.dtype == np.bool_:
         return value
     return np.not_equal(value, 0)
+
+
+# --- closure cells of generated functions ----------------------------------------------------
+
+EMPTY = object()   # the content of a cell whose variable is not defined
+
+
+def closure_cells(*functions, deep=False):
+    """{free variable name: cell} of the given functions (None entries are skipped). With
+    `deep`, also those of the functions they reach through their cells (the block functions
+    of nested statements, which the converter defines outside the blocks that call them)."""
+    cells = {}
+    pending = [fn for fn in functions if fn is not None]
+    seen = set()
+    while pending:
+        fn = pending.pop()
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        code = getattr(fn, "__code__", None)
+        if code is None or not fn.__closure__:
+            continue
+        for name, cell in zip(code.co_freevars, fn.__closure__):
+            cells.setdefault(name, cell)
+            content = cell_value(cell)
+            if deep and isinstance(content, types.FunctionType):
+                pending.append(content)
+    return cells
+
+
+def cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return EMPTY
+
+
+def set_cell(cell, value):
+    """Sets a cell; EMPTY (or an Undefined value) makes the variable undefined again."""
+    if value is EMPTY or is_undefined(value):
+        try:
+            del cell.cell_contents
+        except ValueError:
+            pass
+    else:
+        cell.cell_contents = value
 
 
 # --- statement state without item targets of arrays ------------------------------------------
@@ -109,21 +155,17 @@ class _ClosureState:
     def __init__(self, get_state, set_state, names):
         self.names = names
         self.globals = get_state.__globals__
-        cells = {}
-        for fn in (get_state, set_state):
-            code = getattr(fn, "__code__", None)
-            if code is not None and fn.__closure__:
-                cells.update(zip(code.co_freevars, fn.__closure__))
-        self.cells = cells
+        self.cells = closure_cells(get_state, set_state)
         self.codes = [compile(name, "<state %s>" % name, "eval") for name in names]
 
     def env(self):
         env = dict(self.globals)
         for name, cell in self.cells.items():
-            try:
-                env[name] = cell.cell_contents
-            except ValueError:   # an empty cell: the variable is not defined yet
+            value = cell_value(cell)
+            if value is EMPTY:
                 env.pop(name, None)
+            else:
+                env[name] = value
         return env
 
     def get(self):
@@ -141,13 +183,7 @@ class _ClosureState:
         for name, value in zip(self.names, values):
             cell = self.cells.get(name)
             if cell is not None:
-                if is_undefined(value):
-                    try:
-                        del cell.cell_contents
-                    except ValueError:
-                        pass
-                else:
-                    cell.cell_contents = value
+                set_cell(cell, value)
             elif name.isidentifier():
                 if not is_undefined(value):
                     self.globals[name] = value

@@ -38,7 +38,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     get_state, set_state, names = common.without_array_items(get_state, set_state,
                                                              symbol_names)
     init = tuple(get_state())
-    others = _OtherVariables((body, orelse), names)
+    others = BlockVariables((body, orelse), names)
     outputs = []
 
     def branch(block, label):
@@ -83,10 +83,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     return None
 
 
-_EMPTY = object()
-
-
-class _OtherVariables:
+class BlockVariables:
     """Variables a branch assigns (its blocks' closure cells) that are not among the
     statement's outputs. Correct analysis leaves only branch-local temporaries here; they
     are put back after each branch so that no trace-time value leaks out of a branch. One
@@ -94,29 +91,22 @@ class _OtherVariables:
     the analysis missed still gets the value the taken branch gave it."""
 
     def __init__(self, blocks, names):
-        skip = set(names)
-        self.cells = {}
-        for block in blocks:
-            code = getattr(block, "__code__", None)
-            if code is None or not block.__closure__:
-                continue
-            for name, cell in zip(code.co_freevars, block.__closure__):
-                if name not in skip:
-                    self.cells[name] = cell
-        self.before = {name: _content(cell) for name, cell in self.cells.items()}
+        self.cells = {name: cell for name, cell in common.closure_cells(*blocks).items()
+                      if name not in names}
+        self.before = {name: common.cell_value(cell) for name, cell in self.cells.items()}
         self.extra = []
 
     def restore(self):
         for name, cell in self.cells.items():
-            _set_content(cell, self.before[name])
+            common.set_cell(cell, self.before[name])
 
     def changed_and_restore(self):
         changed = {}
         for name, cell in self.cells.items():
-            value = _content(cell)
+            value = common.cell_value(cell)
             if value is not self.before[name]:
                 changed[name] = value
-                _set_content(cell, self.before[name])
+                common.set_cell(cell, self.before[name])
         return changed
 
     def add_outputs(self, then_out, then_changed, else_out, else_changed):
@@ -130,35 +120,23 @@ class _OtherVariables:
 
     def set_outputs(self, values):
         for name, value in zip(self.extra, values):
-            _set_content(self.cells[name], value)
-
-
-def _content(cell):
-    try:
-        return cell.cell_contents
-    except ValueError:
-        return _EMPTY
-
-
-def _set_content(cell, value):
-    if value is _EMPTY:
-        try:
-            del cell.cell_contents
-        except ValueError:
-            pass
-    else:
-        cell.cell_contents = value
+            common.set_cell(self.cells[name], value)
 
 
 def _graph_value(value):
+    """A value a cond can output from the branch being built (not, e.g., a tensor of a loop
+    body traced inside the branch)."""
     if rt.is_tensor(value):
-        return not lists.is_tensor_list(value)
+        if lists.is_tensor_list(value):
+            return False
+        defined_in = value._value.graph
+        return defined_in is None or defined_in.is_ancestor_of(rt.current_graph())
     return isinstance(value, (bool, int, float, np.generic)) and not callable(value)
 
 
 def _current_version(value):
     if lists.is_tensor_list(value):
-        return lists.TensorList(value._value)
+        return lists.TensorList(value._value, value.name)
     if type(value) is rt.Tensor:
         return rt.Tensor(value._value)
     return value

@@ -7,6 +7,7 @@ import numpy as np
 
 import runtime as rt
 from autograph.core.errors import StagingError
+from autograph.operators.graph import common
 from autograph.operators.graph.registry import graph_path_of
 
 
@@ -48,6 +49,10 @@ class TensorList(rt.Tensor):
         for element in elements:
             self.append(element)
 
+    def __iadd__(self, elements):
+        self.extend(elements)
+        return self
+
     def remove(self, element):
         self._unsupported("remove")
 
@@ -88,7 +93,8 @@ class TensorList(rt.Tensor):
         element = self._array.read(index)
         stacked = self.stack()
         rest = np.concatenate([stacked[:index], stacked[index + 1:]], axis=0)
-        remaining = rt.TensorArray(self.dtype, size=0, dynamic_size=True).unstack(rest)
+        remaining = rt.TensorArray(self.dtype, size=0, dynamic_size=True,
+                                   element_shape=self._value.shape).unstack(rest)
         self._rebind(remaining._value)
         return element
 
@@ -245,17 +251,11 @@ def snapshot_python_lists(state, names, blocks=()):
     snapshots = [ListSnapshot(name, value) for name, value in zip(names, state)
                  if type(value) is list]
     seen = {id(s.target) for s in snapshots}
-    for block in blocks:
-        code = getattr(block, "__code__", None)
-        for name, cell in zip(code.co_freevars if code else (),
-                              getattr(block, "__closure__", None) or ()):
-            try:
-                content = cell.cell_contents
-            except ValueError:
-                continue
-            if type(content) is list and id(content) not in seen:
-                seen.add(id(content))
-                snapshots.append(ListSnapshot(name, content))
+    for name, cell in common.closure_cells(*blocks, deep=True).items():
+        content = common.cell_value(cell)
+        if type(content) is list and id(content) not in seen:
+            seen.add(id(content))
+            snapshots.append(ListSnapshot(name, content))
     return snapshots
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 import runtime as rt
 from runtime import errors as rt_errors
-from autograph.operators.graph import common, iterables, lists
+from autograph.operators.graph import common, conditionals, iterables, lists
 from autograph.operators.graph.conditionals import restore_rebound
 from autograph.operators.graph.registry import graph_path_of
 
@@ -57,6 +57,11 @@ def _is_loop_value(value):
     return isinstance(value, (bool, int, float, complex, np.generic, np.ndarray))
 
 
+def _is_handle(value):
+    return rt.is_tensor(value) and not lists.is_tensor_list(value) and not isinstance(
+        value, iterables.SymbolicIterable)
+
+
 def _as_condition(value, what):
     if rt.is_tensor(value):
         return common.is_truthy_scalar_tensor(value, what)
@@ -67,19 +72,14 @@ class _GraphLoop:
     """One graph loop statement: its state functions, names, options and user location."""
 
     def __init__(self, get_state, set_state, symbol_names, opts, kind, body):
+        self.body = body
         self.get_state, self.set_state, self.names = common.without_array_items(
             get_state, set_state, symbol_names)
         # Python lists the body reads that are not loop variables (`l.insert(...)`, or any
         # mutation the analysis does not see as an assignment): watched like loop variables.
-        self.list_cells = {}
-        code = getattr(body, "__code__", None)
-        for name, cell in zip(code.co_freevars if code else (), getattr(body, "__closure__", None) or ()):
-            try:
-                content = cell.cell_contents
-            except ValueError:
-                continue
-            if type(content) is list and name not in self.names:
-                self.list_cells[name] = cell
+        self.list_cells = {
+            name: cell for name, cell in common.closure_cells(body, deep=True).items()
+            if type(common.cell_value(cell)) is list and name not in self.names}
         self.opts = dict(opts or {})
         self.kind = kind
         self.location = rt_errors.capture_location()
@@ -91,11 +91,13 @@ class _GraphLoop:
         return "the %s loop at %s" % (self.kind, self.where)
 
     # -- running ----------------------------------------------------------------------------
-    def run(self, test, step_body, counter_init=None, counter_step=None):
+    def run(self, test, step_body, counter_init=None):
         """Runs the loop. `test()` is the condition (after set_state), `step_body(counter)` one
         iteration; with `counter_init`, an int64 counter is an extra (first) loop variable."""
         init = tuple(self.get_state())
         prepared = list(init)
+        temporaries = conditionals.BlockVariables(
+            (self.body,), set(self.names) | set(self.list_cells))
         self.invariants = []
         for variable, shape in self.opts.get("shape_invariants") or ():
             for k, value in enumerate(init):
@@ -108,11 +110,14 @@ class _GraphLoop:
                     % (self.describe(), variable))
         self.must_iterate = []
         for _ in range(_MAX_ATTEMPTS):
-            saved = [(v, v._value) for v in prepared if rt.is_tensor(v)
-                     and not lists.is_tensor_list(v) and not isinstance(v, iterables.SymbolicIterable)]
-            self._saved = saved
+            # The tensors rt.while_loop will use as loop-variable handles, and their values.
+            self._saved = saved = [(v, v._value) for v in prepared if _is_handle(v)]
             try:
-                return self._attempt(init, prepared, test, step_body, counter_init)
+                self._attempt(init, prepared, test, step_body, counter_init)
+                # Variables of the body that are not loop variables are its temporaries:
+                # they must not keep values of the body's trace.
+                temporaries.changed_and_restore()
+                return None
             except _Retry as retry:
                 if retry.loop is not self:
                     raise
@@ -127,15 +132,7 @@ class _GraphLoop:
         for k, (what, detail) in fixes.items():
             if isinstance(k, str):    # a list in a closure cell
                 cell = self.list_cells[k]
-                converted = None if detail is None else lists.to_tensor_list(
-                    cell.cell_contents, detail, k)
-                if converted is None:
-                    raise common.StagingError(
-                        "the Python list '%s' is changed in %s, whose iterations are only "
-                        "known when the graph runs, but its items are not numbers or arrays "
-                        "of one dtype, so it cannot become a tensor array"
-                        % (k, self.describe()))
-                cell.cell_contents = converted
+                cell.cell_contents = self._tensor_list(k, cell.cell_contents, detail)
                 continue
             name = self.names[k]
             if what == "defined":
@@ -143,15 +140,17 @@ class _GraphLoop:
                 if common.is_undefined(init[k]):
                     self.must_iterate.append(name)
             elif what == "list":
-                converted = None if detail is None else lists.to_tensor_list(
-                    init[k], detail, name)
-                if converted is None:
-                    raise common.StagingError(
-                        "the Python list '%s' is appended to in %s, whose iterations are only "
-                        "known when the graph runs, but its items are not numbers or arrays "
-                        "of one dtype, so it cannot become a tensor array"
-                        % (name, self.describe()))
-                prepared[k] = converted
+                prepared[k] = self._tensor_list(name, init[k], detail)
+
+    def _tensor_list(self, name, python_list, added_types):
+        converted = None if added_types is None else lists.to_tensor_list(
+            python_list, added_types, name)
+        if converted is None:
+            raise common.StagingError(
+                "the Python list '%s' is changed in %s, whose iterations are only known when "
+                "the graph runs, but its items are not numbers or arrays of one dtype, so it "
+                "cannot become a tensor array" % (name, self.describe()))
+        return converted
 
     def _attempt(self, init, prepared, test, step_body, counter_init):
         names = self.names
@@ -180,55 +179,33 @@ class _GraphLoop:
             traces[0] += 1
             user_in = loop_values[n_extra:]
             state = state_of(user_in)
-            snapshots = lists.snapshot_python_lists(state, names)
-            cell_snapshots = {name: lists.ListSnapshot(name, cell.cell_contents)
-                              for name, cell in self.list_cells.items()
-                              if type(cell.cell_contents) is list}
-            snapshots += list(cell_snapshots.values())
+            watched = _WatchedLists(state, names, self.list_cells)
             try:
                 self.set_state(state)
                 counter = loop_values[0] if counter_init is not None else None
                 step_body(counter)
                 out = list(self.get_state())
-                fixes = {}
+                fixes = watched.list_fixes()
                 result = []
                 for k, value in enumerate(out):
                     if k in statics:
-                        self._check_static(k, prepared[k], value, snapshots, fixes)
+                        self._check_static(k, prepared[k], value, watched, fixes)
                         result.append(statics[k])
                     else:
                         self._check_loop_value(k, prepared[k], value)
                         reassigned[k] = value is not user_in[k]
                         result.append(value)
-                for name, snapshot in cell_snapshots.items():
-                    if snapshot.changed():
-                        fixes[name] = ("list", snapshot.added_types())
                 if fixes:
-                    if not first:
-                        k = min(k for k in fixes if not isinstance(k, str)) if any(
-                            not isinstance(k, str) for k in fixes) else None
-                        if k is None:
-                            raise common.StagingError(
-                                "the Python list '%s' is changed in %s after its first trace"
-                                % (min(fixes), self.describe()))
-                        raise common.LoopVariableError(
-                            "loop variable '%s' of %s changes from %s before the loop to %s in "
-                            "the body" % (names[k], self.describe(), common.type_text(init[k]),
-                                          common.type_text(out[k])))
-                    raise _Retry(self, fixes)
+                    if first:
+                        raise _Retry(self, fixes)
+                    raise self._unsettled(fixes, init, out)
             except BaseException as error:
-                for snapshot in snapshots:
-                    if snapshot.changed():
-                        snapshot.restore()
+                watched.restore()
                 restore_rebound(graph)
-                if first and isinstance(error, lists.ListChangedInBranch) and \
-                        error.added_types is not None:
-                    for k in statics:
-                        if prepared[k] is error.target:
-                            raise _Retry(self, {k: ("list", error.added_types)}) from None
-                    for name, snapshot in cell_snapshots.items():
-                        if snapshot.target is error.target:
-                            raise _Retry(self, {name: ("list", error.added_types)}) from None
+                if first and isinstance(error, lists.ListChangedInBranch):
+                    fix = watched.fix_for(error.target, statics, prepared, error.added_types)
+                    if fix is not None:
+                        raise _Retry(self, fix) from None
                 raise
             head = []
             if counter_init is not None:
@@ -281,18 +258,29 @@ class _GraphLoop:
         return None
 
     # -- checks -------------------------------------------------------------------------------
-    def _check_static(self, k, before, after, snapshots, fixes):
+    def _unsettled(self, fixes, init, out):
+        """The error for a variable that still changes kind after the first trace."""
+        indices = [k for k in fixes if not isinstance(k, str)]
+        if not indices:
+            return common.StagingError("the Python list '%s' is changed in %s after its first "
+                                       "trace" % (min(fixes), self.describe()))
+        k = min(indices)
+        return common.LoopVariableError(
+            "loop variable '%s' of %s changes from %s before the loop to %s in the body"
+            % (self.names[k], self.describe(), common.type_text(init[k]),
+               common.type_text(out[k])))
+
+    def _check_static(self, k, before, after, watched, fixes):
         name = self.names[k]
         if type(before) is list and lists.is_tensor_list(after):
             # An inner graph loop made it a TensorList: make it one for this loop too.
             fixes[k] = ("list", [(after.dtype, after.static_shape)])
             return
         if after is before:
-            for snapshot in snapshots:
-                if snapshot.target is before and snapshot.changed():
-                    # Made a TensorList, the list traces again; what it does not support
-                    # (insert, remove, ...) then fails at the user's line, naming it.
-                    fixes[k] = ("list", snapshot.added_types())
+            if type(before) is list and watched.changed(before):
+                # Made a TensorList, the list traces again; what it does not support
+                # (insert, remove, ...) then fails at the user's line, naming it.
+                fixes[k] = ("list", watched.added_types(before))
             return
         undefined_before = common.is_undefined(before) or common.is_return_placeholder(
             name, before)
@@ -329,6 +317,62 @@ def _check_invariant(name, value, shape, loop):
         raise common.LoopVariableError(
             "loop variable '%s' of %s has shape %s, which does not match its shape invariant "
             "%s" % (name, loop.describe(), actual, shape))
+
+
+class _WatchedLists:
+    """The Python lists a loop body may change (loop variables, and lists in the body's
+    closure cells): their contents (and cell bindings) before one body trace."""
+
+    def __init__(self, state, names, list_cells):
+        self.snapshots = lists.snapshot_python_lists(state, names)
+        self.cells = {name: (cell, common.cell_value(cell)) for name, cell in list_cells.items()}
+        for name, (cell, content) in self.cells.items():
+            if type(content) is list:
+                self.snapshots.append(lists.ListSnapshot(name, content))
+
+    def _snapshot(self, target):
+        for snapshot in self.snapshots:
+            if snapshot.target is target:
+                return snapshot
+        return None
+
+    def changed(self, target):
+        snapshot = self._snapshot(target)
+        return snapshot is not None and snapshot.changed()
+
+    def added_types(self, target):
+        return self._snapshot(target).added_types()
+
+    def list_fixes(self):
+        """Fixes for lists in closure cells: changed in place, or made a TensorList by an
+        inner graph loop."""
+        fixes = {}
+        for name, (cell, before) in self.cells.items():
+            now = common.cell_value(cell)
+            if lists.is_tensor_list(now) and type(before) is list:
+                fixes[name] = ("list", [(now.dtype, now.static_shape)])
+            elif now is before and self.changed(before):
+                fixes[name] = ("list", self.added_types(before))
+        return fixes
+
+    def fix_for(self, target, statics, prepared, added_types):
+        """The fix for a list an inner graph `if` changed (None if not watched here)."""
+        if added_types is None:
+            return None
+        for k in statics:
+            if prepared[k] is target:
+                return {k: ("list", added_types)}
+        for name, (cell, before) in self.cells.items():
+            if before is target:
+                return {name: ("list", added_types)}
+        return None
+
+    def restore(self):
+        for snapshot in self.snapshots:
+            if snapshot.changed():
+                snapshot.restore()
+        for cell, before in self.cells.values():
+            common.set_cell(cell, before)
 
 
 @graph_path_of("while_stmt")

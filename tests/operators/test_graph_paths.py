@@ -1,0 +1,147 @@
+"""The graph paths called the way converted code calls the overloads (hand-written state
+functions inside an rt.function trace), independent of the converters."""
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from autograph import operators as ag__
+from autograph.operators.graph import GRAPH_PATHS, TensorList, UndefinedInBranchError
+from autograph.operators.symbolic import GraphPathNotImplemented, graph_path
+
+
+def test_every_overload_with_a_graph_path_is_registered():
+    for name in ("if_stmt", "while_stmt", "for_stmt", "if_exp", "and_", "or_", "not_",
+                 "assert_stmt", "print", "len", "range", "enumerate", "zip", "abs", "int",
+                 "float", "bool", "min", "max", "sum", "any", "all", "isinstance",
+                 "list_append", "list_pop", "set_item"):
+        assert name in GRAPH_PATHS
+
+
+def test_overloads_without_a_graph_path_say_so():
+    with pytest.raises(GraphPathNotImplemented, match="next"):
+        graph_path("next", object())
+
+
+def test_if_stmt_outputs_through_get_and_set_state():
+    def traced(x):
+        y = x * 0
+
+        def get_state():
+            return (y,)
+
+        def set_state(values):
+            nonlocal y
+            (y,) = values
+
+        def body():
+            nonlocal y
+            y = x + 1
+
+        def orelse():
+            nonlocal y
+            y = x - 1
+
+        ag__.if_stmt(x > 0, body, orelse, get_state, set_state, ("y",), 1)
+        return y
+
+    staged = rt.function(traced)
+    assert staged(np.float64(2.0)) == 3.0 and staged(np.float64(-2.0)) == -3.0
+    assert staged.trace_count == 1
+
+
+def test_if_stmt_variable_undefined_in_one_branch():
+    def traced(x):
+        y: ag__.Undefined   # what converted code declares: `y` stays a local, unbound
+
+        def get_state():
+            return (ag__.value_or_undefined(lambda: y, "y"),)
+
+        def set_state(values):
+            nonlocal y
+            (y,) = values
+
+        def body():
+            nonlocal y
+            y = x + 1
+
+        ag__.if_stmt(x > 0, body, None, get_state, set_state, ("y",), 1)
+        return y
+
+    with pytest.raises(UndefinedInBranchError, match="'y' must also be defined in the else"):
+        rt.function(traced)(np.float64(1.0))
+
+
+def test_while_stmt_with_python_counter_converted_at_loop_entry():
+    def traced(n):
+        i, total = 0, 0.0
+
+        def get_state():
+            return i, total
+
+        def set_state(values):
+            nonlocal i, total
+            i, total = values
+
+        def test():
+            return i < n
+
+        def body():
+            nonlocal i, total
+            total = total + i * 0.5
+            i = i + 1
+
+        ag__.while_stmt(test, body, get_state, set_state, ("i", "total"), {})
+        return i, total
+
+    assert rt.function(traced)(np.int64(4)) == (4, 3.0)
+
+
+def test_for_stmt_over_a_symbolic_range_with_extra_test():
+    def traced(n):
+        total, stop = 0, False
+
+        def get_state():
+            return total, stop
+
+        def set_state(values):
+            nonlocal total, stop
+            total, stop = values
+
+        def extra_test():
+            return ag__.not_(stop)
+
+        def body(i):
+            nonlocal total, stop
+            total = total + i
+            stop = total > 10
+
+        ag__.for_stmt(graph_path("range", n), extra_test, body, get_state, set_state,
+                      ("total", "stop"), {})
+        return total
+
+    staged = rt.function(traced)
+    assert staged(np.int64(100)) == 15 and staged(np.int64(3)) == 3
+
+
+def test_tensor_list_behaves_like_a_list_in_a_trace():
+    def traced(x):
+        values = TensorList.from_elements([1.0], np.float64, (), "values")
+        values.append(x[0])
+        values.append(x[1] * 2)
+        values[0] = 5.0
+        last = values.pop()
+        return values.stack(), last, values.length(), values[-1]
+
+    stacked, last, length, tail = rt.function(traced)(np.array([3.0, 4.0]))
+    assert np.array_equal(stacked, [5.0, 3.0]) and last == 8.0 and length == 2 and tail == 3.0
+
+
+def test_symbolic_range_length_matches_python():
+    def traced(start, stop, step):
+        return graph_path("len", graph_path("range", start, stop, step))
+
+    staged = rt.function(traced)
+    for start, stop, step in [(0, 10, 3), (10, 0, -3), (5, 5, 1), (7, 2, 1), (-4, 9, 5)]:
+        assert staged(np.int64(start), np.int64(stop), np.int64(step)) == \
+            len(range(start, stop, step))
