@@ -1,8 +1,6 @@
 """`assert test, msg` becomes `ag__.assert_stmt(test, lambda: msg)`; like Python, asserts
 disappear when the interpreter runs with -O (conversion happens in the same interpreter)."""
 
-import gast
-
 from autograph.core import converter
 from autograph.pyct import templates
 

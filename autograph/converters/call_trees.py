@@ -10,7 +10,7 @@ no longer sits in a class body, so the compiler would not provide its implicit a
 import gast
 
 from autograph.core import converter
-from autograph.pyct import anno, templates
+from autograph.pyct import templates
 
 def _is_generated_call(func):
     """Calls of overloads (ag__.x) that earlier converters generated are not wrapped."""

@@ -2,8 +2,6 @@
 coroutines (lowering their returns or moving their code would change `yield`/`await`) and
 nested classes (their methods rely on the class body for `super()` and private names)."""
 
-import gast
-
 from autograph.core import converter
 from autograph.pyct import anno
 

@@ -847,6 +847,9 @@ def raise_failure(failure, sites, graph, err=None):
         else:
             error = errors.InvalidArgumentError(
                 "TensorArray element %d was never written; cannot stack\n%s" % (index, where))
+    elif kind == "squeeze":
+        error = ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        error.add_note(where)
     else:
         error = errors.InvalidArgumentError("graph failure at %s\n%s" % (kind, where))
     error._rt_node_reported = True

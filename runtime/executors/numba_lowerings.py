@@ -343,7 +343,8 @@ def _linspace(g, node, ins):
 
 _ROW_HELPERS = {"sum": "rows_sum", "prod": "rows_prod", "mean": "rows_mean", "min": "rows_min",
                 "max": "rows_max", "any": "rows_any", "all": "rows_all",
-                "argmin": "rows_argmin", "argmax": "rows_argmax"}
+                "argmin": "rows_argmin", "argmax": "rows_argmax", "std": "rows_std",
+                "var": "rows_var"}
 
 
 def _reduce_lowering(name):
@@ -399,7 +400,8 @@ def _reduce_lowering(name):
         rows = source if axes == (1,) else "%s.T" % source
         g.helpers.add(_ROW_HELPERS[name])
         text = "_rt.%s(%s)" % (_ROW_HELPERS[name], rows)
-        helper_dtype = {"mean": np.dtype(np.float64), "any": np.dtype(np.bool_),
+        helper_dtype = {"mean": np.dtype(np.float64), "std": np.dtype(np.float64),
+                        "var": np.dtype(np.float64), "any": np.dtype(np.bool_),
                         "all": np.dtype(np.bool_), "argmin": np.dtype(np.int64),
                         "argmax": np.dtype(np.int64)}.get(
             name, np.dtype(accumulate) if accumulate is not None else x.dtype)
@@ -424,10 +426,14 @@ def _cumulative_lowering(name):
         axis = node.attrs.get("axis")
         if _scalar(g, x):
             return "np.full(1, %s, %s)" % (g.scalar_cast(ins[0], out.dtype), np_dtype(out.dtype))
-        if axis is not None and len(x.shape) != 1:
-            raise Unlowerable("np.%s over an axis of a rank-%d array" % (name, len(x.shape)))
         source = ins[0] if x.dtype == out.dtype else "%s.astype(%s)" % (ins[0], np_dtype(out.dtype))
-        return "np.%s(%s)" % (name, source)
+        if axis is None or len(x.shape) == 1:
+            return "np.%s(%s)" % (name, source)
+        if len(x.shape) != 2:
+            raise Unlowerable("np.%s over an axis of a rank-%d array" % (name, len(x.shape)))
+        if int(axis) % 2 == 1:
+            return "_rt.rows_%s(%s)" % (name, source)
+        return "_rt.rows_%s(%s.T).T" % (name, source)
     return lower
 
 
@@ -620,10 +626,11 @@ def _squeeze(g, node, ins):
     parts = []
     for axis, dim in enumerate(x.shape):
         if axis in axes:
-            if dim == 1:
-                parts.append("0")
-            else:
-                raise Unlowerable("np.squeeze of an axis whose size is unknown at trace time")
+            if dim != 1:
+                site = g.site(node, "squeeze")
+                g.emit("if %s.shape[%d] != 1:" % (ins[0], axis))
+                g.emit("    raise _rt.GraphFail(%d)" % site)
+            parts.append("0")
         else:
             parts.append(":")
     return "%s[%s]" % (ins[0], ", ".join(parts))
@@ -685,6 +692,9 @@ def _product_lowering(name):
         if out.dtype.kind not in "fc":
             raise Unlowerable("%s of %s values (Numba's BLAS products take floats only)"
                               % (name, out.dtype))
+        if name == "dot" and (_scalar(g, a) or _scalar(g, b)):
+            text = "(%s * %s)" % (_as_dtype(g, a, out.dtype), _as_dtype(g, b, out.dtype))
+            return g.scalar_cast(text, out.dtype) if _scalar(g, out) else text
         if _scalar(g, a) or _scalar(g, b) or len(a.shape) > 2 or len(b.shape) > 2:
             raise Unlowerable("%s of rank-%d and rank-%d operands (Numba: 1-D and 2-D only)"
                               % (name, len(a.shape), len(b.shape)))

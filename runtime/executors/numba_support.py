@@ -122,6 +122,38 @@ def rows_argmin(x2):
     return out
 
 
+@numba.njit(**_JIT)
+def rows_var(x2):
+    out = np.empty(x2.shape[0], np.float64)
+    for r in range(x2.shape[0]):
+        out[r] = x2[r].var()
+    return out
+
+
+@numba.njit(**_JIT)
+def rows_std(x2):
+    out = np.empty(x2.shape[0], np.float64)
+    for r in range(x2.shape[0]):
+        out[r] = x2[r].std()
+    return out
+
+
+@numba.njit(**_JIT)
+def rows_cumsum(x2):
+    out = np.empty(x2.shape, x2.dtype)
+    for r in range(x2.shape[0]):
+        out[r] = np.cumsum(x2[r])
+    return out
+
+
+@numba.njit(**_JIT)
+def rows_cumprod(x2):
+    out = np.empty(x2.shape, x2.dtype)
+    for r in range(x2.shape[0]):
+        out[r] = np.cumprod(x2[r])
+    return out
+
+
 # --- masks ------------------------------------------------------------------------------------
 
 @numba.njit(**_JIT)

@@ -107,6 +107,8 @@ def closure_cells(*functions, deep=False):
     of nested statements, which the converter defines outside the blocks that call them)."""
     cells = {}
     pending = [fn for fn in functions if fn is not None]
+    # Only functions defined in the same (converted) function as the blocks.
+    scopes = {getattr(fn, "__qualname__", "").rpartition(".")[0] for fn in pending}
     seen = set()
     while pending:
         fn = pending.pop()
@@ -119,7 +121,8 @@ def closure_cells(*functions, deep=False):
         for name, cell in zip(code.co_freevars, fn.__closure__):
             cells.setdefault(name, cell)
             content = cell_value(cell)
-            if deep and isinstance(content, types.FunctionType):
+            if deep and isinstance(content, types.FunctionType) and \
+                    content.__qualname__.rpartition(".")[0] in scopes:
                 pending.append(content)
     return cells
 
