@@ -8,9 +8,7 @@ First-call figures use empty compile caches (fresh temporary cache directories).
 """
 
 import argparse
-import gc
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,36 +25,8 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 import runtime as rt  # noqa: E402
+from tools.bench_workloads import _fmt, time_calls as measure  # noqa: E402
 from tools.numba_functional_workloads import FUNCTIONAL  # noqa: E402
-
-
-def _fmt(seconds):
-    if seconds >= 1:
-        return "%.2f s" % seconds
-    if seconds >= 1e-3:
-        return "%.2f ms" % (seconds * 1e3)
-    return "%.2f µs" % (seconds * 1e6)
-
-
-def measure(f, args, budget):
-    start = time.perf_counter()
-    result = f(*args)
-    first = time.perf_counter() - start
-    start = time.perf_counter()
-    f(*args)
-    once = max(time.perf_counter() - start, 1e-7)
-    per_sample = max(1, int(budget / 7 / once))
-    samples = []
-    gc.disable()
-    try:
-        for _ in range(7):
-            start = time.perf_counter()
-            for _ in range(per_sample):
-                f(*args)
-            samples.append((time.perf_counter() - start) / per_sample)
-    finally:
-        gc.enable()
-    return first, statistics.median(samples), result
 
 
 def _close(a, b):

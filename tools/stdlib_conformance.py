@@ -3,9 +3,10 @@
 For each module, every function and method defined in it (module functions, methods, static
 and class methods, property accessors of its classes) is replaced by `ag.to_graph(...)` of
 itself, then the module's tests (`test.test_<module>`) run. Each module runs twice in a fresh
-subprocess, unconverted and converted, and the pass counts are compared.
+subprocess, unconverted and converted, and the pass counts are compared. The last column is
+the converted test run's time over the unconverted one's (test harness time included).
 
-    python tools/stdlib_conformance.py [module ...] [--verbose]
+    python tools/stdlib_conformance.py [module ...] [--verbose]   # ~10 minutes for all
 """
 
 import argparse
@@ -20,14 +21,20 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# Pure-Python modules (no C accelerator replacing their code) with self-contained tests.
+# Pure-Python modules (no C accelerator replacing their code) with self-contained tests;
+# `module:test` when the test module is named differently. enum is left out: converting
+# EnumType's methods in place breaks its identity checks on Enum.__new__ while classes are
+# being built, which says nothing about converted code.
 DEFAULT_MODULES = (
     "textwrap", "colorsys", "fnmatch", "shlex", "string", "calendar", "fractions",
     "statistics", "difflib", "graphlib", "html", "glob", "posixpath", "ntpath",
     "ipaddress", "configparser", "keyword", "getopt", "optparse", "gettext", "base64",
     "quopri", "uu", "netrc", "plistlib", "dataclasses", "cmd", "tabnanny", "pprint",
-    "reprlib", "bisect", "heapq", "contextlib", "copy", "operator", "abc",
-    "tomllib", "mailbox", "sched", "smtplib", "stringprep", "textwrap",
+    "reprlib", "bisect", "heapq", "contextlib", "copy", "operator", "abc", "tomllib",
+    "mailbox", "sched", "smtplib", "stringprep", "argparse", "random", "pathlib",
+    "tempfile", "shutil", "tokenize", "traceback", "uuid", "zipfile", "csv", "fileinput",
+    "filecmp", "secrets", "linecache", "weakref", "typing", "inspect", "ast",
+    "urllib.parse:urlparse", "http.cookies:http_cookies", "functools", "collections",
 )
 
 

@@ -1,5 +1,4 @@
-"""`a if cond else b` becomes `ag__.if_exp(cond, lambda: a, lambda: b, 'a if cond else b')()`
-(if_exp returns the function computing the value: see operators/conditional_expressions)."""
+"""`a if cond else b` becomes `ag__.if_exp(cond, lambda: a, lambda: b, 'a if cond else b')`."""
 
 import ast
 
@@ -34,7 +33,7 @@ class ConditionalExpressionTransformer(converter.Base):
             return node
         expr_repr = self._source_of(node)
         return templates.replace_as_expression(
-            "ag__.if_exp(test, lambda: true_value, lambda: false_value, expr_repr)()",
+            "ag__.if_exp(test, lambda: true_value, lambda: false_value, expr_repr)",
             test=node.test, true_value=node.body, false_value=node.orelse,
             expr_repr=gast.Constant(value=expr_repr, kind=None))
 

@@ -172,4 +172,6 @@ def generated_source(converted_fn):
     else:
         lines = linecache.getlines(generated_file)
         source = textwrap.dedent("".join(inspect.getblock(lines[first_line - 1:])))
+    if source.startswith("return lambda"):  # the factory returns a converted lambda
+        source = source[len("return "):]
     return source.replace("def " + GENERATED_NAME_PREFIX, "def ", 1)

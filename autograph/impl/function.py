@@ -5,6 +5,7 @@ import functools
 import types
 
 import runtime as rt
+from autograph.core import ag_logging
 from autograph.impl import api, error_rewriting
 from autograph.operators import graph as graph_paths  # registers the graph paths & overloads
 
@@ -80,7 +81,13 @@ class Function:
             converted = self._converted_function()
 
             def traced(*args, **kwargs):
-                return _map_leaves(self._mark_list, converted(*args, **kwargs))
+                # Runs only when rt.function traces (a signature not in its trace cache).
+                ag_logging.log(2, "Tracing %s (trace %d): its input signature is not in the "
+                               "trace cache", self.__qualname__, self._staged.trace_count)
+                graph_paths.common.forget_return_placeholders()
+                result = converted(*args, **kwargs)
+                graph_paths.common.check_returned(result, self.__qualname__)
+                return _map_leaves(self._mark_list, result)
 
             for attribute in ("__name__", "__qualname__", "__module__"):
                 setattr(traced, attribute, getattr(self.python_function, attribute, "function"))

@@ -8,10 +8,11 @@ Code generation
   graphs are inlined (their placeholders are the outer names). Rank-0 values are Numba
   scalars, so scalar loops compile to native code. Array constants and variables are extra
   arguments (`k*`), never globals. Tensor arrays are growable buffers (data, written flags,
-  size). Each op's code comes from its lowering, `op.numba(g, node, ins)`
-  (runtime/executors/numba_lowerings.py registers them with `@get(name).def_numba`): it
-  returns an expression, a list of expressions (one per output), or None after emitting
-  statements itself; it raises `Unlowerable` for attribute combinations it cannot handle.
+  size, dynamic_size). Each op's code comes from its lowering, `op.numba(g, node, ins)`,
+  defined next to the op in runtime/ops/*.py with `@get(name).def_numba` (shared helpers:
+  runtime/executors/numba_lowerings.py): it returns an expression, a list of expressions
+  (one per output), or None after emitting statements itself; it raises `Unlowerable` for
+  attribute combinations it cannot handle. `cond` and `while` are generated here.
   The code is generic over dimension sizes: Numba specialises it on dtype, rank and layout.
 
 Buffers
@@ -24,19 +25,29 @@ Errors
   Failing checks raise `numba_support.GraphFail(site, ...)`; the wrapper turns it into the
   exception the NumPy interpreter raises (InvalidArgumentError for asserts, OutOfRangeError
   for out-of-range indices), with "While executing <node> created at <user line>".
-  `rt.print` runs in a `with numba.objmode():` block that prints through the same
-  formatting as the NumPy kernel, to the `sys.stdout` of that moment.
+  Bounds checks are explicit (inline, with NumPy's messages); measured on edit_distance:
+  about as fast as `boundscheck=True` (~1.4x the unchecked loop), which cannot say which
+  node failed. `rt.print` runs in a `with numba.objmode():` block (in its own small jitted
+  function) that prints through the same formatting as the NumPy kernel, to the
+  `sys.stdout` of that moment.
 
 Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
   - a graph with any op that has no lowering (or an attribute combination its lowering
     refuses) runs on the NumPy interpreter; the reason is logged at INFO on the
     "autograph" logger;
-  - a graph without a `while` node runs on the NumPy interpreter: a handful of vectorised
-    ops costs the same in NumPy (each op is one C loop) and a Numba compile costs
-    0.1-1 s, which such a graph never earns back (measured: f(x) = x + 1 on 16 floats,
-    ~1.5 us per call on either backend; see tools/bench_numba_functional.py);
-  - a graph with a loop is compiled with Numba on its first call; if compilation fails,
-    the NumPy interpreter runs it instead (logged at INFO).
+  - a graph without a `while` node runs on the NumPy interpreter: vectorised ops cost the
+    same or less in NumPy and a Numba compile costs 0.3-6 s, which such a graph does not
+    earn back. Measured (tools/bench_numba_functional.py), 14 vectorised ops, no loop:
+    16 elements 14 us (NumPy) vs 8 us (Numba) per call after a 5.8 s compile; 10,000
+    elements 444 us vs 658 us. f(x) = x + 1: ~2 us per call on either backend;
+  - a graph whose loops do mostly array work (ops on rank >= 1 arrays, matrix products
+    weighted 10, outweigh the scalar ops; `loop_work`) runs on the NumPy interpreter: each
+    such op is one optimised NumPy call (BLAS, SIMD ufuncs) and the interpreter's ~1 us
+    per op is noise. Measured with tools/bench_workloads.py: rnn 7.3 ms with NumPy vs
+    27.6 ms compiled (njit of the original: 21 ms); power_iter 19.5 ms vs 23.3 ms;
+  - any other graph with a loop (scalar loops: collatz, primes, mandelbrot, edit_distance,
+    ema, piecewise: 100-8000x faster than the interpreter) is compiled with Numba on its
+    first call; if compilation fails, the NumPy interpreter runs it (logged at INFO).
   `backend="numba"` raises `NumbaLoweringError` naming the ops without a lowering and the
   user lines that created them.
 """
@@ -267,8 +278,8 @@ class CodeGen:
         self._plans = {}
         self.uses_objmode = False
         self.uses_err = False
-        self.helpers = set()
         self.functions = []
+        self._used = None
 
     # -- API for lowerings ---------------------------------------------------------------
     def emit(self, line):
@@ -325,6 +336,18 @@ class CodeGen:
         self.emit("    err[1] = %s" % size)
         self.emit("    raise _rt.GraphFail(%d)" % site)
         return name
+
+    def is_used(self, value):
+        """Does any node or graph output read `value`?"""
+        if self._used is None:
+            used = set()
+            for node in self.graph.walk():
+                used.update(id(v) for v in node.inputs)
+                for _, sub in node.subgraphs:
+                    used.update(id(v) for v in sub.outputs)
+            used.update(id(v) for v in self.graph.outputs)
+            self._used = used
+        return id(value) in self._used
 
     def add_function(self, lines):
         """Add a module-level function (e.g. a jitted helper) before the graph function."""
@@ -416,6 +439,11 @@ class CodeGen:
         """`target = text` converting literals / scalars to the target's type."""
         if dtype_value.kind == TENSOR_ARRAY:
             for part in TA_PARTS:
+                if part == "_b" and source_value.dtype != dtype_value.dtype:
+                    # A list-like tensor array whose dtype was promoted (ints, then floats).
+                    self.emit("%s_b = %s_b.astype(%s)" % (target, text,
+                                                          np_dtype(dtype_value.dtype)))
+                    continue
                 self.emit("%s%s = %s%s" % (target, part, text, part))
             return
         if source_value.is_literal:
@@ -457,7 +485,7 @@ class CodeGen:
             text = self.expr(init)
             if i in copy:
                 if value.kind == TENSOR_ARRAY:
-                    self.emit("%s_b = %s_b.copy()" % (name, text))
+                    self.emit("%s_b = %s_b.astype(%s)" % (name, text, np_dtype(value.dtype)))
                     self.emit("%s_w = %s_w.copy()" % (name, text))
                     self.emit("%s_n = %s_n" % (name, text))
                     self.emit("%s_d = %s_d" % (name, text))
@@ -561,7 +589,6 @@ _SUPPORT_HASH = None
 def generate_source(graph, owned_inputs=None):
     """(source, CodeGen) for `graph`; raises Unlowerable naming the first unsupported op."""
     global _SUPPORT_HASH
-    from runtime.executors import numba_lowerings  # noqa: F401  (registers the lowerings)
     gen = CodeGen(graph, owned_inputs)
     params = gen.generate()
     all_params = params + [name for name, _ in gen.constants] + [name for name, _ in gen.variables]
@@ -603,7 +630,6 @@ def _site_key(site):
 
 def numba_unsupported_ops(graph):
     """Names of the ops in `graph` (nested graphs included) that cannot be lowered to Numba."""
-    from runtime.executors import numba_lowerings  # noqa: F401
     gen = CodeGen(graph, collect=True)
     try:
         gen.generate()
@@ -618,7 +644,6 @@ def numba_unsupported_ops(graph):
 
 def unsupported_report(graph):
     """Human-readable lines: each unsupported op, why, and the user line that created it."""
-    from runtime.executors import numba_lowerings  # noqa: F401
     gen = CodeGen(graph, collect=True)
     try:
         gen.generate()
@@ -629,6 +654,35 @@ def unsupported_report(graph):
 
 def has_loop(graph):
     return any(node.op.name == "while" for node in graph.walk())
+
+
+_PRODUCTS = ("matmul", "dot", "outer")
+
+
+def loop_work(graph):
+    """(array work, scalar work) of the ops inside loop bodies: an op counts as array work
+    when an input has rank >= 1 (a matrix product counts 10: one BLAS call that NumPy makes
+    as fast as Numba, with NumPy's SIMD ufuncs beside it), as scalar work when all its
+    inputs and outputs are rank 0. Views and shape queries count as neither."""
+    array = scalar = 0
+
+    def visit(g, in_loop):
+        nonlocal array, scalar
+        for node in g.nodes:
+            if node.op.control_flow:
+                for key, sub in node.subgraphs:
+                    visit(sub, in_loop or node.op.name == "while")
+                continue
+            if not in_loop or node.op.is_view(node) or node.op.name in ("dim", "size"):
+                continue
+            ranks = [len(v.shape) for v in node.inputs + node.outputs
+                     if v.kind != TENSOR_ARRAY and v.shape is not None]
+            if any(ranks):
+                array += 10 if node.op.name in _PRODUCTS else 1
+            else:
+                scalar += 1
+    visit(graph, False)
+    return array, scalar
 
 
 # --- the compiled executable -----------------------------------------------------------------
@@ -878,6 +932,12 @@ def compile_graph_auto(graph, owned_inputs=None):
         return numpy_exec.compile_graph(graph, owned_inputs)
 
     if not has_loop(graph):
+        return numpy_executor()
+    array_work, scalar_work = loop_work(graph)
+    if array_work > scalar_work:
+        logger.info("autograph: graph %r runs on the NumPy interpreter: its loops do mostly "
+                    "array work (%d array vs %d scalar op units), where NumPy is as fast",
+                    graph.name, array_work, scalar_work)
         return numpy_executor()
     report = unsupported_report(graph)
     if report:

@@ -123,18 +123,29 @@ def rows_argmin(x2):
 
 
 @numba.njit(**_JIT)
-def rows_var(x2):
+def var_ddof(x, ddof):
+    """np.var(x, ddof=ddof) of a 1-D array (Numba's np.var has no ddof)."""
+    mean = x.mean()
+    total = 0.0
+    for k in range(x.shape[0]):
+        d = x[k] - mean
+        total += d * d
+    return total / (x.shape[0] - ddof)
+
+
+@numba.njit(**_JIT)
+def rows_var(x2, ddof):
     out = np.empty(x2.shape[0], np.float64)
     for r in range(x2.shape[0]):
-        out[r] = x2[r].var()
+        out[r] = var_ddof(x2[r], ddof) if ddof else x2[r].var()
     return out
 
 
 @numba.njit(**_JIT)
-def rows_std(x2):
+def rows_std(x2, ddof):
     out = np.empty(x2.shape[0], np.float64)
     for r in range(x2.shape[0]):
-        out[r] = x2[r].std()
+        out[r] = np.sqrt(var_ddof(x2[r], ddof)) if ddof else x2[r].std()
     return out
 
 

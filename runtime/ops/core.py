@@ -59,3 +59,46 @@ size = defop(
     infer=lambda x: [(np.int64, ())],
     kernel=lambda x: np.int64(np.size(x)),
     doc="x.size as an int64 scalar.")
+
+
+# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
+
+from runtime.executors import numba_lowerings as nl  # noqa: E402
+from runtime.ops import get  # noqa: E402
+
+@get("constant").def_numba
+def _numba_constant(g, node, ins):
+    value = node.attrs["value"]
+    if value.dtype.kind not in "biufc" or value.dtype == np.float16:
+        raise nl.Unlowerable("constant of dtype %s" % value.dtype)
+    if value.ndim == 0:
+        return nl.literal_text(value[()], value.dtype)
+    return g.constant_arg(np.ascontiguousarray(value))
+
+
+@get("cast").def_numba
+def _numba_cast(g, node, ins):
+    out = node.outputs[0]
+    if nl.is_scalar(g, node.inputs[0]):
+        return g.scalar_cast(ins[0], out.dtype)
+    return "%s.astype(%s)" % (ins[0], nl.np_dtype(out.dtype))
+
+
+@get("copy").def_numba
+def _numba_copy(g, node, ins):
+    if nl.is_scalar(g, node.inputs[0]):
+        return ins[0]
+    return "%s.copy()" % ins[0]
+
+
+@get("dim").def_numba
+def _numba_dim(g, node, ins):
+    return "%s.shape[%d]" % (ins[0], node.attrs["axis"])
+
+
+@get("size").def_numba
+def _numba_size(g, node, ins):
+    if nl.is_scalar(g, node.inputs[0]):
+        return "1"
+    return "%s.size" % ins[0]

@@ -109,3 +109,87 @@ linspace = defop(
     make_kernel=lambda endpoint=True, dtype=None: (
         lambda a, b, n: np.linspace(a, b, n, endpoint=endpoint, dtype=dtype)),
     doc="np.linspace(start, stop, num, endpoint, dtype)")
+
+
+# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
+
+from runtime.executors import numba_lowerings as nl  # noqa: E402
+from runtime.ops import get  # noqa: E402
+
+def _numba_filled_lowering(fill):
+    def lower(g, node, ins):
+        out = node.outputs[0]
+        shape = node.attrs["shape"]
+        if not shape:
+            return nl.literal_text(fill if fill is not None else 0, out.dtype)
+        text = nl.shape_text(g, shape, node.inputs)
+        function = {0: "np.zeros", 1: "np.ones", None: "np.empty"}[fill]
+        return "%s(%s, %s)" % (function, text, nl.np_dtype(out.dtype))
+    return lower
+
+
+get("zeros").def_numba(_numba_filled_lowering(0))
+get("ones").def_numba(_numba_filled_lowering(1))
+get("empty").def_numba(_numba_filled_lowering(None))
+
+
+@get("full").def_numba
+def _numba_full(g, node, ins):
+    out = node.outputs[0]
+    shape = node.attrs["shape"]
+    fill = g.expr(node.inputs[0], out.dtype)
+    if not nl.is_scalar(g, node.inputs[0]):
+        raise nl.Unlowerable("np.full with an array fill value")
+    fill = g.scalar_cast(fill, out.dtype)
+    if not shape:
+        return fill
+    n_leading = node.attrs.get("_n_leading", 1)
+    return "np.full(%s, %s, %s)" % (nl.shape_text(g, shape, node.inputs[n_leading:]), fill,
+                                    nl.np_dtype(out.dtype))
+
+
+def _numba_like_lowering(fill):
+    def lower(g, node, ins):
+        out = node.outputs[0]
+        if nl.is_scalar(g, node.inputs[0]):
+            return nl.literal_text(fill if fill is not None else 0, out.dtype)
+        function = {0: "np.zeros", 1: "np.ones", None: "np.empty"}[fill]
+        return "%s(%s.shape, %s)" % (function, ins[0], nl.np_dtype(out.dtype))
+    return lower
+
+
+get("zeros_like").def_numba(_numba_like_lowering(0))
+get("ones_like").def_numba(_numba_like_lowering(1))
+get("empty_like").def_numba(_numba_like_lowering(None))
+
+
+@get("full_like").def_numba
+def _numba_full_like(g, node, ins):
+    out = node.outputs[0]
+    if not nl.is_scalar(g, node.inputs[1]):
+        raise nl.Unlowerable("np.full_like with an array fill value")
+    fill = g.scalar_cast(g.expr(node.inputs[1], out.dtype), out.dtype)
+    if nl.is_scalar(g, node.inputs[0]):
+        return fill
+    return "np.full(%s.shape, %s, %s)" % (ins[0], fill, nl.np_dtype(out.dtype))
+
+
+@get("arange").def_numba
+def _numba_arange(g, node, ins):
+    out = node.outputs[0]
+    if out.dtype.kind not in "iuf":
+        raise nl.Unlowerable("np.arange of dtype %s" % out.dtype)
+    args = [g.scalar_cast(g.expr(v, out.dtype), out.dtype) for v in node.inputs]
+    return "np.arange(%s)" % ", ".join(args)
+
+
+@get("linspace").def_numba
+def _numba_linspace(g, node, ins):
+    out = node.outputs[0]
+    if not node.attrs.get("endpoint", True):
+        raise nl.Unlowerable("np.linspace with endpoint=False")
+    if out.dtype.kind != "f":
+        raise nl.Unlowerable("np.linspace of dtype %s" % out.dtype)
+    text = "np.linspace(float(%s), float(%s), %s)" % (ins[0], ins[1], ins[2])
+    return nl.cast_result(g, node, text, np.dtype(np.float64))

@@ -92,3 +92,141 @@ round_ = defop(
     infer=lambda x, decimals: [(np.round(dummy(x), decimals).dtype, x.shape)],
     make_kernel=_round_kernel,
     doc="np.round(x, decimals)")
+
+
+# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
+
+from runtime.executors import numba_lowerings as nl  # noqa: E402
+from runtime.ops import get  # noqa: E402
+
+def _numba_ufunc_lowering(ufunc):
+    name = ufunc.__name__
+
+    def lower(g, node, ins):
+        if ufunc not in nl.numba_ufuncs():
+            raise nl.Unlowerable("np.%s has no Numba implementation" % name)
+        for v in node.inputs:
+            if v.dtype == np.float16 or v.dtype.kind not in "biufc":
+                raise nl.Unlowerable("dtype %s" % v.dtype)
+        args, dtypes = nl.operands(g, node)
+        scalar = all(nl.is_scalar(g, v) for v in node.inputs)
+        natural = nl.natural_dtype(ufunc, dtypes)
+        if ufunc.nout > 1:
+            temp = g.tmp()
+            g.emit("%s = np.%s(%s)" % (temp, name, ", ".join(args)))
+            return [nl.cast_result(g, node, "%s[%d]" % (temp, i), natural[i], i)
+                    for i in range(ufunc.nout)]
+        if scalar:
+            if name in ("logical_and", "logical_or"):
+                text = "(bool(%s) %s bool(%s))" % (args[0], "and" if name == "logical_and"
+                                                   else "or", args[1])
+                return text
+            if name == "logical_not":
+                return "(not %s)" % args[0]
+            if name == "invert" and node.inputs[0].dtype == np.bool_:
+                return "(not %s)" % args[0]
+            op = nl.OPERATORS.get(name)
+            if name in ("remainder", "floor_divide") and all(
+                    d.kind in "iu" for d in dtypes):
+                op = "%" if name == "remainder" else "//"   # Python's = NumPy's for ints
+            if op is not None and all(d.kind in "biu" for d in dtypes) and op in (
+                    "<<", ">>", "&", "|", "^") and any(d == np.bool_ for d in dtypes):
+                op = None   # keep NumPy's bool semantics for bitwise ops on bools
+            if op is not None:
+                text = "(%s %s %s)" % (args[0], op, args[1])
+            elif name == "negative":
+                text = "(-%s)" % args[0]
+            elif name == "absolute" and node.inputs[0].dtype.kind != "c":
+                text = "abs(%s)" % args[0]
+            else:
+                text = "np.%s(%s)" % (name, ", ".join(args))
+            if name in nl.PREDICATES:
+                return text
+            exact = all(d == node.outputs[0].dtype for d in dtypes)
+            return nl.cast_result(g, node, text, natural[0] if exact else None)
+        # Numba types an array-with-scalar ufunc by the array's dtype (NumPy 1's value-based
+        # rule); NumPy 2 promotes strong scalars. Give scalars the loop's common dtype.
+        try:
+            common = np.result_type(*dtypes)
+        except TypeError:
+            common = None
+        if common is not None and (common.char * ufunc.nin) in [t.split("->")[0] for t in ufunc.types]:
+            for k, v in enumerate(node.inputs):
+                if nl.is_scalar(g, v) and dtypes[k] != common:
+                    args[k] = (nl.literal_text(v.literal, common) if v.is_literal
+                               else g.scalar_cast(args[k], common))
+        text = "np.%s(%s)" % (name, ", ".join(args))
+        return nl.cast_result(g, node, text, natural[0])
+    return lower
+
+
+for _ufunc, _op in UFUNC_OPS.items():
+    _op.def_numba(_numba_ufunc_lowering(_ufunc))
+del _ufunc, _op
+
+
+@get("where").def_numba
+def _numba_where(g, node, ins):
+    out = node.outputs[0]
+    c = ins[0]
+    x = g.expr(node.inputs[1], out.dtype)
+    y = g.expr(node.inputs[2], out.dtype)
+    if all(nl.is_scalar(g, v) for v in node.inputs):
+        return g.scalar_cast("(%s if %s else %s)" % (x, c, y), out.dtype)
+    if nl.is_scalar(g, node.inputs[0]):
+        raise nl.Unlowerable("np.where with a scalar condition and array operands")
+    if not nl.is_scalar(g, node.inputs[1]) and node.inputs[1].dtype != out.dtype:
+        x = "%s.astype(%s)" % (x, nl.np_dtype(out.dtype))
+    if not nl.is_scalar(g, node.inputs[2]) and node.inputs[2].dtype != out.dtype:
+        y = "%s.astype(%s)" % (y, nl.np_dtype(out.dtype))
+    if nl.is_scalar(g, node.inputs[1]):
+        x = g.scalar_cast(x, out.dtype)
+    if nl.is_scalar(g, node.inputs[2]):
+        y = g.scalar_cast(y, out.dtype)
+    return "np.where(%s, %s, %s)" % (c, x, y)
+
+
+def _numba_clip_lowering(kind):
+    def lower(g, node, ins):
+        out = node.outputs[0]
+        args, dtypes = nl.operands(g, node)
+        if kind == "clip":
+            text = "np.minimum(np.maximum(%s, %s), %s)" % tuple(args)
+            natural = nl.natural_dtype(np.maximum, dtypes[:2])[0]
+            natural = nl.natural_dtype(np.minimum, [natural, dtypes[2]])[0]
+        elif kind == "min":
+            text = "np.maximum(%s, %s)" % tuple(args)
+            natural = nl.natural_dtype(np.maximum, dtypes)[0]
+        else:
+            text = "np.minimum(%s, %s)" % tuple(args)
+            natural = nl.natural_dtype(np.minimum, dtypes)[0]
+        return nl.cast_result(g, node, text, natural)
+    return lower
+
+
+get("clip").def_numba(_numba_clip_lowering("clip"))
+get("clip_min").def_numba(_numba_clip_lowering("min"))
+get("clip_max").def_numba(_numba_clip_lowering("max"))
+
+
+@get("round").def_numba
+def _numba_round(g, node, ins):
+    x = node.inputs[0]
+    decimals = int(node.attrs["decimals"])
+    out = node.outputs[0]
+    if x.dtype.kind in "biu":
+        if decimals >= 0:
+            return ins[0] if nl.is_scalar(g, x) else "%s.copy()" % ins[0]
+        raise nl.Unlowerable("np.round of integers with negative decimals")
+    if x.dtype.kind == "c":
+        raise nl.Unlowerable("np.round of complex values")
+    if decimals == 0:
+        text = "np.rint(%s)" % ins[0]
+    elif decimals > 0:
+        scale = nl.literal_text(10.0 ** decimals, out.dtype)
+        text = "(np.rint(%s * %s) / %s)" % (ins[0], scale, scale)
+    else:
+        scale = nl.literal_text(10.0 ** -decimals, out.dtype)
+        text = "(np.rint(%s / %s) * %s)" % (ins[0], scale, scale)
+    return nl.cast_result(g, node, text, x.dtype)

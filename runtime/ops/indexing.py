@@ -266,3 +266,79 @@ set_item = defop(
         namer(node.inputs[0]), format_index(node.attrs["index"], node.inputs[2:], namer),
         namer(node.inputs[1])),
     doc="x[index] = value, as a new version of x (updated in place when x is dead)")
+
+
+# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
+
+from runtime.executors import numba_lowerings as nl  # noqa: E402
+from runtime.ops import get  # noqa: E402
+
+@get("get_item").def_numba
+def _numba_get_item(g, node, ins):
+    x = node.inputs[0]
+    dynamic = node.inputs[1:]
+    if nl.is_scalar(g, x):
+        if node.attrs["index"] in ((), (Ellipsis,)):
+            return ins[0]
+        raise nl.Unlowerable("indexing a scalar")
+    kind, index = nl.advanced_single(node, x, dynamic)
+    if kind == "take":
+        if len(x.shape) != 1:
+            raise nl.Unlowerable("integer-array indexing of a rank-%d array" % len(x.shape))
+        site = g.site(node, "index", axis=0)
+        return "_rt.take1(%s, %s, %d)" % (ins[0], g.expr(index), site)
+    if kind == "mask":
+        if len(index.shape) != 1 or len(x.shape) != 1:
+            raise nl.Unlowerable("a boolean mask of rank %d on a rank-%d array (Numba supports "
+                              "1-D masks only)" % (len(index.shape), len(x.shape)))
+        site = g.site(node, "mask", axis=0)
+        g.emit("_rt.check_mask(%s.shape[0], %s.shape[0], %d)" % (g.expr(index), ins[0], site))
+        return "%s[%s]" % (ins[0], g.expr(index))
+    return "%s[%s]" % (ins[0], nl.index_text(g, node, x, node.attrs["index"], dynamic))
+
+
+@get("set_item").def_numba
+def _numba_set_item(g, node, ins):
+    x, value = node.inputs[0], node.inputs[1]
+    dynamic = node.inputs[2:]
+    out = node.outputs[0]
+    if nl.is_scalar(g, x):
+        if node.attrs["index"] in ((), (Ellipsis,)):
+            if not nl.is_scalar(g, value):
+                raise nl.Unlowerable("assigning an array into a scalar")
+            return g.scalar_cast(g.expr(value, x.dtype), x.dtype)
+        raise nl.Unlowerable("indexing a scalar")
+    if nl.is_scalar(g, value):
+        val = g.expr(value, x.dtype)
+        if value.is_literal:
+            pass
+        elif value.dtype != x.dtype:
+            val = g.scalar_cast(val, x.dtype)
+    else:
+        val = g.expr(value)
+        if value.dtype != x.dtype:
+            val = "%s.astype(%s)" % (val, nl.np_dtype(x.dtype))
+    kind, index = nl.advanced_single(node, x, dynamic)
+    if g.inplace(node):
+        target = ins[0]
+    else:
+        target = g.tmp()
+        g.emit("%s = %s.copy()" % (target, ins[0]))
+    if kind == "mask":
+        if index.shape != x.shape and len(index.shape) != 1:
+            raise nl.Unlowerable("a boolean mask whose shape differs from the array's")
+        site = g.site(node, "mask", axis=0)
+        g.emit("_rt.check_mask(%s.shape[0], %s.shape[0], %d)" % (g.expr(index), target, site))
+        if len(x.shape) == 1:
+            g.emit("%s[%s] = %s" % (target, g.expr(index), val))
+        elif nl.is_scalar(g, value):
+            g.emit("_rt.set_mask_scalar(%s, %s, %s)" % (target, g.expr(index), val))
+        else:
+            raise nl.Unlowerable("assigning an array through an N-D boolean mask")
+    elif kind == "take":
+        raise nl.Unlowerable("assignment through an integer-array index")
+    else:
+        index_text = nl.index_text(g, node, x, node.attrs["index"], dynamic, target)
+        g.emit("%s[%s] = %s" % (target, index_text, val))
+    return target

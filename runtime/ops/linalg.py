@@ -51,3 +51,45 @@ outer = defop(
     infer=lambda a, b: [(np.outer(dummy(a), dummy(b)).dtype,
                          (prod_or_none(a.shape), prod_or_none(b.shape)))],
     kernel=np.outer, doc="np.outer(a, b)")
+
+
+# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
+
+from runtime.executors import numba_lowerings as nl  # noqa: E402
+from runtime.ops import get  # noqa: E402
+
+def _numba_product_lowering(name):
+    def lower(g, node, ins):
+        out = node.outputs[0]
+        a, b = node.inputs
+        if out.dtype.kind not in "fc":
+            raise nl.Unlowerable("%s of %s values (Numba's BLAS products take floats only)"
+                              % (name, out.dtype))
+        if name == "dot" and (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
+            text = "(%s * %s)" % (nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype))
+            return g.scalar_cast(text, out.dtype) if nl.is_scalar(g, out) else text
+        if nl.is_scalar(g, a) or nl.is_scalar(g, b) or len(a.shape) > 2 or len(b.shape) > 2:
+            raise nl.Unlowerable("%s of rank-%d and rank-%d operands (Numba: 1-D and 2-D only)"
+                              % (name, len(a.shape), len(b.shape)))
+        x = "np.ascontiguousarray(%s)" % nl.as_dtype(g, a, out.dtype)
+        y = "np.ascontiguousarray(%s)" % nl.as_dtype(g, b, out.dtype)
+        text = "np.dot(%s, %s)" % (x, y)
+        if nl.is_scalar(g, out):
+            return g.scalar_cast(text, out.dtype)
+        return text
+    return lower
+
+
+get("matmul").def_numba(_numba_product_lowering("matmul"))
+get("dot").def_numba(_numba_product_lowering("dot"))
+
+
+@get("outer").def_numba
+def _numba_outer(g, node, ins):
+    out = node.outputs[0]
+    a, b = node.inputs
+    if nl.is_scalar(g, a) or nl.is_scalar(g, b):
+        raise nl.Unlowerable("np.outer of scalars")
+    return "np.outer(np.ravel(%s), np.ravel(%s))" % (nl.as_dtype(g, a, out.dtype),
+                                                     nl.as_dtype(g, b, out.dtype))

@@ -86,3 +86,112 @@ def _cumulative_op(name, fn):
 
 _cumulative_op("cumsum", np.cumsum)
 _cumulative_op("cumprod", np.cumprod)
+
+
+# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
+
+from runtime.executors import numba_lowerings as nl  # noqa: E402
+from runtime.ops import get  # noqa: E402
+
+_NUMBA_ROW_HELPERS = {"sum": "rows_sum", "prod": "rows_prod", "mean": "rows_mean", "min": "rows_min",
+                "max": "rows_max", "any": "rows_any", "all": "rows_all",
+                "argmin": "rows_argmin", "argmax": "rows_argmax", "std": "rows_std",
+                "var": "rows_var"}
+
+
+def _numba_reduce_lowering(name):
+    def lower(g, node, ins):
+        x = node.inputs[0]
+        out = node.outputs[0]
+        attrs = node.attrs
+        axis = attrs.get("axis")
+        keepdims = attrs.get("keepdims", False)
+        ddof = int(attrs.get("ddof") or 0)
+        if x.dtype.kind == "c" and name in ("min", "max", "argmin", "argmax"):
+            raise nl.Unlowerable("np.%s of complex values" % name)
+        source = ins[0]
+        if nl.is_scalar(g, x):
+            if name in ("argmin", "argmax"):
+                return "0"
+            if name in ("std", "var"):
+                return nl.literal_text(0.0 if ddof < 1 else float("nan"), out.dtype)
+            return g.scalar_cast(source, out.dtype)
+        ndim = len(x.shape)
+        accumulate = out.dtype if name in ("sum", "prod") else None
+        if accumulate is not None and accumulate != x.dtype:
+            source = "%s.astype(%s)" % (source, nl.np_dtype(accumulate))
+        if attrs.get("dtype") is not None and name in ("mean", "std", "var"):
+            source = "%s.astype(%s)" % (source, nl.np_dtype(attrs["dtype"]))
+        if isinstance(axis, (list, tuple)):
+            axes = tuple(sorted(int(a) % ndim for a in axis))
+        elif axis is None:
+            axes = tuple(range(ndim))
+        else:
+            axes = (int(axis) % ndim,)
+        if name in ("argmin", "argmax") and axis is None:
+            axes = tuple(range(ndim))
+        if len(axes) == ndim:
+            text = "np.%s(%s)" % (name, source)
+            if name in ("std", "var") and ddof:
+                text = "_rt.var_ddof(np.ravel(%s), %d)" % (source, ddof)
+                text = "np.sqrt(%s)" % text if name == "std" else text
+            if name in ("argmin", "argmax"):
+                natural = np.dtype(np.int64)
+            elif name in ("any", "all"):
+                natural = np.dtype(np.bool_)
+            else:
+                natural = None
+            if keepdims:
+                temp = g.tmp()
+                g.emit("%s = %s" % (temp, g.scalar_cast(text, out.dtype)))
+                return "np.full(%s, %s, %s)" % ("(%s)" % ("1, " * ndim), temp,
+                                                nl.np_dtype(out.dtype))
+            if natural is not None and natural == out.dtype:
+                return text
+            return g.scalar_cast(text, out.dtype)
+        if ndim != 2 or len(axes) != 1 or name not in _NUMBA_ROW_HELPERS:
+            raise nl.Unlowerable("np.%s over axis %s of a rank-%d array" % (name, axis, ndim))
+        rows = source if axes == (1,) else "%s.T" % source
+        text = "_rt.%s(%s%s)" % (_NUMBA_ROW_HELPERS[name], rows,
+                                 ", %d" % ddof if name in ("std", "var") else "")
+        helper_dtype = {"mean": np.dtype(np.float64), "std": np.dtype(np.float64),
+                        "var": np.dtype(np.float64), "any": np.dtype(np.bool_),
+                        "all": np.dtype(np.bool_), "argmin": np.dtype(np.int64),
+                        "argmax": np.dtype(np.int64)}.get(
+            name, np.dtype(accumulate) if accumulate is not None else x.dtype)
+        if helper_dtype != out.dtype:
+            text = "%s.astype(%s)" % (text, nl.np_dtype(out.dtype))
+        if keepdims:
+            shape = ("(1, %s.shape[1])" if axes == (0,) else "(%s.shape[0], 1)") % ins[0]
+            text = "%s.reshape(%s)" % (text, shape)
+        return text
+    return lower
+
+
+for _name in ("sum", "prod", "mean", "min", "max", "any", "all", "std", "var", "argmin",
+              "argmax"):
+    get(_name).def_numba(_numba_reduce_lowering(_name))
+del _name
+
+
+def _numba_cumulative_lowering(name):
+    def lower(g, node, ins):
+        x = node.inputs[0]
+        out = node.outputs[0]
+        axis = node.attrs.get("axis")
+        if nl.is_scalar(g, x):
+            return "np.full(1, %s, %s)" % (g.scalar_cast(ins[0], out.dtype), nl.np_dtype(out.dtype))
+        source = ins[0] if x.dtype == out.dtype else "%s.astype(%s)" % (ins[0], nl.np_dtype(out.dtype))
+        if axis is None or len(x.shape) == 1:
+            return "np.%s(%s)" % (name, source)
+        if len(x.shape) != 2:
+            raise nl.Unlowerable("np.%s over an axis of a rank-%d array" % (name, len(x.shape)))
+        if int(axis) % 2 == 1:
+            return "_rt.rows_%s(%s)" % (name, source)
+        return "_rt.rows_%s(%s.T).T" % (name, source)
+    return lower
+
+
+get("cumsum").def_numba(_numba_cumulative_lowering("cumsum"))
+get("cumprod").def_numba(_numba_cumulative_lowering("cumprod"))

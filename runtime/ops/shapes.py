@@ -191,3 +191,103 @@ def _stack_infer(*xs, axis):
 stack = defop("stack", infer=_stack_infer,
               make_kernel=lambda axis: (lambda *xs: np.stack(xs, axis=axis)),
               doc="np.stack(xs, axis)")
+
+
+# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
+
+from runtime.executors import numba_lowerings as nl  # noqa: E402
+from runtime.ops import get  # noqa: E402
+
+@get("reshape").def_numba
+def _numba_reshape(g, node, ins):
+    x = node.inputs[0]
+    out = node.outputs[0]
+    if nl.is_scalar(g, x) or nl.is_scalar(g, out):
+        raise nl.Unlowerable("reshape to or from a scalar")
+    shape = nl.shape_text(g, node.attrs["newshape"], node.inputs[1:])
+    return "np.ascontiguousarray(%s).reshape(%s)" % (ins[0], shape)
+
+
+@get("transpose").def_numba
+def _numba_transpose(g, node, ins):
+    axes = node.attrs["axes"]
+    if nl.is_scalar(g, node.inputs[0]):
+        return ins[0]
+    ndim = len(node.inputs[0].shape)
+    if axes is None or tuple(int(a) % ndim for a in axes) == tuple(range(ndim))[::-1]:
+        return "%s.T" % ins[0]
+    return "np.transpose(%s, (%s))" % (ins[0], "".join("%d, " % (int(a) % ndim) for a in axes))
+
+
+@get("swapaxes").def_numba
+def _numba_swapaxes(g, node, ins):
+    return "np.swapaxes(%s, %d, %d)" % (ins[0], node.attrs["axis1"], node.attrs["axis2"])
+
+
+@get("expand_dims").def_numba
+def _numba_expand_dims(g, node, ins):
+    out = node.outputs[0]
+    out_ndim = len(out.shape)
+    axes = {int(a) % out_ndim for a in node.attrs["axis"]}
+    if nl.is_scalar(g, node.inputs[0]):
+        return "np.full((%s), %s, %s)" % ("1, " * out_ndim, ins[0], nl.np_dtype(out.dtype))
+    parts = ["None" if i in axes else ":" for i in range(out_ndim)]
+    return "%s[%s]" % (ins[0], ", ".join(parts))
+
+
+@get("squeeze").def_numba
+def _numba_squeeze(g, node, ins):
+    x = node.inputs[0]
+    axes = set(node.attrs["axis"])
+    if nl.is_scalar(g, x):
+        return ins[0]
+    parts = []
+    for axis, dim in enumerate(x.shape):
+        if axis in axes:
+            if dim != 1:
+                site = g.site(node, "squeeze")
+                g.emit("if %s.shape[%d] != 1:" % (ins[0], axis))
+                g.emit("    raise _rt.GraphFail(%d)" % site)
+            parts.append("0")
+        else:
+            parts.append(":")
+    return "%s[%s]" % (ins[0], ", ".join(parts))
+
+
+@get("ravel").def_numba
+def _numba_ravel(g, node, ins):
+    if nl.is_scalar(g, node.inputs[0]):
+        return "np.full(1, %s, %s)" % (ins[0], nl.np_dtype(node.outputs[0].dtype))
+    return "np.ravel(%s)" % ins[0]
+
+
+@get("flatten").def_numba
+def _numba_flatten(g, node, ins):
+    if nl.is_scalar(g, node.inputs[0]):
+        return "np.full(1, %s, %s)" % (ins[0], nl.np_dtype(node.outputs[0].dtype))
+    return "%s.flatten()" % ins[0]
+
+
+@get("concatenate").def_numba
+def _numba_concatenate(g, node, ins):
+    out = node.outputs[0]
+    axis = node.attrs["axis"]
+    if any(nl.is_scalar(g, v) for v in node.inputs):
+        raise nl.Unlowerable("concatenating scalars")
+    parts = [nl.as_dtype(g, v, out.dtype) for v in node.inputs]
+    if axis is None:
+        parts = ["np.ravel(%s)" % p for p in parts]
+        return "np.concatenate((%s))" % "".join(p + ", " for p in parts)
+    return "np.concatenate((%s), axis=%d)" % ("".join(p + ", " for p in parts), int(axis))
+
+
+@get("stack").def_numba
+def _numba_stack(g, node, ins):
+    out = node.outputs[0]
+    parts = [nl.as_dtype(g, v, out.dtype) for v in node.inputs]
+    if all(nl.is_scalar(g, v) for v in node.inputs):
+        return "np.array([%s], dtype=%s)" % (", ".join(parts), nl.np_dtype(out.dtype))
+    if any(nl.is_scalar(g, v) for v in node.inputs):
+        raise nl.Unlowerable("np.stack of scalars and arrays")
+    return "np.stack((%s), %d)" % ("".join(p + ", " for p in parts), int(node.attrs["axis"]))

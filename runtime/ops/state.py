@@ -279,3 +279,183 @@ def _assert_format(node, namer):
 assert_ = defop("assert", infer=lambda condition, *values, message, items: [],
                 make_kernel=_assert_kernel, effect=True, format=_assert_format,
                 doc="raise InvalidArgumentError(message) when condition is false")
+
+
+# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
+
+from runtime.executors import numba_lowerings as nl  # noqa: E402
+from runtime.ops import get  # noqa: E402
+
+@get("read_variable").def_numba
+def _numba_read_variable(g, node, ins):
+    variable = node.attrs["variable"]
+    name = g.variable_arg(variable)
+    if variable.dtype.kind not in "biufc" or variable.dtype == np.float16:
+        raise nl.Unlowerable("a variable of dtype %s" % variable.dtype)
+    if len(variable.shape) == 0:
+        return "%s[0]" % name
+    if id(variable) in g.assigned_variables:
+        return "%s.copy()" % name   # a later assign updates the buffer in place
+    return name
+
+
+@get("assign_variable").def_numba
+def _numba_assign_variable(g, node, ins):
+    variable = node.attrs["variable"]
+    mode = node.attrs["mode"]
+    name = g.variable_arg(variable)
+    value = node.inputs[0]
+    dtype = variable.dtype
+    text = g.expr(value, dtype) if mode == "assign" else g.expr(value)
+    if len(variable.shape) == 0:
+        if not nl.is_scalar(g, value):
+            raise nl.Unlowerable("assigning an array to a scalar variable")
+        if mode == "add":
+            text = "%s[0] + %s" % (name, text)
+        elif mode == "sub":
+            text = "%s[0] - %s" % (name, text)
+        g.emit("%s[0] = %s" % (name, g.scalar_cast(text, dtype)))
+        return None
+    target = "%s[%s]" % (name, ", ".join([":"] * len(variable.shape)))
+    if mode == "add":
+        text = "(%s + %s)" % (name, text)
+    elif mode == "sub":
+        text = "(%s - %s)" % (name, text)
+    if nl.is_scalar(g, value):
+        if mode == "assign":
+            text = g.scalar_cast(text, dtype)
+        else:
+            text = "%s.astype(%s)" % (text, nl.np_dtype(dtype))
+    else:
+        text = "%s.astype(%s)" % (text, nl.np_dtype(dtype))
+    g.emit("%s = %s" % (target, text))
+    return None
+
+
+# --- tensor arrays ----------------------------------------------------------------------------
+
+@get("ta_new").def_numba
+def _numba_ta_new(g, node, ins):
+    out = node.outputs[0]
+    shape = out.shape if out.shape is not None else g.ta_shapes.get(out)
+    if shape is None and not g.is_used(out):
+        shape = ()     # replaced before any use (e.g. by unstack): any element shape will do
+    if shape is None:
+        raise nl.Unlowerable("a TensorArray whose element shape is unknown (pass element_shape=)")
+    nl.np_dtype(out.dtype)
+    size = ins[0]
+    dims = "".join("%s, " % (0 if d is None else int(d)) for d in shape)
+    site = g.site(node, "ta_new")
+    buf, written = g.tmp("b"), g.tmp("w")
+    g.emit("%s, %s = _rt.ta_new(np.empty((max(%s, 0), %s), %s), %s, %d)"
+           % (buf, written, size, dims, nl.np_dtype(out.dtype), size, site))
+    return [(buf, written, "np.int64(%s)" % size,
+             "True" if node.attrs["dynamic_size"] else "False")]
+
+
+@get("ta_write").def_numba
+def _numba_ta_write(g, node, ins):
+    ta, index, value = node.inputs
+    b, w, n, d = nl.ta_parts(g, ta)
+    out = node.outputs[0]
+    if ta.dtype != out.dtype:
+        # dtype=None tensor arrays take the promoted dtype of what is written (astype copies).
+        nb = g.tmp("b")
+        g.emit("%s = %s.astype(%s)" % (nb, b, nl.np_dtype(out.dtype)))
+        b = nb
+        if not g.inplace(node):
+            nw = g.tmp("w")
+            g.emit("%s = %s.copy()" % (nw, w))
+            w = nw
+    elif not g.inplace(node):
+        nb, nw = g.tmp("b"), g.tmp("w")
+        g.emit("%s = %s.copy()" % (nb, b))
+        g.emit("%s = %s.copy()" % (nw, w))
+        b, w = nb, nw
+    site = g.site(node, "ta_write")
+    nb, nw, nn = g.tmp("b"), g.tmp("w"), g.tmp("n")
+    if nl.is_scalar(g, value):
+        val = g.scalar_cast(g.expr(value, out.dtype), out.dtype)
+        helper = "ta_write"
+    else:
+        val = nl.as_dtype(g, value, out.dtype)
+        helper = "ta_write_array"
+    g.emit("%s, %s, %s = _rt.%s(%s, %s, %s, %s, %s, %s, %d)"
+           % (nb, nw, nn, helper, b, w, n, d, g.expr(index), val, site))
+    return [(nb, nw, nn, d)]
+
+
+@get("ta_read").def_numba
+def _numba_ta_read(g, node, ins):
+    ta, index = node.inputs
+    b, w, n, d = nl.ta_parts(g, ta)
+    site = g.site(node, "ta_read")
+    return "%s[_rt.ta_check_read(%s, %s, %s, %d)]" % (b, w, g.expr(index), n, site)
+
+
+@get("ta_size").def_numba
+def _numba_ta_size(g, node, ins):
+    return nl.ta_parts(g, node.inputs[0])[2]
+
+
+@get("ta_stack").def_numba
+def _numba_ta_stack(g, node, ins):
+    b, w, n, d = nl.ta_parts(g, node.inputs[0])
+    site = g.site(node, "ta_stack")
+    g.emit("_rt.ta_check_stack(%s, %s, %d)" % (w, n, site))
+    return "%s[:%s].copy()" % (b, n)
+
+
+@get("ta_unstack").def_numba
+def _numba_ta_unstack(g, node, ins):
+    value = node.inputs[0]
+    out = node.outputs[0]
+    if nl.is_scalar(g, value):
+        raise nl.Unlowerable("unstacking a scalar")
+    buf = nl.as_dtype(g, value, out.dtype)
+    if value.dtype == out.dtype:
+        buf = "%s.copy()" % buf
+    temp = g.tmp("b")
+    g.emit("%s = np.ascontiguousarray(%s)" % (temp, buf))
+    return [(temp, "np.ones(%s.shape[0], np.bool_)" % temp, "np.int64(%s.shape[0])" % temp,
+             "True" if node.attrs["dynamic_size"] else "False")]
+
+
+# --- print and assert -------------------------------------------------------------------------
+
+@get("print").def_numba
+def _numba_print(g, node, ins):
+    from runtime.executors.numba_support import make_printer
+    for v in node.inputs:
+        if v.kind == TENSOR_ARRAY:
+            raise nl.Unlowerable("printing a TensorArray")
+    dtypes = [v.dtype for v in node.inputs]
+    printer = make_printer(node.attrs["items"], node.attrs["sep"], node.attrs["end"], dtypes,
+                           SLOT)
+    site = g.site(node, "print", printer=printer)
+    # The object-mode block lives in its own jitted function: in the same function as the
+    # inline bounds checks' raise, Numba 0.68 emits invalid LLVM ("does not dominate").
+    params = ", ".join("p%d" % i for i in range(len(ins)))
+    g.add_function([
+        "@numba.njit(cache=True)",
+        "def _print%d(%s):" % (site, params),
+        "    with numba.objmode():",
+        "        _rt.call_site(__name__, %d%s)" % (site, "".join(", p%d" % i for i in range(len(ins)))),
+    ])
+    g.emit("_print%d(%s)" % (site, ", ".join(ins)))
+    return None
+
+
+@get("assert").def_numba
+def _numba_assert(g, node, ins):
+    condition = node.inputs[0]
+    data = node.inputs[1:]
+    for v in data:
+        if not nl.is_scalar(g, v):
+            raise nl.Unlowerable("an assert that prints arrays")
+    site = g.site(node, "assert", items=node.attrs["items"], dtypes=[v.dtype for v in data])
+    test = ins[0] if nl.is_scalar(g, condition) else "np.all(%s)" % ins[0]
+    g.emit("if not %s:" % test)
+    g.emit("    raise _rt.GraphFail(%d%s)" % (site, "".join(", " + g.expr(v) for v in data)))
+    return None

@@ -172,10 +172,20 @@ def test_methods_and_callable_objects():
 
 
 def test_recursion_depth():
-    # Recursion through a converted `if` or conditional expression costs two frames per
-    # level (the function and the branch it calls), so 400 levels fit the default limit.
+    # Recursion through a converted `if` costs two frames per level (the function and the
+    # branch it calls), so 400 levels fit the default limit; through a conditional
+    # expression three (if_exp calls the branch's lambda).
     limit = sys.getrecursionlimit()
-    depth = 400
-    assert api.to_graph(api_testing_module.plain_recursion)(depth) == depth
-    assert api.to_graph(api_testing_module.factorial)(depth) == api_testing_module.factorial(depth)
+    assert api.to_graph(api_testing_module.factorial)(400) == api_testing_module.factorial(400)
+    assert api.to_graph(api_testing_module.plain_recursion)(250) == 250
     assert sys.getrecursionlimit() == limit
+
+
+pick = lambda x, y=2: (x or y) if x > 0 else len([x])  # noqa: E731
+
+
+def test_lambdas_convert_and_print():
+    converted = api.to_graph(pick)
+    assert [converted(v) for v in (0, 3)] == [pick(v) for v in (0, 3)]
+    assert api.to_code(pick).startswith("lambda x, y")
+    assert "ag__.if_exp(" in api.to_code(pick)

@@ -183,3 +183,19 @@ def test_errors_are_raised_never_a_silent_eager_fallback():
 def test_auto_backend_gives_the_same_results():
     x = np.array([1.0, 2.0, 10.0, 3.0])
     assert function(clipped_sum)(x, np.float64(5.0)) == clipped_sum(x, np.float64(5.0))
+
+
+def rows_total(m):
+    total = 0.0
+    count = 0
+    for row in m:                  # a static first dimension: still one graph loop
+        total = total + np.sum(row)
+        count += 1
+    return total, count
+
+
+def test_loop_over_an_array_with_a_static_first_dimension():
+    staged = function(rows_total, backend="numpy",
+                      input_signature=[rt.TensorSpec((3, 2), np.float64)])
+    m = np.arange(6.0).reshape(3, 2)
+    assert staged(m) == rows_total(m)

@@ -165,3 +165,39 @@ def test_graph_has_no_unrolled_loop():
     staged = function(negative_step_range, backend="numpy")
     text = graph_text(staged, np.int64(1000))
     assert text.count("while") == 1 and len(text.splitlines()) < 40
+
+
+def first_two_rows(m):
+    rows = iter(m)
+    first = next(rows)
+    second = next(rows)
+    return first + second
+
+
+def test_iter_and_next_on_a_symbolic_array():
+    check(first_two_rows, np.arange(6.0).reshape(3, 2))
+
+
+def assert_on_array(x):
+    assert x > 0
+    return x
+
+
+def test_assert_on_an_array_is_ambiguous_as_in_python():
+    check_raises(ValueError, assert_on_array, np.arange(1.0, 3.0), match="ambiguous")
+
+
+def runtime_range_loop(n):
+    total = 0
+    for i in rt.range(n):
+        total += i
+    for i in rt.range(2, n, 3):
+        total += 10 * i
+    return total
+
+
+def test_rt_range_loops_count_without_materialising_the_range():
+    staged = function(runtime_range_loop, backend="numpy")
+    assert staged(np.int64(10)) == sum(range(10)) + 10 * sum(range(2, 10, 3))
+    assert staged(np.int64(0)) == 0
+    assert "arange" not in graph_text(staged, np.int64(5))

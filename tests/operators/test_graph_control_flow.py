@@ -1,6 +1,8 @@
 """Graph paths of if/while/for: converted Python control flow on symbolic values becomes
 graph control flow and gives what plain Python gives on the same NumPy inputs."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -65,7 +67,10 @@ def test_variable_defined_in_one_branch_and_used_after_is_an_error_naming_it():
     info = check_raises(UnboundLocalError, defined_in_if_branch_only, np.float64(-1.0),
                         graph_error=UndefinedInBranchError,
                         match="'y' must also be defined in the else branch")
-    assert "defined_in_if_branch_only" in str(info.value)
+    lines, first = inspect.getsourcelines(defined_in_if_branch_only)
+    if_line = first + next(i for i, line in enumerate(lines) if "if x > 0" in line)
+    assert "test_graph_control_flow.py:%d in defined_in_if_branch_only" % if_line \
+        in str(info.value)
     check_raises(UnboundLocalError, defined_in_else_branch_only, np.float64(1.0),
                  graph_error=UndefinedInBranchError,
                  match="'y' must also be defined in the if branch")
@@ -581,3 +586,111 @@ def size_one_condition(x):
 @pytest.mark.parametrize("x", [[2.0, -1.0], [-2.0, 1.0]])
 def test_condition_on_a_size_one_array(x):
     check(size_one_condition, np.array(x))
+
+
+class Counter:
+    def __init__(self):
+        self.total = 0.0
+        self.calls = 0
+
+    def add(self, value):
+        self.total += value
+        self.calls += 1
+
+
+def method_mutates_attributes(x):
+    counter = Counter()
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            counter.add(x[i])
+    return counter.total, counter.calls
+
+
+def method_mutates_in_branch(x):
+    counter = Counter()
+    if x[0] > 0:
+        counter.add(x[0])
+    return counter.total
+
+
+def test_attributes_changed_by_called_methods_in_graph_loops_and_branches():
+    check(method_mutates_attributes, np.array([1.0, -2.0, 3.0]))
+    check(method_mutates_in_branch, np.array([2.0]))
+    check(method_mutates_in_branch, np.array([-2.0]))
+
+
+# --- everyday loop patterns --------------------------------------------------------------------
+
+
+def fibonacci(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def while_true_with_break(x):
+    i = 0
+    while True:
+        if x[i] > 3:
+            break
+        i += 1
+    return i
+
+
+def return_from_nested_loops(m):
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            if m[i, j] < 0:
+                return i, j
+    return -1, -1
+
+
+def argmax_with_enumerate(x):
+    best, best_i = x[0], 0
+    for i, v in enumerate(x):
+        if v > best:
+            best, best_i = v, i
+    return best_i, best
+
+
+def scan_while_and(x, limit):
+    i = 0
+    while i < x.shape[0] and x[i] < limit:
+        i += 1
+    return i
+
+
+@pytest.mark.parametrize("fn,args", [
+    (fibonacci, (np.int64(10),)),
+    (while_true_with_break, (np.array([1.0, 2.0, 5.0]),)),
+    (return_from_nested_loops, (np.array([[1.0, 2.0], [3.0, -1.0]]),)),
+    (return_from_nested_loops, (np.ones((2, 2)),)),
+    (argmax_with_enumerate, (np.array([1.0, 5.0, 3.0]),)),
+    (scan_while_and, (np.arange(5.0), np.float64(2.5))),
+    (scan_while_and, (np.arange(5.0), np.float64(10.0))),
+])
+def test_everyday_loop_patterns(fn, args):
+    check(fn, *args)
+
+
+def first_positive(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            return i
+
+
+def first_positive_or_minus_one(x):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            return i
+    return -1
+
+
+def test_a_path_without_return_is_a_runtime_error_not_a_made_up_value():
+    check(first_positive, np.array([-1.0, 2.0]))
+    assert first_positive(np.array([-1.0])) is None
+    with pytest.raises(rt.errors.InvalidArgumentError, match="without a return statement"):
+        function(first_positive, backend="numpy")(np.array([-1.0]))
+    check(first_positive_or_minus_one, np.array([-1.0]))
+    check(first_positive_or_minus_one, np.array([-1.0, 3.0]))

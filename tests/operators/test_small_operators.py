@@ -17,9 +17,9 @@ def test_and_or_return_the_same_object_and_are_lazy():
     assert ag.not_([]) is True
 
 
-def test_if_exp_returns_the_chosen_branch_uncalled():
-    assert ag.if_exp(True, lambda: 1, lambda: pytest.fail("no"), "1 if c else 2")() == 1
-    assert ag.if_exp(0, lambda: pytest.fail("no"), lambda: 2, "1 if c else 2")() == 2
+def test_if_exp_runs_only_the_chosen_branch():
+    assert ag.if_exp(True, lambda: 1, lambda: pytest.fail("no"), "1 if c else 2") == 1
+    assert ag.if_exp(0, lambda: pytest.fail("no"), lambda: 2, "1 if c else 2") == 2
 
 
 def test_assert_stmt_raises_like_assert():

@@ -118,7 +118,19 @@ def stack(arrays, *args, **kwargs):
     return np.stack(arrays, *args, **kwargs)
 
 
+def runtime_range(start, limit=None, delta=1, dtype=None):
+    """rt.range: in converted code a lazy symbolic range (a graph loop over it computes its
+    elements from a counter instead of materialising them)."""
+    from autograph.operators.graph.iterables import SymbolicRange
+    if (_has_symbolic(start, limit, delta)
+            and (dtype is None or np.dtype(dtype) == np.int64)
+            and all(not rt.is_tensor(v) or v.dtype.kind in "iu" for v in (start, limit, delta))):
+        return SymbolicRange(start, limit, delta) if limit is not None else SymbolicRange(start)
+    return rt.range(start, limit, delta, dtype=dtype)
+
+
 OVERLOADS = {
+    rt.range: runtime_range,
     np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full, np.arange: arange,
     np.linspace: linspace, np.eye: eye, np.array: _from_sequence(np.array),
     np.asarray: _from_sequence(np.asarray), np.stack: stack,

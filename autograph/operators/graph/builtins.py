@@ -23,8 +23,7 @@ def print_(*objects, sep=" ", end="\n", file=None, flush=False):
 def assert_stmt(test, message_fn):
     """assert on a symbolic condition: rt.errors.InvalidArgumentError when the graph runs."""
     message = message_fn() if message_fn is not None else None
-    condition = common.is_truthy_scalar_tensor(test, "the condition of an assert statement") \
-        if test.ndim == 0 else test
+    condition = common.is_truthy_scalar_tensor(test, "the condition of an assert statement")
     if rt.is_tensor(message):
         return rt.Assert(condition, "assertion failed:", data=[message])
     return rt.Assert(condition, "assertion failed" if message is None else str(message))
@@ -167,3 +166,30 @@ def isinstance_(value, classinfo):
     else:
         stands_for = value.dtype.type
     return issubclass(stands_for, classinfo)
+
+
+class _RowIterator:
+    """iter() of a symbolic array: its rows, read at positions known while tracing (a read
+    past the end fails when the graph runs, as an out-of-range read)."""
+
+    def __init__(self, iterable):
+        self.items = iterables.as_iterable(iterable)
+        self.position = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        length = self.items.loop_length()
+        if not rt.is_tensor(length) and self.position >= length:
+            raise StopIteration
+        item = self.items.loop_element(self.position)
+        self.position += 1
+        return item
+
+
+@graph_path_of("iter")
+def iter_(value, *sentinel):
+    if sentinel:
+        raise TypeError("iter(callable, sentinel) of a symbolic value is not supported")
+    return _RowIterator(value)

@@ -3,6 +3,7 @@ graph statement has yet to define, truth tests, and access to generated function
 
 import re
 import types
+import weakref
 
 import numpy as np
 
@@ -20,6 +21,19 @@ class UndefinedInBranchError(StagingError, UnboundLocalError):
 
 class LoopVariableError(StagingError, TypeError):
     """A graph loop variable changes in a way that cannot be reconciled."""
+
+
+class StateMarker:
+    """A placeholder object standing for state value `index` of a statement (a plain Python
+    object, so rt.cond / rt.while_loop pass it through as a static value)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    def __repr__(self):
+        return "<%s %d>" % (type(self).__name__.strip("_").lower(), self.index)
 
 
 # The return-statement converter initialises its return value variable with None (or
@@ -42,6 +56,51 @@ def jumps_away(branch_outputs, names):
     """True if a branch's outputs show it took a lowered return/break/continue."""
     return any(value is True and _JUMP_FLAG_NAME.match(name)
                for name, value in zip(names, branch_outputs))
+
+
+# --- return values set on some paths only --------------------------------------------------------
+
+_RETURN_FLAG_NAME = re.compile(r"^do_return(_\d+)?$")
+_unset_returns = {}   # id(tensor) -> (weak reference to the tensor, do_return flag tensor)
+
+
+def _tensor_leaves(value):
+    if isinstance(value, (tuple, list)):
+        return [leaf for item in value for leaf in _tensor_leaves(item)]
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _tensor_leaves(item)]
+    return [value] if rt.is_tensor(value) else []
+
+
+def note_return_placeholders(names, values, placeholder_names):
+    """After a graph statement gave the return value a placeholder on the paths where no
+    `return` ran, remembers its tensors with the statement's `do_return` flag (see
+    check_returned)."""
+    flags = [v for n, v in zip(names, values) if _RETURN_FLAG_NAME.match(n)]
+    if not placeholder_names or len(flags) != 1 or not rt.is_tensor(flags[0]):
+        return
+    for name, value in zip(names, values):
+        if name in placeholder_names:
+            for leaf in _tensor_leaves(value):
+                _unset_returns[id(leaf)] = (weakref.ref(leaf), flags[0])
+
+
+def forget_return_placeholders():
+    _unset_returns.clear()
+
+
+def check_returned(result, function_name):
+    """A function whose result is such a placeholder when no `return` ran would return
+    None in Python: a graph cannot, so it asserts (when it runs) that a return ran."""
+    flags = {}
+    for leaf in _tensor_leaves(result):
+        entry = _unset_returns.get(id(leaf))
+        if entry is not None and entry[0]() is leaf:
+            flags[id(entry[1])] = entry[1]
+    for flag in flags.values():
+        rt.Assert(flag, "%s reached its end without a return statement, where Python returns "
+                  "None; a graph function must return a value on every path (add a return "
+                  "at the end)" % function_name)
 
 
 def is_undefined(value):
@@ -86,7 +145,7 @@ def is_truthy_scalar_tensor(value, what):
     if loop_length is not None:
         return np.greater(loop_length(), 0)
     if value.ndim != 0 and all(d == 1 for d in value.static_shape):
-        value = value.reshape(())   # NumPy tests the one element of a size-1 array
+        value = value[(0,) * value.ndim]   # NumPy tests the one element of a size-1 array
     if value.ndim != 0:
         raise ValueError("The truth value of an array with more than one element is "
                          "ambiguous. Use a.any() or a.all() (%s is %s)"
@@ -187,9 +246,10 @@ class _ClosureState:
             cell = self.cells.get(name)
             if cell is not None:
                 set_cell(cell, value)
+            elif is_undefined(value):
+                continue   # never assign the placeholder of an undefined variable
             elif name.isidentifier():
-                if not is_undefined(value):
-                    self.globals[name] = value
+                self.globals[name] = value
             else:
                 if env is None:
                     env = self.env()
@@ -235,3 +295,70 @@ def without_array_items(get_state, set_state, symbol_names):
         return get_state, set_state, names
     filtered = _ClosureState(get_state, set_state, keep)
     return filtered.get, filtered.set, keep
+
+
+# --- attributes of Python objects that called functions mutate ---------------------------------
+
+def is_graph_value(value, graph=None):
+    """A number or symbolic tensor a graph statement can carry as an output or loop variable
+    (a tensor must belong to `graph`, by default the one being built, or one enclosing it)."""
+    if rt.is_tensor(value):
+        if hasattr(value, "loop_length"):   # lists built in loops, symbolic ranges
+            return False
+        defined_in = value._value.graph
+        return defined_in is None or defined_in.is_ancestor_of(graph or rt.current_graph())
+    return isinstance(value, (bool, int, float, np.generic))
+
+
+_NUMBERS = (bool, int, float, complex, np.generic)
+_NOT_WATCHED = (types.ModuleType, type, types.FunctionType, types.MethodType,
+                types.BuiltinFunctionType, np.ndarray, rt.Tensor, rt.Variable,
+                rt.TensorArray)
+
+
+def set_attribute(obj, attribute, value):
+    """setattr; EMPTY deletes the attribute (it did not exist before)."""
+    if value is EMPTY:
+        vars(obj).pop(attribute, None)
+    else:
+        setattr(obj, attribute, value)
+
+
+class WatchedAttributes:
+    """The attributes of the Python objects a statement's blocks can reach through their
+    closure cells, before a branch or body is traced.
+
+    The analysis sees `self.total += x` written in the block itself; a method the block
+    calls can change attributes too (`counter.add(x)`). Changed attributes are reported so
+    that they become outputs of the statement instead of keeping trace-time values."""
+
+    def __init__(self, blocks, skip=()):
+        self.skip = set(skip)   # labels ("obj.attribute") the statement's state carries
+        self.objects = []
+        seen = set()
+        for name, cell in closure_cells(*blocks, deep=True).items():
+            obj = cell_value(cell)
+            if name == "ag__" or id(obj) in seen or obj is EMPTY:
+                continue
+            if isinstance(obj, _NOT_WATCHED) or not hasattr(obj, "__dict__"):
+                continue
+            seen.add(id(obj))
+            self.objects.append((name, obj, dict(vars(obj))))
+
+    def changed(self):
+        """[(label, object, attribute, value before, value now)] for attributes changed to a
+        number or tensor. (Other Python values set while tracing stay: trace-time side
+        effects, like a layer building its weights on first use.)"""
+        found = []
+        for name, obj, before in self.objects:
+            for attribute, value in list(vars(obj).items()):
+                old = before.get(attribute, EMPTY)
+                label = "%s.%s" % (name, attribute)
+                if value is not old and label not in self.skip and (
+                        rt.is_tensor(value) or isinstance(value, _NUMBERS)):
+                    found.append((label, obj, attribute, old, value))
+        return found
+
+    def restore(self):
+        for _, obj, attribute, before, _ in self.changed():
+            set_attribute(obj, attribute, before)

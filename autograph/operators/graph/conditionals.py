@@ -1,5 +1,7 @@
 """Graph paths of `if` statements, `a if c else b`, and `and`/`or`/`not` on symbolic values."""
 
+import functools
+
 import numpy as np
 
 import runtime as rt
@@ -8,17 +10,9 @@ from autograph.operators.graph import common, lists
 from autograph.operators.graph.registry import graph_path_of
 
 
-class _Unchanged:
+class _Unchanged(common.StateMarker):
     """Stands for a variable both branches leave as the very same object (handles mutated
     in place included: rt.cond carries their item assignments out by itself)."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
-
-    def __repr__(self):
-        return "<unchanged>"
 
 
 def restore_rebound(graph):
@@ -40,6 +34,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     init = tuple(get_state())
     others = BlockVariables((body, orelse), names)
     outputs = []
+    placeholders = set()   # return values given a placeholder on the no-return path
 
     def branch(block, label):
         def traced():
@@ -60,13 +55,15 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
                 others.restore()
                 restore_rebound(graph)
                 raise
-            outputs.append((out, changed, kept))
+            outputs.append((out, changed, kept, graph))
             if len(outputs) == 2:
-                (then_out, then_changed, then_kept), (else_out, else_changed, else_kept) = \
-                    outputs
-                _reconcile(then_out, else_out, init, names, orelse is not None, location,
-                           [a and b for a, b in zip(then_kept, else_kept)])
-                others.add_outputs(then_out, then_changed, else_out, else_changed)
+                (then_out, then_changed, then_kept, then_graph), \
+                    (else_out, else_changed, else_kept, else_graph) = outputs
+                placeholders.update(_reconcile(
+                    then_out, else_out, init, names, orelse is not None, location,
+                    [a and b for a, b in zip(then_kept, else_kept)]))
+                others.add_outputs((then_out, then_changed, then_graph),
+                                   (else_out, else_changed, else_graph))
             return out
         return traced
 
@@ -80,58 +77,63 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
         final.append(value)
     set_state(tuple(final))
     others.set_outputs(result[len(names):])
+    common.note_return_placeholders(names, final, placeholders)
     return None
 
 
 class BlockVariables:
     """Variables a branch assigns (its blocks' closure cells) that are not among the
-    statement's outputs. Correct analysis leaves only branch-local temporaries here; they
+    statement's outputs, and attributes of objects the blocks reach that a called function
+    changes. Correct analysis leaves only branch-local temporaries among the variables; all
     are put back after each branch so that no trace-time value leaks out of a branch. One
-    that both branches leave defined as a graph value is made an output too, so a variable
-    the analysis missed still gets the value the taken branch gave it."""
+    that both branches leave defined as a graph value is made an output too (so a counter
+    that `counter.add(x)` increments, or a variable the analysis missed, gets the value of
+    the branch taken)."""
 
     def __init__(self, blocks, names):
+        self.names = set(names)
         self.cells = {name: cell for name, cell in common.closure_cells(*blocks).items()
-                      if name not in names}
+                      if name not in self.names}
         self.before = {name: common.cell_value(cell) for name, cell in self.cells.items()}
+        self.attributes = common.WatchedAttributes(blocks, skip=self.names)
+        self.slots = {}   # label -> (value before, setter)
         self.extra = []
 
     def restore(self):
         for name, cell in self.cells.items():
             common.set_cell(cell, self.before[name])
+        self.attributes.restore()
 
     def changed_and_restore(self):
+        """{label: value} of what the branch changed; puts everything back."""
         changed = {}
         for name, cell in self.cells.items():
             value = common.cell_value(cell)
             if value is not self.before[name]:
                 changed[name] = value
-                common.set_cell(cell, self.before[name])
+                self.slots[name] = (self.before[name], functools.partial(common.set_cell, cell))
+        for label, obj, attribute, before, value in self.attributes.changed():
+            changed[label] = value
+            self.slots[label] = (before, functools.partial(common.set_attribute, obj, attribute))
+        self.restore()
         return changed
 
-    def add_outputs(self, then_out, then_changed, else_out, else_changed):
-        for name in sorted(set(then_changed) | set(else_changed)):
-            a = then_changed.get(name, self.before[name])
-            b = else_changed.get(name, self.before[name])
-            if _graph_value(a) and _graph_value(b):
-                self.extra.append(name)
+    def add_outputs(self, then_branch, else_branch):
+        """Appends, to each branch's outputs, the changes both branches can output."""
+        (then_out, then_changed, then_graph), (else_out, else_changed, else_graph) = \
+            then_branch, else_branch
+        for label in sorted(set(then_changed) | set(else_changed)):
+            before = self.slots[label][0]
+            a = then_changed.get(label, before)
+            b = else_changed.get(label, before)
+            if common.is_graph_value(a, then_graph) and common.is_graph_value(b, else_graph):
+                self.extra.append(label)
                 then_out.append(a)
                 else_out.append(b)
 
     def set_outputs(self, values):
-        for name, value in zip(self.extra, values):
-            common.set_cell(self.cells[name], value)
-
-
-def _graph_value(value):
-    """A value a cond can output from the branch being built (not, e.g., a tensor of a loop
-    body traced inside the branch)."""
-    if rt.is_tensor(value):
-        if lists.is_tensor_list(value):
-            return False
-        defined_in = value._value.graph
-        return defined_in is None or defined_in.is_ancestor_of(rt.current_graph())
-    return isinstance(value, (bool, int, float, np.generic)) and not callable(value)
+        for label, value in zip(self.extra, values):
+            self.slots[label][1](value)
 
 
 def _current_version(value):
@@ -145,7 +147,8 @@ def _current_version(value):
 def _reconcile(then_out, else_out, init, names, has_else, location, kept):
     """Makes the two branches' outputs comparable, in place: shared objects become markers,
     return values not set yet become placeholders of the other branch's type; a variable
-    defined in one branch only is an error."""
+    defined in one branch only is an error. Returns the names given placeholders."""
+    placeholders = set()
     for k, name in enumerate(names):
         a, b = then_out[k], else_out[k]
         a_undefined, b_undefined = common.is_undefined(a), common.is_undefined(b)
@@ -172,10 +175,13 @@ def _reconcile(then_out, else_out, init, names, has_else, location, kept):
         b_placeholder = common.is_return_placeholder(name, b)
         if a_placeholder and not b_placeholder:
             then_out[k] = a = common.dummy_like(b)
+            placeholders.add(name)
         elif b_placeholder and not a_placeholder:
             else_out[k] = b = common.dummy_like(a)
+            placeholders.add(name)
         if kept[k] and rt.is_tensor(init[k]):
             then_out[k] = else_out[k] = _Unchanged(k)
+    return placeholders
 
 
 @graph_path_of("if_exp")

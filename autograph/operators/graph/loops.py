@@ -2,9 +2,12 @@
 converter's analysis chose (symbol_names), carried through get_state/set_state.
 
 The first trace of the body also discovers what the state alone cannot tell: variables the
-loop defines (undefined before it), the return value a `return` inside the loop sets, and
-Python lists the body appends to (they become TensorLists). When it finds one, the loop is
-traced again from the start with that variable given a typed initial value.
+loop defines (undefined before it), the return value a `return` inside the loop sets,
+Python lists the body changes (they become TensorLists), and attributes that functions the
+body calls change (`counter.add(x)`: they become extra loop variables). When it finds one,
+the loop is traced again from the start with that value given a typed initial value.
+Variables of the body that are not loop variables are its temporaries: they are put back
+after the loop, so no value of the body's trace leaks out of it.
 """
 
 import functools
@@ -29,17 +32,9 @@ class _Retry(Exception):
         self.fixes = fixes
 
 
-class _Static:
+class _Static(common.StateMarker):
     """Stands for a loop-state value that stays a Python object (rt.while_loop passes it
     through unchanged and checks it comes back as the very same object)."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
-
-    def __repr__(self):
-        return "<python value>"
 
 
 def _is_loop_value(value):
@@ -109,6 +104,9 @@ class _GraphLoop:
                     "shape_invariants of %s names %r, which is not a variable of the loop"
                     % (self.describe(), variable))
         self.must_iterate = []
+        self.return_placeholders = set()
+        self.attributes = []   # (label, object, attribute) carried as extra loop variables
+        at_entry = common.WatchedAttributes((self.body,))
         for _ in range(_MAX_ATTEMPTS):
             # The tensors rt.while_loop will use as loop-variable handles, and their values.
             self._saved = saved = [(v, v._value) for v in prepared if _is_handle(v)]
@@ -116,6 +114,7 @@ class _GraphLoop:
                 self._attempt(init, prepared, test, step_body, counter_init)
                 # Variables of the body that are not loop variables are its temporaries:
                 # they must not keep values of the body's trace.
+                temporaries.attributes.skip.update(label for label, _, _ in self.attributes)
                 temporaries.changed_and_restore()
                 return None
             except _Retry as retry:
@@ -123,6 +122,7 @@ class _GraphLoop:
                     raise
                 for handle, value in saved:
                     handle._value = value
+                at_entry.restore()
                 self.set_state(init)
                 self._apply(retry.fixes, init, prepared)
         raise common.LoopVariableError("the loop variables of %s did not settle"
@@ -130,6 +130,9 @@ class _GraphLoop:
 
     def _apply(self, fixes, init, prepared):
         for k, (what, detail) in fixes.items():
+            if isinstance(k, tuple):   # an attribute changed by a function the body calls
+                self._add_attribute(*detail)
+                continue
             if isinstance(k, str):    # a list in a closure cell
                 cell = self.list_cells[k]
                 cell.cell_contents = self._tensor_list(k, cell.cell_contents, detail)
@@ -139,6 +142,8 @@ class _GraphLoop:
                 prepared[k] = common.dummy_like(detail)
                 if common.is_undefined(init[k]):
                     self.must_iterate.append(name)
+                else:
+                    self.return_placeholders.add(name)
             elif what == "list":
                 prepared[k] = self._tensor_list(name, init[k], detail)
 
@@ -161,7 +166,13 @@ class _GraphLoop:
             extra.append(counter_init)
         if self.must_iterate:
             extra.append(np.bool_(False))
+        extra += [getattr(obj, attribute) for _, obj, attribute in self.attributes]
         n_extra = len(extra)
+        n_head = n_extra - len(self.attributes)
+
+        def set_attributes(loop_values):
+            for (_, obj, attribute), value in zip(self.attributes, loop_values[n_head:n_extra]):
+                setattr(obj, attribute, value)
         traces = [0]
         reassigned = {}
 
@@ -170,22 +181,34 @@ class _GraphLoop:
 
         def cond_fn(*loop_values):
             self.set_state(state_of(loop_values[n_extra:]))
+            set_attributes(loop_values)
             counter = loop_values[0] if counter_init is not None else None
             return test(counter)
 
+        outer = rt.current_graph()
+
         def body_fn(*loop_values):
+            # rt.while_loop may run a first iteration as Python (all values concrete); then
+            # there is no body graph whose rebound handles would need putting back.
             graph = rt.current_graph()
+            graph = graph if graph is not outer else None
             first = traces[0] == 0
             traces[0] += 1
             user_in = loop_values[n_extra:]
             state = state_of(user_in)
             watched = _WatchedLists(state, names, self.list_cells)
+            set_attributes(loop_values)
+            attributes = common.WatchedAttributes(
+                (self.body,), skip=set(names) | {label for label, _, _ in self.attributes})
             try:
                 self.set_state(state)
                 counter = loop_values[0] if counter_init is not None else None
                 step_body(counter)
                 out = list(self.get_state())
                 fixes = watched.list_fixes()
+                for label, obj, attribute, _, value in attributes.changed():
+                    if common.is_graph_value(value):
+                        fixes[("attribute", label)] = ("attribute", (label, obj, attribute))
                 result = []
                 for k, value in enumerate(out):
                     if k in statics:
@@ -201,6 +224,7 @@ class _GraphLoop:
                     raise self._unsettled(fixes, init, out)
             except BaseException as error:
                 watched.restore()
+                attributes.restore()
                 restore_rebound(graph)
                 if first and isinstance(error, lists.ListChangedInBranch):
                     fix = watched.fix_for(error.target, statics, prepared, error.added_types)
@@ -212,6 +236,7 @@ class _GraphLoop:
                 head.append(counter + 1)
             if self.must_iterate:
                 head.append(np.bool_(True))
+            head += [getattr(obj, attribute) for _, obj, attribute in self.attributes]
             return tuple(head + result)
 
         maximum_iterations = self.opts.get("maximum_iterations")
@@ -219,7 +244,8 @@ class _GraphLoop:
             results = rt.while_loop(cond_fn, body_fn, tuple(extra + loop_vars),
                                     maximum_iterations=maximum_iterations,
                                     names=["<loop counter>"] * (counter_init is not None)
-                                    + ["<loop ran>"] * bool(self.must_iterate) + names)
+                                    + ["<loop ran>"] * bool(self.must_iterate)
+                                    + [label for label, _, _ in self.attributes] + names)
         except TypeError as e:
             if isinstance(e, common.StagingError) or not str(e).startswith(
                     ("loop variable", "rt.while_loop")):
@@ -228,6 +254,7 @@ class _GraphLoop:
         if not isinstance(results, tuple):
             results = (results,)
         user_out = results[n_extra:]
+        set_attributes(results)
         final = []
         graph = rt.current_graph()
         for k, value in enumerate(user_out):
@@ -248,6 +275,7 @@ class _GraphLoop:
                 value = new
             final.append(value)
         self.set_state(tuple(final))
+        common.note_return_placeholders(names, final, self.return_placeholders)
         if self.must_iterate:
             flag = results[1] if counter_init is not None else results[0]
             rt.Assert(flag, "%s had to iterate at least once: it defines %s, which %s used "
@@ -256,6 +284,15 @@ class _GraphLoop:
                           "is" if len(self.must_iterate) == 1 else "are"))
         self._check_shape_invariants(final)
         return None
+
+    def _add_attribute(self, label, obj, attribute):
+        value = getattr(obj, attribute, None)
+        if not _is_loop_value(value):
+            raise common.LoopVariableError(
+                "'%s' is changed in %s (by a function it calls) to a graph value, but is %s "
+                "before the loop; give it a number or array value before the loop"
+                % (label, self.describe(), common.type_text(value)))
+        self.attributes.append((label, obj, attribute))
 
     # -- checks -------------------------------------------------------------------------------
     def _unsettled(self, fixes, init, out):
