@@ -107,8 +107,6 @@ def test_level_1_logs_what_is_converted_and_what_is_not(verbosity, caplog):
     assert not any("def consume" in m for m in messages)  # the code is level 3
 
 
-@pytest.mark.xfail(strict=True, reason="H5/H6: nothing logs trace or compile events, or trace "
-                   "cache hits, at verbosity 2 yet (issue 6 asks for them)")
 def test_level_2_logs_traces_and_cache_hits(verbosity, caplog):
     @ag.function(backend="numpy")
     def traced_twice(x):
