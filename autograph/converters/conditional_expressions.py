@@ -1,26 +1,52 @@
-"""`a if cond else b` becomes `ag__.if_exp(cond, lambda: a, lambda: b, 'a if cond else b')`."""
+"""`a if cond else b` becomes `ag__.if_exp(cond, lambda: a, lambda: b, 'a if cond else b')()`:
+the overload returns the branch to run, so it adds no frame of its own."""
 
-import ast
+import re
 
 import gast
 
 from autograph.core import converter
-from autograph.pyct import parser, templates
+from autograph.pyct import ast_util, parser, templates
 
 
 def has_named_expr(node):
     """A walrus would bind in the lambda instead of the function: such expressions stay."""
-    return any(isinstance(n, gast.NamedExpr) for n in gast.walk(node))
+    return ast_util.contains(node, gast.NamedExpr)
+
+
+def _split_lines(source):
+    """The lines of `source` as ast.get_source_segment splits them (on \r\n, \r and \n
+    only; it splits again, character by character, on every call)."""
+    return re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", source)
+
+
+def _source_segment(lines, node):
+    """ast.get_source_segment(source, node) for the pre-split `lines` of source."""
+    if node.end_lineno is None or node.end_col_offset is None:
+        return None
+    lineno = node.lineno - 1
+    end_lineno = node.end_lineno - 1
+    col_offset = node.col_offset
+    end_col_offset = node.end_col_offset
+    if end_lineno == lineno:
+        return lines[lineno].encode()[col_offset:end_col_offset].decode()
+    first = lines[lineno].encode()[col_offset:].decode()
+    last = lines[end_lineno].encode()[:end_col_offset].decode()
+    return "".join([first, *lines[lineno + 1:end_lineno], last])
 
 
 class ConditionalExpressionTransformer(converter.Base):
 
     target_types = (gast.IfExp,)
 
+    _source_lines = None
+
     def _source_of(self, node):
         """The user's own text of the expression (for messages), else its unparsed form."""
         try:
-            text = ast.get_source_segment(self.ctx.info.source_code, node)
+            if self._source_lines is None:
+                self._source_lines = _split_lines(self.ctx.info.source_code)
+            text = _source_segment(self._source_lines, node)
         except (AttributeError, TypeError, IndexError):
             text = None
         if text is None:
@@ -33,7 +59,7 @@ class ConditionalExpressionTransformer(converter.Base):
             return node
         expr_repr = self._source_of(node)
         return templates.replace_as_expression(
-            "ag__.if_exp(test, lambda: true_value, lambda: false_value, expr_repr)",
+            "ag__.if_exp(test, lambda: true_value, lambda: false_value, expr_repr)()",
             test=node.test, true_value=node.body, false_value=node.orelse,
             expr_repr=gast.Constant(value=expr_repr, kind=None))
 

@@ -16,7 +16,7 @@ attribute and item targets such as `self.total` or `state["n"]`.
 import gast
 
 from autograph.core import converter
-from autograph.pyct import anno, templates
+from autograph.pyct import anno, ast_util, templates
 from autograph.pyct import cfg
 from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
 
@@ -271,7 +271,7 @@ class ControlFlowTransformer(converter.Base):
                 | _names(anno.getanno(node, anno.Static.LIVE_VARS_OUT, None)))
         # Flags read by the extra test (break_, do_return) are always loop variables.
         if extra_test is not None:
-            live |= {n.id for n in gast.walk(extra_test) if isinstance(n, gast.Name)}
+            live |= {n.id for n in ast_util.walk(extra_test) if isinstance(n, gast.Name)}
         return self._outputs(node, modified, live)
 
     @staticmethod
@@ -349,7 +349,8 @@ def transform(node, ctx):
     activity.resolve(node, ctx)
     graphs = cfg.build(node)
     liveness.resolve(node, ctx, graphs)
-    reaching_definitions.resolve(node, ctx, graphs)
+    # Only DEFINED_VARS_IN is read here: the cheaper analysis that computes just that.
+    reaching_definitions.resolve_defined_vars(node, graphs)
     transformer = ControlFlowTransformer(ctx)
     transformer.functions = []
     transformer.generated_functions = set()

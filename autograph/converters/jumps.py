@@ -7,7 +7,7 @@ Python would have reached it.
 
 import gast
 
-from autograph.pyct import anno, templates
+from autograph.pyct import anno, ast_util, templates
 
 _FUNCTION_OR_CLASS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
 _LOOPS = (gast.For, gast.AsyncFor, gast.While)
@@ -39,7 +39,7 @@ class JumpLowering:
                 continue
             if isinstance(child, _LOOPS) and child is not node and not self.enter_loops:
                 continue
-            stack.extend(gast.iter_child_nodes(child))
+            stack.extend(ast_util.child_nodes(child))
         return False
 
     def block(self, statements):
@@ -121,5 +121,5 @@ def own_jumps(loop, jump_type):
             return True
         if isinstance(child, _FUNCTION_OR_CLASS + _LOOPS):
             continue
-        stack.extend(gast.iter_child_nodes(child))
+        stack.extend(ast_util.child_nodes(child))
     return False

@@ -27,7 +27,7 @@ class ListTransformer(converter.Base):
     statements_only = True
 
     def visit_FunctionDef(self, node):
-        self.locals_stack.append(frozenset(converter.local_names(node)))
+        self.locals_stack.append(converter.LazyLocalNames(node))
         try:
             return self.generic_visit(node)
         finally:

@@ -1,4 +1,5 @@
-"""`a and b`, `a or b`, `not a` become lazy overloads: `ag__.and_(a, lambda: b)`, ...
+"""`a and b`, `a or b`, `not a` become lazy overloads: `ag__.and_(a, lambda: b)()`, ...
+(the overload returns the function computing the result, so it adds no frame of its own).
 The right operand still runs only when Python would run it, and the result is the same
 object Python returns."""
 
@@ -22,7 +23,7 @@ class LogicalExpressionTransformer(converter.Base):
         result = node.values[-1]
         for left in reversed(node.values[:-1]):
             result = templates.replace_as_expression(
-                f"{overload}(left, lambda: right)", left=left, right=result)
+                f"{overload}(left, lambda: right)()", left=left, right=result)
         return result
 
     def visit_UnaryOp(self, node):

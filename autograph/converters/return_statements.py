@@ -9,7 +9,7 @@ import gast
 
 from autograph.converters import jumps
 from autograph.core import converter
-from autograph.pyct import templates
+from autograph.pyct import ast_util, templates
 
 _CONVERTED_COMPOUNDS = (gast.If, gast.For, gast.While)
 
@@ -25,7 +25,7 @@ def _returns_inside_control_flow(function_node):
                              gast.Lambda)):
             continue
         inside = inside or isinstance(node, _CONVERTED_COMPOUNDS)
-        stack.extend((child, inside) for child in gast.iter_child_nodes(node)
+        stack.extend((child, inside) for child in ast_util.child_nodes(node)
                      if isinstance(child, gast.stmt) or hasattr(child, "body"))
     return False
 

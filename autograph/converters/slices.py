@@ -44,7 +44,7 @@ class SliceTransformer(converter.Base):
     statements_only = True
 
     def visit_FunctionDef(self, node):
-        self.lists_stack.append(_appended_lists(node, converter.local_names(node)))
+        self.lists_stack.append(_appended_lists(node, converter.LazyLocalNames(node)))
         try:
             return self.generic_visit(node)
         finally:

@@ -9,7 +9,7 @@ statement outputs without them being defined before it are wrapped: it costs a c
 import gast
 
 from autograph.core import converter
-from autograph.pyct import anno, templates
+from autograph.pyct import anno, ast_util, templates
 
 
 class VariableTransformer(converter.Base):
@@ -33,7 +33,7 @@ class VariableTransformer(converter.Base):
 
 
 def transform(node, ctx):
-    if not any(anno.hasanno(n, converter.AgAnno.MAYBE_UNDEFINED) for n in gast.walk(node)
+    if not any(anno.hasanno(n, converter.AgAnno.MAYBE_UNDEFINED) for n in ast_util.walk(node)
                if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))):
         return node
     transformer = VariableTransformer(ctx)

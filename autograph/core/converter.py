@@ -10,7 +10,7 @@ import gast
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
-from autograph.pyct import anno, transformer
+from autograph.pyct import anno, ast_util, transformer
 
 
 class Feature(enum.Enum):
@@ -75,8 +75,15 @@ class ProgramContext:
         self.generated_function_names = set()
 
 
+_ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
+
+
 class AgAnno(anno.NoValue):
     """Annotations the converters exchange among themselves."""
+
+    # Members are singletons compared by identity: hashing them by identity (in C) is
+    # equivalent, and cheaper than Enum's hash of the name (they are looked up per node).
+    __hash__ = object.__hash__
 
     MAYBE_UNDEFINED = "Names a converted statement may leave undefined (set on the function)."
     GENERATED = "A node made by a converter that later converters must leave alone."
@@ -104,7 +111,8 @@ class Base(transformer.Base):
                 self._relevant = _nodes_containing(node, self.target_types)
             if id(node) not in self._relevant:
                 return node
-        if anno.getanno(node, AgAnno.UNCONVERTIBLE, False):
+        annotations = node.__dict__.get(_ANNOTATIONS_FIELD)
+        if annotations and annotations.get(AgAnno.UNCONVERTIBLE, False):
             return node
         return super().visit(node)
 
@@ -143,7 +151,7 @@ def own_bindings(function_node):
         elif isinstance(node, _COMPREHENSIONS):
             # Only the outermost iterable is evaluated here; walrus targets bind here too.
             stack.append(node.generators[0].iter)
-            bound.update(n.target.id for n in gast.walk(node) if isinstance(n, gast.NamedExpr))
+            bound.update(n.target.id for n in ast_util.walk(node) if isinstance(n, gast.NamedExpr))
             continue
         elif isinstance(node, gast.AnnAssign) and node.value is None:
             if isinstance(node.target, gast.Name):
@@ -153,7 +161,7 @@ def own_bindings(function_node):
             if isinstance(value, str) and isinstance(node, (gast.MatchAs, gast.MatchStar,
                                                             gast.MatchMapping)):
                 bound.add(value)
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(ast_util.child_nodes(node))
     return bound
 
 
@@ -170,18 +178,37 @@ def local_names(function_node):
     return (own_bindings(function_node) | params) - declared
 
 
+class LazyLocalNames:
+    """`name in LazyLocalNames(function_node)` is `name in local_names(function_node)`,
+    computed on the first test only (most functions never need it)."""
+
+    __slots__ = ("function_node", "_names")
+
+    def __init__(self, function_node):
+        self.function_node = function_node
+        self._names = None
+
+    def __contains__(self, name):
+        if self._names is None:
+            self._names = frozenset(local_names(self.function_node))
+        return name in self._names
+
+
 def _nodes_containing(root, node_types):
     """ids of the nodes of a tree that are, or have below them, a node of `node_types`."""
     relevant = set()
+    add = relevant.add
+    child_nodes = ast_util.child_nodes
 
     def visit(node):
-        found = isinstance(node, node_types)
-        for child in gast.iter_child_nodes(node):
+        found = False
+        for child in child_nodes(node):
             if visit(child):
                 found = True
-        if found:
-            relevant.add(id(node))
-        return found
+        if found or isinstance(node, node_types):
+            add(id(node))
+            return True
+        return False
 
     visit(root)
     return relevant
@@ -190,7 +217,7 @@ def _nodes_containing(root, node_types):
 def contains(node, node_types):
     """True when the tree has a node of one of `node_types` (a cheap check that lets a
     converter skip a tree it would not change)."""
-    return any(isinstance(n, node_types) for n in gast.walk(node))
+    return ast_util.contains(node, node_types)
 
 
 def is_unconvertible_function(node):
@@ -221,5 +248,5 @@ def walk_own_scope(node):
                 stack.extend(child.bases)
                 stack.extend(child.keywords)
             continue
-        stack.extend(gast.iter_child_nodes(child))
+        stack.extend(ast_util.child_nodes(child))
 

@@ -63,6 +63,15 @@ def _get_transpiler():
     return _transpiler
 
 
+class _TargetCache(dict):
+    """callee -> what to call; a miss resolves the callee (dict lookups stay in C)."""
+
+    __slots__ = ("resolver",)
+
+    def __missing__(self, f):
+        return self.resolver.resolve_and_remember(f)
+
+
 class _Resolver:
     """Decides, for one set of conversion options, what converted code calls instead of f."""
 
@@ -71,17 +80,16 @@ class _Resolver:
         # Decided once: the resolver must not run code it might itself convert (enum's).
         self.use_overloads = options.uses(converter.Feature.BUILTIN_FUNCTIONS)
         self.recursive = options.recursive
-        self.cache = {}  # callee -> what to call (plain functions, builtins, classes)
+        # callee -> what to call (plain functions, builtins, classes)
+        self.cache = _TargetCache()
+        self.cache.resolver = self
         self.converted_functions = {}  # function -> converted function (or itself)
+        self.converted = _make_converted(self.cache, self.resolve)
 
-    # The fast path: one dict lookup for a callee seen before.
     def __call__(self, f):
-        try:
-            target = self.cache.get(f)
-        except TypeError:  # unhashable callable object
-            return self.resolve(f)
-        if target is not None:
-            return target
+        return self.converted(f)
+
+    def resolve_and_remember(self, f):
         target = self.resolve(f)
         # Closures are not kept: they are made anew per call of their parent, and holding
         # them would keep what they capture alive (their conversion is cached by code).
@@ -153,6 +161,23 @@ class _Resolver:
             return fn
 
 
+def _make_converted(cache, resolve):
+    """`ag__.converted`: a plain function (cheaper to call than an object's __call__) whose
+    fast path, for a callee seen before, is one dict lookup."""
+
+    def converted(f):
+        try:
+            return cache[f]
+        except TypeError:
+            try:
+                hash(f)
+            except TypeError:  # an unhashable callable object: decided on every call
+                return resolve(f)
+            raise  # a TypeError from resolving a hashable callee is the callee's own
+
+    return converted
+
+
 _resolvers = {}  # options caching key -> _Resolver
 _namespaces = {}  # options caching key -> the ag__ namespace for code converted with them
 
@@ -174,7 +199,7 @@ def namespace_for(options):
         members = {name: getattr(operators, name) for name in dir(operators)
                    if not name.startswith("_")}
         members.update(
-            converted=_resolver_for(options),
+            converted=_resolver_for(options).converted,
             converted_call=converted_call,
             FunctionScope=function_wrappers.FunctionScope,
             ConversionOptions=converter.ConversionOptions,

@@ -1,6 +1,9 @@
 """Conversion of one function: the converters in their fixed order, run by a pyct PyToPy
 transpiler, and the policy deciding what may be converted at all."""
 
+import ast
+import dis
+import gc
 import inspect
 import threading
 import types
@@ -12,7 +15,7 @@ from autograph.converters import (
 from autograph.core import ag_logging, code_locations, config, converter
 from autograph.core.errors import ConversionError
 from autograph.operators import py_builtins
-from autograph.pyct import parser, transpiler
+from autograph.pyct import ast_util, parser, transpiler
 from autograph.pyct.errors import PyCTError
 
 # The fixed order of the converters (see ../shared/DESIGN.md). Each lowers one construct;
@@ -90,6 +93,65 @@ class AutoGraphTranspiler(transpiler.PyToPy):
         self._current.options = user_context.options
         return super().transform_function(fn, user_context)
 
+    def inspect_generated(self, tree, filename):
+        spans = _thunk_lambda_spans(tree)
+        if spans:
+            _thunk_spans[filename] = spans
+
+
+# Overloads that return the function to call (`ag__.if_exp(c, lambda: a, lambda: b, r)()`):
+# their lambda arguments run directly from converted code, and their frames exist only
+# because of the conversion (frame-counting overloads skip them).
+_THUNK_OVERLOADS = frozenset({"if_exp", "and_", "or_"})
+_thunk_spans = {}  # generated file -> {(line, end line, column, end column) of such lambdas}
+_LOAD_CONST = dis.opmap["LOAD_CONST"]
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+
+
+def _thunk_lambda_spans(tree):
+    spans = set()
+    for node in ast_util.walk(tree):
+        if (node.__class__ is ast.Call and node.func.__class__ is ast.Attribute
+                and node.func.attr in _THUNK_OVERLOADS
+                and node.func.value.__class__ is ast.Name
+                and node.func.value.id == GENERATED_NAME_PREFIX):
+            for argument in node.args:
+                if argument.__class__ is ast.Lambda:
+                    spans.add((argument.lineno, argument.end_lineno, argument.col_offset,
+                               argument.end_col_offset))
+    return frozenset(spans)
+
+
+def _thunk_paths(code, spans, path=(), found=None):
+    """Paths (co_consts indices from `code`) of the lambda code objects made at `spans`: a
+    lambda's LOAD_CONST carries the position of the lambda expression."""
+    if found is None:
+        found = []
+    positions = None
+    raw = code.co_code
+    extended = 0
+    for offset in range(0, len(raw), 2):
+        opcode, argument = raw[offset], raw[offset + 1] | extended
+        extended = (argument << 8) if opcode == _EXTENDED_ARG else 0
+        if opcode != _LOAD_CONST:
+            continue
+        const = code.co_consts[argument]
+        if isinstance(const, types.CodeType) and const.co_name == "<lambda>":
+            if positions is None:
+                positions = list(code.co_positions())
+            if positions[offset // 2] in spans:
+                found.append(path + (argument,))
+    for index, const in enumerate(code.co_consts):
+        if isinstance(const, types.CodeType):
+            _thunk_paths(const, spans, path + (index,), found)
+    return found
+
+
+def _code_at(code, path):
+    for index in path:
+        code = code.co_consts[index]
+    return code
+
 
 # id(generated code) -> (generated code, the code run instead: the user's name, file and
 # lines); and that code -> (generated file, first line), for to_code.
@@ -127,6 +189,8 @@ def _rebuilt_code(fn, code, module, source_map, context):
         return entry[1]
     new_code = code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
     generated_file = getattr(module, "__file__", None)
+    spans = _thunk_spans.get(generated_file)
+    thunk_paths = _thunk_paths(code, spans) if spans else ()
     if MAP_LOCATIONS_TO_SOURCE and generated_file:
         line_map, original_file = code_locations.line_map_from(source_map, generated_file)
         if line_map and original_file:
@@ -134,10 +198,19 @@ def _rebuilt_code(fn, code, module, source_map, context):
     blocks, lambdas = [], []
     new_code = _mark_blocks(new_code, context.generated_function_names,
                             (new_code.co_name, new_code.co_qualname), blocks, lambdas)
-    py_builtins.register_generated_code(blocks, lambdas)
+    py_builtins.register_generated_code(blocks, lambdas,
+                                        [_code_at(new_code, path) for path in thunk_paths])
     _rebuilt_codes[id(code)] = (code, new_code)
     _generated_locations[new_code] = (generated_file, code.co_firstlineno)
     return new_code
+
+
+def _location_of(fn):
+    """'file:line' where fn is defined, for error messages ('' if unknown)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return ""
+    return f"{code.co_filename}:{code.co_firstlineno}"
 
 
 def convert_function(transpiler_, fn, options):
@@ -146,17 +219,35 @@ def convert_function(transpiler_, fn, options):
     Raises ConversionError (with the cause attached) when fn cannot be converted.
     """
     context = converter.ProgramContext(options, entity=fn)
+    # A conversion allocates tens of thousands of short-lived, partly cyclic objects (trees,
+    # annotations, CFGs): with the collector running, every few hundred allocations it
+    # rescans all of them (and, as the heap grows, the whole heap). Pausing it for the
+    # conversion and letting it run once afterwards costs a fraction of that.
+    pause_gc = gc.isenabled()
+    if pause_gc:
+        gc.disable()
     try:
-        converted, module, source_map = transpiler_.transform(fn, context)
-    except ConversionError:
-        raise
-    except PyCTError as e:
-        raise ConversionError(str(e)) from e
-    except Exception as e:
-        raise ConversionError(
-            f"Cannot convert {getattr(fn, '__qualname__', fn)!r}: "
-            f"{type(e).__name__}: {e}") from e
-    converted.__code__ = _rebuilt_code(fn, converted.__code__, module, source_map, context)
+        try:
+            converted, module, source_map = transpiler_.transform(fn, context)
+        except ConversionError:
+            raise
+        except PyCTError as e:
+            message = str(e)
+            where = _location_of(fn)
+            if where and where.rsplit(":", 1)[0] not in message:
+                message = f"{message} (defined at {where})"
+            raise ConversionError(message) from e
+        except Exception as e:
+            where = _location_of(fn)
+            raise ConversionError(
+                f"Cannot convert {getattr(fn, '__qualname__', fn)!r}"
+                f"{f' (defined at {where})' if where else ''}: "
+                f"{type(e).__name__}: {e}") from e
+        converted.__code__ = _rebuilt_code(fn, converted.__code__, module, source_map,
+                                           context)
+    finally:
+        if pause_gc:
+            gc.enable()
     ag_logging.log(1, "Converted %s (module %s)", getattr(fn, "__qualname__", fn),
                    module.__name__)
     return converted

@@ -67,6 +67,7 @@ class Function:
         self._converted = None
         self._staged = None
         self._list_outputs = False
+        self._name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
         functools.update_wrapper(self, fn)
 
     # -- staging ------------------------------------------------------------------------------
@@ -83,10 +84,13 @@ class Function:
             def traced(*args, **kwargs):
                 # Runs only when rt.function traces (a signature not in its trace cache).
                 ag_logging.log(2, "Tracing %s (trace %d): its input signature is not in the "
-                               "trace cache", self.__qualname__, self._staged.trace_count)
+                               "trace cache", self._name, self._staged.trace_count)
                 graph_paths.common.forget_return_placeholders()
-                result = converted(*args, **kwargs)
-                graph_paths.common.check_returned(result, self.__qualname__)
+                try:
+                    result = converted(*args, **kwargs)
+                    graph_paths.common.check_returned(result, self._name)
+                finally:
+                    graph_paths.common.forget_return_placeholders()
                 return _map_leaves(self._mark_list, result)
 
             for attribute in ("__name__", "__qualname__", "__module__"):
@@ -135,7 +139,7 @@ class Function:
         return BoundFunction(self, instance)
 
     def __repr__(self):
-        return "<ag.function %s>" % getattr(self.python_function, "__qualname__", "?")
+        return "<ag.function %s>" % self._name
 
 
 class BoundFunction:

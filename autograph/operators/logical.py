@@ -1,20 +1,45 @@
-"""Lazy `and`, `or`, `not`: the right operand runs only when Python would run it."""
+"""Lazy `and`, `or`, `not`: the right operand runs only when Python would run it.
+
+`and_` and `or_` return the function computing the result, and generated code calls it:
+`ag__.or_(a, lambda: b)()`. On Python values that is `b`'s own lambda or a C-level function
+returning `a`, so `b` runs one frame above the user's function, not two (recursion through
+`x or f(x)` stays close to Python's limit).
+"""
+
+import itertools
 
 from autograph.operators.symbolic import PLAIN_TYPES, graph_path, is_tensor
 
+_repeat = itertools.repeat
+# Comparisons make most operands bools: their result functions are made once.
+_RETURN_TRUE = _repeat(True).__next__
+_RETURN_FALSE = _repeat(False).__next__
+
+
+def _returning(value):
+    return lambda: value
+
 
 def and_(a, b_fn):
-    """`a and b`: returns the same object Python returns; `b_fn` computes b."""
+    """The function computing `a and b` (the same object Python returns); `b_fn` computes b."""
     if type(a) not in PLAIN_TYPES and is_tensor(a):
-        return graph_path("and_", a, b_fn)
-    return a and b_fn()
+        return _returning(graph_path("and_", a, b_fn))
+    if a:
+        return b_fn
+    if a is False:
+        return _RETURN_FALSE
+    return _repeat(a).__next__
 
 
 def or_(a, b_fn):
-    """`a or b`: returns the same object Python returns; `b_fn` computes b."""
+    """The function computing `a or b` (the same object Python returns); `b_fn` computes b."""
     if type(a) not in PLAIN_TYPES and is_tensor(a):
-        return graph_path("or_", a, b_fn)
-    return a or b_fn()
+        return _returning(graph_path("or_", a, b_fn))
+    if not a:
+        return b_fn
+    if a is True:
+        return _RETURN_TRUE
+    return _repeat(a).__next__
 
 
 def not_(a):

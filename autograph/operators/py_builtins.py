@@ -26,14 +26,26 @@ def _named(overload, builtin):
     return overload
 
 
+# Marks an argument the caller did not pass (overloads take the common arguments as
+# parameters, which is much cheaper than packing *args and **kwargs on every call). A list,
+# so that its type is one of PLAIN_TYPES and passes the type checks at no cost.
+_ABSENT = ["argument not passed"]
+
+
 def _first_arg_overload(builtin):
     """The overload of a builtin whose first argument decides (len, abs, int, ...)."""
     name = builtin.__name__
 
-    def overload(*args, **kwargs):
-        if args and type(args[0]) not in PLAIN_TYPES and is_tensor(args[0]):
-            return graph_path(name, *args, **kwargs)
-        return builtin(*args, **kwargs)
+    def overload(value=_ABSENT, /, *args, **kwargs):
+        if type(value) not in PLAIN_TYPES and is_tensor(value):
+            return graph_path(name, value, *args, **kwargs)
+        if args or kwargs or value is _ABSENT:
+            # Unusual calls (wrong arity included) go to the builtin as they are, so
+            # results and error messages stay the builtin's own.
+            if value is _ABSENT:
+                return builtin(*args, **kwargs)
+            return builtin(value, *args, **kwargs)
+        return builtin(value)
 
     return _named(overload, builtin)
 
@@ -42,15 +54,36 @@ def _any_arg_overload(builtin, keywords_too=False):
     """The overload of a builtin that any (positional) argument may make symbolic."""
     name = builtin.__name__
 
-    def overload(*args, **kwargs):
-        for value in args:
-            if type(value) not in PLAIN_TYPES and is_tensor(value):
-                return graph_path(name, *args, **kwargs)
-        if keywords_too and kwargs and _any_symbolic(kwargs.values()):
-            return graph_path(name, *args, **kwargs)
-        return builtin(*args, **kwargs)
+    def overload(first=_ABSENT, second=_ABSENT, third=_ABSENT, /, *args, **kwargs):
+        # Most calls pass one to three Python values: type checks and a direct call.
+        if ((type(first) not in PLAIN_TYPES or type(second) not in PLAIN_TYPES
+             or type(third) not in PLAIN_TYPES)
+                and (is_tensor(first) or is_tensor(second) or is_tensor(third))):
+            return graph_path(name, *_present(first, second, third), *args, **kwargs)
+        if args or kwargs:
+            if _any_symbolic(args) or (keywords_too and kwargs
+                                       and _any_symbolic(kwargs.values())):
+                return graph_path(name, *_present(first, second, third), *args, **kwargs)
+            return builtin(*_present(first, second, third), *args, **kwargs)
+        if third is not _ABSENT:
+            return builtin(first, second, third)
+        if second is not _ABSENT:
+            return builtin(first, second)
+        if first is not _ABSENT:
+            return builtin(first)
+        return builtin()
 
     return _named(overload, builtin)
+
+
+def _present(first, second, third):
+    if first is _ABSENT:
+        return ()
+    if second is _ABSENT:
+        return (first,)
+    if third is _ABSENT:
+        return (first, second)
+    return (first, second, third)
 
 
 print_ = _any_arg_overload(builtins.print)
@@ -82,15 +115,20 @@ _OPERATOR_FILES = frozenset(
                  "exceptions.py"))
 _block_codes = {}  # id(code) -> code: generated block functions
 _lambda_codes = {}  # id(code) -> code: lambdas inside converted code
+_thunk_codes = {}  # id(code) -> code: generated lambdas that converted code calls itself
 
 
-def register_generated_code(block_codes, lambda_codes):
-    """Records code objects of converted code: block functions that overloads call, and
-    lambdas (generated or the user's: only those called by an overload are added frames)."""
+def register_generated_code(block_codes, lambda_codes, thunk_codes=()):
+    """Records code objects of converted code: block functions that overloads call,
+    lambdas (generated or the user's: only those called by an overload are added frames),
+    and the generated lambdas converted code calls itself (`ag__.if_exp(...)()`: always
+    added frames)."""
     for code in block_codes:
         _block_codes[id(code)] = code
     for code in lambda_codes:
         _lambda_codes[id(code)] = code
+    for code in thunk_codes:
+        _thunk_codes[id(code)] = code
 
 
 def is_added_frame(frame):
@@ -98,7 +136,7 @@ def is_added_frame(frame):
     code = frame.f_code
     if code.co_filename in _OPERATOR_FILES:
         return True
-    if _block_codes.get(id(code)) is code:
+    if _block_codes.get(id(code)) is code or _thunk_codes.get(id(code)) is code:
         return True
     caller = frame.f_back
     return (_lambda_codes.get(id(code)) is code and caller is not None

@@ -111,8 +111,21 @@ class _GeneratedSourceLoader(importlib.machinery.SourceFileLoader):
     """Imports generated files without writing .pyc files next to them: each file is
     imported about once per process, and compiling it is cheaper than writing bytecode."""
 
+    def __init__(self, fullname, path, tree=None):
+        super().__init__(fullname, path)
+        self._tree = tree
+
     def set_data(self, path, data, *, _mode=0o666):
         del path, data, _mode
+
+    def get_code(self, fullname):
+        if self._tree is None:
+            return super().get_code(fullname)
+        # The caller already parsed this source (for its source map) and just wrote it:
+        # compiling that tree gives the same code object without looking for bytecode,
+        # reading the file back and parsing the text a second time.
+        tree, self._tree = self._tree, None
+        return compile(tree, self.get_filename(fullname), "exec", dont_inherit=True)
 
 
 def _delete_files_at_exit():
@@ -126,12 +139,13 @@ def _delete_files_at_exit():
 atexit.register(_delete_files_at_exit)
 
 
-def load_source(source, delete_on_exit=False):
+def load_source(source, delete_on_exit=False, tree=None):
     """Writes `source` to a content-named file and imports it as a module.
 
     Returns (module, filename). Loading the same source again in this process returns the
     already imported module; an existing file with the same content is reused untouched,
     so its modification time (which Numba's cache checks) stays the same across processes.
+    `tree`, if given, is `ast.parse(source)`: it is compiled instead of the text.
     """
     name = module_name_for(source)
     module = sys.modules.get(name)
@@ -152,7 +166,7 @@ def load_source(source, delete_on_exit=False):
         if existing is not None:
             return existing, existing.__file__
         spec = importlib.util.spec_from_file_location(
-            name, path, loader=_GeneratedSourceLoader(name, path))
+            name, path, loader=_GeneratedSourceLoader(name, path, tree))
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:

@@ -174,16 +174,17 @@ def _parallel_pairs(generated, original):
         stack.extend(reversed(children))
 
 
-def create_source_map(nodes, code, filepath):
+def create_source_map(nodes, code, filepath, generated_tree=None):
     """Maps lines of generated `code` (written to `filepath`) to where they came from.
 
     `nodes` are the statements that were unparsed to produce `code`. Returns a dict
     {LineLocation(filepath, line): OriginInfo}; each generated line takes the origin of
-    the outermost node starting on it that has one.
+    the outermost node starting on it that has one. `generated_tree`, if given, is
+    `ast.parse(code)` (saves parsing it again).
     """
     if not isinstance(nodes, (list, tuple)):
         nodes = [nodes]
-    generated = ast.parse(code)
+    generated = ast.parse(code) if generated_tree is None else generated_tree
     if len(generated.body) != len(nodes):
         raise ValueError(
             f"code has {len(generated.body)} top-level statements but {len(nodes)} nodes "

@@ -29,26 +29,44 @@ class TemplateError(ValueError):
     """A template or its replacements are malformed."""
 
 
+_LOCATION_ATTRIBUTES = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
+
+
 def copy_clean(node, preserve_annos=PRESERVED_ANNOTATIONS):
     """Deep-copies an AST (or a list of them), keeping only the given annotations."""
     if isinstance(node, list):
         return [copy_clean(n, preserve_annos) for n in node]
     if not isinstance(node, gast.AST):
         return node
-    new_fields = {}
-    for field in node._fields:
-        value = getattr(node, field, None)
-        if isinstance(value, list):
-            new_fields[field] = [copy_clean(v, preserve_annos) for v in value]
-        else:
-            new_fields[field] = copy_clean(value, preserve_annos)
-    new_node = type(node)(**new_fields)
-    for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
-        if hasattr(node, attr):
-            setattr(new_node, attr, getattr(node, attr))
-    for key in preserve_annos:
-        if anno.hasanno(node, key):
-            anno.setanno(new_node, key, anno.getanno(node, key))
+    return _copy_node(node, tuple(preserve_annos))
+
+
+def _copy_node(node, preserve_annos):
+    # Runs for every node of every template and copied expression: reads and writes the
+    # instance dicts directly instead of going through constructors and getattr.
+    node_class = node.__class__
+    source = node.__dict__
+    new_node = node_class.__new__(node_class)
+    target = new_node.__dict__
+    for field in node_class._fields:
+        value = source.get(field)
+        if value.__class__ is list:
+            value = [_copy_node(v, preserve_annos) if isinstance(v, gast.AST)
+                     else copy_clean(v, preserve_annos) if isinstance(v, list) else v
+                     for v in value]
+        elif isinstance(value, gast.AST):
+            value = _copy_node(value, preserve_annos)
+        target[field] = value
+    for attribute in _LOCATION_ATTRIBUTES:
+        if attribute in source:
+            target[attribute] = source[attribute]
+    if preserve_annos:
+        annotations = source.get(_ANNOTATIONS_FIELD)
+        if annotations:
+            kept = {key: annotations[key] for key in preserve_annos if key in annotations}
+            if kept:
+                target[_ANNOTATIONS_FIELD] = kept
     return new_node
 
 
@@ -104,11 +122,24 @@ def _param(value):
     return gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
 
 
+_REPLACE_VISITORS = {}  # node class -> _ReplaceTransformer method
+
+
 class _ReplaceTransformer(gast.NodeTransformer):
     """Substitutes placeholders; statement visits may return lists, which are spliced."""
 
     def __init__(self, replacements):
         self.replacements = replacements
+
+    def visit(self, node):
+        # ast.NodeVisitor.visit, with the method looked up once per node class.
+        visitor = _REPLACE_VISITORS.get(node.__class__)
+        if visitor is None:
+            visitor = getattr(type(self), "visit_" + node.__class__.__name__, None)
+            if visitor is None:
+                visitor = type(self).generic_visit
+            _REPLACE_VISITORS[node.__class__] = visitor
+        return visitor(self, node)
 
     # Statement blocks ---------------------------------------------------------
 

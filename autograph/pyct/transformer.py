@@ -187,9 +187,7 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         if origin is not None:
             ctx.current_origin = origin
         try:
-            visitor = getattr(self, "visit_" + node.__class__.__name__, None)
-            if visitor is None:
-                visitor = self.generic_visit
+            visitor = self._visitor_of(node.__class__)
             if node.__class__ is gast.Expr:
                 original_value = node.value
                 result = visitor(node)
@@ -209,6 +207,18 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         finally:
             ctx.current_origin = parent_origin
         return result
+
+    def _visitor_of(self, node_class):
+        """self.visit_<node class name>, or generic_visit (looked up once per class and
+        transformer instance)."""
+        visitors = self.__dict__.get("_visitors")
+        if visitors is None:
+            visitors = self.__dict__["_visitors"] = {}
+        visitor = visitors.get(node_class)
+        if visitor is None:
+            visitor = getattr(self, "visit_" + node_class.__name__, None) or self.generic_visit
+            visitors[node_class] = visitor
+        return visitor
 
     def generic_visit(self, node):
         """Visits the children of `node`, as ast.NodeTransformer does (lists returned for

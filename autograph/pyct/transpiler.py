@@ -3,6 +3,7 @@ unparse, load as a module, and rebuild a function that shares the original's glo
 closure cells. Conversions are cached per code object, source and options.
 """
 
+import ast
 import os
 import threading
 import types
@@ -195,7 +196,8 @@ class PyToPy:
       get_transformed_name(node): the name of the generated function (default: unchanged);
       get_extra_locals(): {name: value} visible to the generated code, e.g. {'ag__': ...};
       get_caching_key(user_context): a hashable summary of the options that change the
-        generated code (default: None, i.e. no options).
+        generated code (default: None, i.e. no options);
+      inspect_generated(tree, filename): sees the parsed generated module (default: nothing).
 
     transform(fn, user_context) -> (converted_function, module, source_map).
     """
@@ -221,6 +223,11 @@ class PyToPy:
     def transform_ast(self, node, ctx):
         del ctx
         return node
+
+    def inspect_generated(self, tree, filename):
+        """Called with the parsed generated module (an `ast` tree) and its file, before the
+        converted code is used (default: nothing)."""
+        del tree, filename
 
     def source_maps(self):
         """The source maps of every conversion cached so far (for error rewriting):
@@ -333,8 +340,11 @@ class PyToPy:
         the converted code object)."""
         module_nodes = self._module_nodes(node, fn, found, ctx.info.future_features, extra_names)
         source = self._module_header(fn, found) + parser.unparse(module_nodes)
-        module, filename = loader.load_source(source)
-        source_map = origin_info.create_source_map(module_nodes, source, filename)
+        # Parsed once: compiled by the loader and walked for the source map.
+        tree = ast.parse(source)
+        module, filename = loader.load_source(source, tree=tree)
+        source_map = origin_info.create_source_map(module_nodes, source, filename, tree)
+        self.inspect_generated(tree, filename)
         factory_code = getattr(module, FACTORY_NAME).__code__
         converted_code = next(c for c in factory_code.co_consts
                               if isinstance(c, types.CodeType) and c.co_name == def_name)

@@ -40,11 +40,14 @@ Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
     earn back. Measured (tools/bench_numba_functional.py), 14 vectorised ops, no loop:
     16 elements 14 us (NumPy) vs 8 us (Numba) per call after a 5.8 s compile; 10,000
     elements 444 us vs 658 us. f(x) = x + 1: ~2 us per call on either backend;
-  - a graph whose loops do mostly array work (ops on rank >= 1 arrays, matrix products
-    weighted 10, outweigh the scalar ops; `loop_work`) runs on the NumPy interpreter: each
-    such op is one optimised NumPy call (BLAS, SIMD ufuncs) and the interpreter's ~1 us
-    per op is noise. Measured with tools/bench_workloads.py: rnn 7.3 ms with NumPy vs
-    27.6 ms compiled (njit of the original: 21 ms); power_iter 19.5 ms vs 23.3 ms;
+  - a graph whose loops do mostly array work (ops on rank >= 1 arrays, matrix-matrix
+    products weighted 10, outweigh the scalar ops; `loop_work`) runs on the NumPy
+    interpreter: each such op is one optimised NumPy call (threaded BLAS, SIMD ufuncs) and
+    the interpreter's ~1 us per op is noise. Measured (ag.function, same process,
+    interleaved): rnn (two 64x64 @ 64x32 products and a tanh per step) 3.8 ms with NumPy
+    vs 10.3 ms compiled (njit of the original: 10.2 ms); power_iter (a 256x256
+    matrix-vector product and ~10 scalar ops per step) 18.3 ms with NumPy vs 10.0 ms
+    compiled, so matrix-vector products count 1;
   - any other graph with a loop (scalar loops: collatz, primes, mandelbrot, edit_distance,
     ema, piecewise: 100-8000x faster than the interpreter) is compiled with Numba on its
     first call; if compilation fails, the NumPy interpreter runs it (logged at INFO).
@@ -275,7 +278,6 @@ class CodeGen:
                                    if n.op.name == "assign_variable"}
         self.plan = plan_graph(graph, owned_inputs)
         self.ta_shapes = _tensor_array_shapes(graph)
-        self._plans = {}
         self.uses_objmode = False
         self.uses_err = False
         self.functions = []
@@ -661,8 +663,8 @@ _PRODUCTS = ("matmul", "dot", "outer")
 
 def loop_work(graph):
     """(array work, scalar work) of the ops inside loop bodies: an op counts as array work
-    when an input has rank >= 1 (a matrix product counts 10: one BLAS call that NumPy makes
-    as fast as Numba, with NumPy's SIMD ufuncs beside it), as scalar work when all its
+    when an input or output has rank >= 1 (a matrix-matrix product counts 10: NumPy's
+    threaded BLAS and SIMD ufuncs beside it beat Numba there), as scalar work when all its
     inputs and outputs are rank 0. Views and shape queries count as neither."""
     array = scalar = 0
 
@@ -677,10 +679,12 @@ def loop_work(graph):
                 continue
             ranks = [len(v.shape) for v in node.inputs + node.outputs
                      if v.kind != TENSOR_ARRAY and v.shape is not None]
-            if any(ranks):
-                array += 10 if node.op.name in _PRODUCTS else 1
-            else:
+            if not any(ranks):
                 scalar += 1
+            elif node.op.name in _PRODUCTS and all(len(v.shape) >= 2 for v in node.inputs):
+                array += 10
+            else:
+                array += 1
     visit(graph, False)
     return array, scalar
 

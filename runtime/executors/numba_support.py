@@ -38,14 +38,26 @@ def check_mask(mask_len, n, site):
 
 
 @numba.njit(**_JIT)
-def take1(x, idx, site):
-    """x[idx] for a 1-D x and an integer index array, bounds-checked."""
+def take(x, idx, site):
+    """x[idx] for an integer index array on the first axis, bounds-checked."""
     n = x.shape[0]
     flat = idx.ravel()
-    out = np.empty(flat.shape[0], x.dtype)
+    out = np.empty((flat.shape[0],) + x.shape[1:], x.dtype)
     for k in range(flat.shape[0]):
         out[k] = x[ix(flat[k], n, site)]
-    return out.reshape(idx.shape)
+    return out.reshape(idx.shape + x.shape[1:])
+
+
+@numba.njit(**_JIT)
+def select_mask(x, mask):
+    """x[mask] for a boolean mask of x's shape (Numba has 1-D masks only), in C order."""
+    out = np.empty(np.count_nonzero(mask), x.dtype)
+    k = 0
+    for index in np.ndindex(mask.shape):
+        if mask[index]:
+            out[k] = x[index]
+            k += 1
+    return out
 
 
 # --- reductions over an axis (Numba has no axis= for most reductions) ------------------------

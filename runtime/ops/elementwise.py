@@ -145,17 +145,24 @@ def _numba_ufunc_lowering(ufunc):
                 return text
             exact = all(d == node.outputs[0].dtype for d in dtypes)
             return nl.cast_result(g, node, text, natural[0] if exact else None)
-        # Numba types an array-with-scalar ufunc by the array's dtype (NumPy 1's value-based
-        # rule); NumPy 2 promotes strong scalars. Give scalars the loop's common dtype.
+        # Numba picks its own loop (value-based for scalars, skipping float16 loops: int8 /
+        # int8 gives float32 where NumPy gives float64). Convert the operands to the loop
+        # NumPy resolves, so Numba runs that one.
         try:
-            common = np.result_type(*dtypes)
-        except TypeError:
-            common = None
-        if common is not None and (common.char * ufunc.nin) in [t.split("->")[0] for t in ufunc.types]:
+            loop = ufunc.resolve_dtypes(tuple(dtypes) + (None,) * ufunc.nout)
+        except (TypeError, ValueError):
+            loop = None
+        if loop is not None:
+            natural = list(loop[ufunc.nin:])
             for k, v in enumerate(node.inputs):
-                if nl.is_scalar(g, v) and dtypes[k] != common:
-                    args[k] = (nl.literal_text(v.literal, common) if v.is_literal
-                               else g.scalar_cast(args[k], common))
+                want = loop[k]
+                if want == dtypes[k]:
+                    continue
+                if nl.is_scalar(g, v):
+                    args[k] = (nl.literal_text(v.literal, want) if v.is_literal
+                               else g.scalar_cast(args[k], want))
+                else:
+                    args[k] = "%s.astype(%s)" % (args[k], nl.np_dtype(want))
         text = "np.%s(%s)" % (name, ", ".join(args))
         return nl.cast_result(g, node, text, natural[0])
     return lower

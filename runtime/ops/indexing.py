@@ -274,6 +274,17 @@ set_item = defop(
 from runtime.executors import numba_lowerings as nl  # noqa: E402
 from runtime.ops import get  # noqa: E402
 
+def _numba_check_mask(g, node, x, mask, array):
+    """Runtime checks that a boolean mask has the array's shape (NumPy's IndexError)."""
+    if len(mask.shape) != len(x.shape):
+        raise nl.Unlowerable("a boolean mask of rank %d on a rank-%d array"
+                             % (len(mask.shape), len(x.shape)))
+    for axis in range(len(x.shape)):
+        site = g.site(node, "mask", axis=axis)
+        g.emit("_rt.check_mask(%s.shape[%d], %s.shape[%d], %d)"
+               % (g.expr(mask), axis, array, axis, site))
+
+
 @get("get_item").def_numba
 def _numba_get_item(g, node, ins):
     x = node.inputs[0]
@@ -284,17 +295,13 @@ def _numba_get_item(g, node, ins):
         raise nl.Unlowerable("indexing a scalar")
     kind, index = nl.advanced_single(node, x, dynamic)
     if kind == "take":
-        if len(x.shape) != 1:
-            raise nl.Unlowerable("integer-array indexing of a rank-%d array" % len(x.shape))
         site = g.site(node, "index", axis=0)
-        return "_rt.take1(%s, %s, %d)" % (ins[0], g.expr(index), site)
+        return "_rt.take(%s, %s, %d)" % (ins[0], g.expr(index), site)
     if kind == "mask":
-        if len(index.shape) != 1 or len(x.shape) != 1:
-            raise nl.Unlowerable("a boolean mask of rank %d on a rank-%d array (Numba supports "
-                              "1-D masks only)" % (len(index.shape), len(x.shape)))
-        site = g.site(node, "mask", axis=0)
-        g.emit("_rt.check_mask(%s.shape[0], %s.shape[0], %d)" % (g.expr(index), ins[0], site))
-        return "%s[%s]" % (ins[0], g.expr(index))
+        _numba_check_mask(g, node, x, index, ins[0])
+        if len(x.shape) == 1:
+            return "%s[%s]" % (ins[0], g.expr(index))
+        return "_rt.select_mask(%s, %s)" % (ins[0], g.expr(index))
     return "%s[%s]" % (ins[0], nl.index_text(g, node, x, node.attrs["index"], dynamic))
 
 
@@ -326,10 +333,7 @@ def _numba_set_item(g, node, ins):
         target = g.tmp()
         g.emit("%s = %s.copy()" % (target, ins[0]))
     if kind == "mask":
-        if index.shape != x.shape and len(index.shape) != 1:
-            raise nl.Unlowerable("a boolean mask whose shape differs from the array's")
-        site = g.site(node, "mask", axis=0)
-        g.emit("_rt.check_mask(%s.shape[0], %s.shape[0], %d)" % (g.expr(index), target, site))
+        _numba_check_mask(g, node, x, index, target)
         if len(x.shape) == 1:
             g.emit("%s[%s] = %s" % (target, g.expr(index), val))
         elif nl.is_scalar(g, value):

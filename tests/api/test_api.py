@@ -152,6 +152,20 @@ def test_errors():
     assert api.to_graph(f)(4) == 4
 
 
+def _bad_loop_options(values):
+    for v in values:
+        api.set_loop_options(no_such_option=1)
+    return values
+
+
+def test_conversion_errors_name_the_file_and_line():
+    with pytest.raises(errors.ConversionError) as info:
+        api.to_graph(_bad_loop_options)
+    message = str(info.value)
+    assert "_bad_loop_options" in message and "no_such_option" in message
+    assert f"{__file__}:{_bad_loop_options.__code__.co_firstlineno}" in message
+
+
 def test_methods_and_callable_objects():
     class Scaler:
         def __init__(self, k):
@@ -174,10 +188,10 @@ def test_methods_and_callable_objects():
 def test_recursion_depth():
     # Recursion through a converted `if` costs two frames per level (the function and the
     # branch it calls), so 400 levels fit the default limit; through a conditional
-    # expression three (if_exp calls the branch's lambda).
+    # expression too (if_exp returns the branch's lambda, which the function calls).
     limit = sys.getrecursionlimit()
     assert api.to_graph(api_testing_module.factorial)(400) == api_testing_module.factorial(400)
-    assert api.to_graph(api_testing_module.plain_recursion)(250) == 250
+    assert api.to_graph(api_testing_module.plain_recursion)(400) == 400
     assert sys.getrecursionlimit() == limit
 
 

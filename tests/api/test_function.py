@@ -199,3 +199,16 @@ def test_loop_over_an_array_with_a_static_first_dimension():
                       input_signature=[rt.TensorSpec((3, 2), np.float64)])
     m = np.arange(6.0).reshape(3, 2)
     assert staged(m) == rows_total(m)
+
+
+class Doubler:
+    def __call__(self, x):
+        if x > 0:
+            return x * 2
+        return x
+
+
+def test_callable_objects():
+    staged = function(Doubler(), backend="numpy")
+    assert staged(np.float64(3.0)) == 6.0 and staged(np.float64(-1.0)) == -1.0
+    assert staged.trace_count == 1

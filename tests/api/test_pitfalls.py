@@ -61,6 +61,44 @@ def test_warning_from_converted_branch_with_unconverted_caller():
     assert got[0].lineno == caller.__code__.co_firstlineno + 1
 
 
+def _warn_two_levels_up(value):
+    warnings.warn("two levels", UserWarning, stacklevel=3)
+    return value
+
+
+def _warns_in_conditional_expression(flag):
+    return _warn_two_levels_up(1) if flag else 0
+
+
+def _warns_in_or(flag):
+    return flag or _warn_two_levels_up(2)
+
+
+def _call_with(function, argument):
+    return function(argument)  # stacklevel=3 must point at this line
+
+
+def test_warning_stacklevel_through_conditional_and_logical_expressions():
+    # The branches of `a if c else b` and the right side of `or` run in generated lambdas
+    # called by the converted function: those frames must not count as user frames.
+    for function, argument in ((_warns_in_conditional_expression, True), (_warns_in_or, 0)):
+        converted = api.to_graph(function)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            _call_with(converted, argument)
+        assert (got[0].filename, got[0].lineno) == (
+            __file__, _call_with.__code__.co_firstlineno + 1), function.__name__
+
+
+def _recursion_through_or(n):
+    return n == 0 or _recursion_through_or(n - 1)
+
+
+def test_recursion_through_conditional_and_logical_expressions():
+    # Two frames per level (the function and the generated lambda it calls), as for `if`.
+    assert api.to_graph(_recursion_through_or)(400) is True
+
+
 def test_nested_generator_and_walrus_and_docstring():
     def f(values):
         """Doc."""

@@ -8,8 +8,8 @@ def test_generated_code():
         return a and b and c, a or b, not a
 
     source = code(f)
-    assert "ag__.and_(a, lambda : ag__.and_(b, lambda : c))" in source
-    assert "ag__.or_(a, lambda : b)" in source
+    assert "ag__.and_(a, lambda : ag__.and_(b, lambda : c)())()" in source
+    assert "ag__.or_(a, lambda : b)()" in source
     assert "ag__.not_(a)" in source
 
 

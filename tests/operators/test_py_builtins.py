@@ -79,3 +79,28 @@ def test_overload_of():
     assert py_builtins.overload_of(len) is py_builtins.len_
     assert py_builtins.overload_of(sorted) is None
     assert py_builtins.overload_of({}.get) is None
+
+
+def test_overloads_pass_every_call_shape_to_the_builtin():
+    # The overloads take up to three positional arguments as parameters (fast path): calls
+    # with fewer, more, keywords or none must behave, and fail, exactly like the builtin.
+    from autograph.operators import py_builtins
+    assert py_builtins.range_(5) == range(5)
+    assert py_builtins.range_(1, 9, 2) == range(1, 9, 2)
+    assert py_builtins.min_(4, 2, 3, 1) == 1
+    assert py_builtins.min_([3, 1], key=lambda v: -v) == 3
+    assert py_builtins.max_((), default=7) == 7
+    assert list(py_builtins.enumerate_("ab", start=1)) == [(1, "a"), (2, "b")]
+    assert py_builtins.abs_(-2) == 2
+    assert py_builtins.int_("ff", 16) == 255
+    assert py_builtins.int_() == 0
+    for overload, builtin, args, kwargs in (
+            (py_builtins.abs_, abs, (), {}), (py_builtins.abs_, abs, (1, 2), {}),
+            (py_builtins.abs_, abs, (), {"x": 1}), (py_builtins.len_, len, (), {}),
+            (py_builtins.range_, range, (), {}), (py_builtins.range_, range, (1, 2, 3, 4), {}),
+            (py_builtins.min_, min, (), {}), (py_builtins.zip_, zip, (1,), {})):
+        with pytest.raises(TypeError) as expected:
+            builtin(*args, **kwargs)
+        with pytest.raises(TypeError) as got:
+            overload(*args, **kwargs)
+        assert str(got.value) == str(expected.value)

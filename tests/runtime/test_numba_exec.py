@@ -89,7 +89,8 @@ def shapes(x, n):
 @case(_x2, _ints)
 def indexing(x, n):
     i = n[2]
-    return x[1], x[:, 1], x[1:, ::2], x[i - 1, i], x[-1], x[1, -1], n[n > 2], n[np.array([0, 2])]
+    return (x[1], x[:, 1], x[1:, ::2], x[i - 1, i], x[-1], x[1, -1], n[n > 2],
+            n[np.array([0, 2])], x[np.array([2, 0])], x[x > 5], x[np.array([[0, 1], [1, 0]])])
 
 
 @case(_x2, _x1)
@@ -335,6 +336,12 @@ def test_out_of_range_read_raises_like_numpy(backend):
     assert isinstance(info.value, errors.InvalidArgumentError)
     assert str(info.value).splitlines()[0] == "index 5 is out of bounds for axis 0 with size 3"
     assert "read_at" in str(info.value)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 with size 3"):
+        f(x, np.array([0, 7]))
+    with pytest.raises(IndexError, match="boolean index did not match indexed array along "
+                                         "axis 0; size of axis is 3 but size of corresponding "
+                                         "boolean axis is 2"):
+        f(x, np.array([True, False]))
 
 
 def read_before_write(x):
@@ -416,10 +423,10 @@ def test_auto_uses_numba_for_scalar_loops_and_numpy_otherwise():
     straight = rt.function(lambda x: np.exp(x) + 1, backend="auto")
     assert not hasattr(straight.get_concrete_function(x).executable, "compiled_graph")
     matrix_loop = rt.function(array_loop, backend="auto")
-    a = np.eye(4) * 0.5
-    np.testing.assert_array_equal(matrix_loop(a, x), array_loop(a, x))
-    assert not hasattr(matrix_loop.get_concrete_function(a, x).executable, "compiled_graph")
-    assert numba_exec.loop_work(matrix_loop.get_concrete_function(a, x).graph)[0] > 10
+    a, v = np.eye(4) * 0.5, np.ones((4, 2))
+    np.testing.assert_array_equal(matrix_loop(a, v), array_loop(a, v))
+    assert not hasattr(matrix_loop.get_concrete_function(a, v).executable, "compiled_graph")
+    assert numba_exec.loop_work(matrix_loop.get_concrete_function(a, v).graph)[0] > 10
     fn, args = CASES["scalar_loop"]
     looping = staged(fn, "auto")
     _assert_same(fn(*args), looping(*args))

@@ -229,10 +229,6 @@ class ListSnapshot:
         return len(self.items) != len(self.target) or any(
             a is not b for a, b in zip(self.items, self.target))
 
-    def appended_only(self):
-        return len(self.target) >= len(self.items) and all(
-            a is b for a, b in zip(self.items, self.target))
-
     def added_types(self):
         """(dtype, shape) of the items the trace added (None if one is not a number or
         array)."""

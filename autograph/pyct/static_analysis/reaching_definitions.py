@@ -249,3 +249,109 @@ def resolve(node, ctx=None, graphs=None, definition_factory=Definition):
         _annotate_graph(function_node, graphs[function_node], parent_state,
                         definition_factory, owners)
     return node
+
+
+# -- Only what is surely defined ------------------------------------------------------
+# The control-flow converter needs DEFINED_VARS_IN and nothing else. The same dataflow on
+# sets of surely defined symbols (intersection at joins) gives exactly the sets
+# `resolve` computes, without making Definition objects or annotating every name.
+
+
+class _DefinedAnalyzer(cfg.GraphVisitor):
+    """Forward must-analysis over one graph. States: frozenset of surely defined QNs, or
+    None (not reached yet)."""
+
+    def __init__(self, graph, entry_state):
+        self.entry_state = entry_state
+        self.effects = {node: activity.node_effects(node)
+                        for node in graph.index.values()}
+        super().__init__(graph)
+
+    def init_state(self, node):
+        return None
+
+    def in_state(self, node):
+        states = [self.out[p] for p in node.prev]
+        if node is self.graph.entry:
+            states.append(self.entry_state)
+        return _intersection(states)
+
+    def visit_node(self, node):
+        state = self.in_state(node)
+        self.in_[node] = state
+        if state is not None:
+            effects = self.effects[node]
+            deleted = effects.deleted
+            modified = effects.modified
+            if deleted or modified:
+                state = set(state)
+                # The same steps, in the same order, as Analyzer.visit_node.
+                for symbol in deleted:
+                    state.discard(symbol)
+                    _drop_owned_symbols(state, symbol)
+                for symbol in modified - deleted:
+                    _drop_owned_symbols(state, symbol)
+                    state.add(symbol)
+                state = frozenset(state)
+        if state != self.out[node]:
+            self.out[node] = state
+            return True
+        return False
+
+
+def _intersection(states):
+    result = None
+    for state in states:
+        if state is None:
+            continue
+        result = state if result is None else result & state
+    return result
+
+
+def _drop_owned_symbols(state, symbol):
+    for key in [k for k in state if symbol in k.owner_set]:
+        state.discard(key)
+
+
+def _annotate_defined_vars(function_node, graph, parent_state, owners):
+    scope = activity.scope_of(function_node)
+    local = scope.local_names
+    entry_state = {s for s in parent_state if s.root not in local}
+    entry_state.update(scope.params)
+    entry_state = frozenset(entry_state)
+    analyzer = _DefinedAnalyzer(graph, entry_state)
+    analyzer.visit_forward()
+
+    for cfg_node in graph.index.values():
+        ast_node = cfg_node.ast_node
+        if isinstance(ast_node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            owners[ast_node] = (analyzer.out, cfg_node)
+        lambdas = []
+        _names_of(ast_node, lambdas)
+        for lambda_node in lambdas:
+            owners[lambda_node] = (analyzer.in_, cfg_node)
+
+    for statement, entry in graph.stmt_entry.items():
+        if not isinstance(statement, gast.stmt):
+            continue
+        states = [analyzer.out[p] for p in graph.stmt_prev[statement]]
+        if entry is graph.entry:
+            states.append(entry_state)
+        anno.setanno(statement, anno.Static.DEFINED_VARS_IN,
+                     _intersection(states) or frozenset())
+
+
+def resolve_defined_vars(node, graphs=None):
+    """Sets only anno.Static.DEFINED_VARS_IN on every statement of `node`, with the same
+    values `resolve` gives (about three times cheaper); returns `node`."""
+    if graphs is None:
+        graphs = cfg.build(node)
+    owners = {}
+    for function_node in reversed(list(graphs)):
+        if function_node in owners:
+            states, cfg_node = owners[function_node]
+            parent_state = states[cfg_node] or frozenset()
+        else:
+            parent_state = frozenset()
+        _annotate_defined_vars(function_node, graphs[function_node], parent_state, owners)
+    return node
