@@ -17,7 +17,10 @@ def has_named_expr(node):
 def _split_lines(source):
     """The lines of `source` as ast.get_source_segment splits them (on \r\n, \r and \n
     only; it splits again, character by character, on every call)."""
-    return re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", source)
+    lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", source)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
 
 
 def _source_segment(lines, node):
