@@ -13,7 +13,7 @@ import numpy as np
 
 from runtime import nest
 from runtime.executors import get_executor
-from runtime.graph import Graph, building, current_graph
+from runtime.graph import Graph, _building, building
 from runtime.tensor import Tensor, is_tensor
 
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
@@ -115,13 +115,16 @@ class ConcreteFunction:
         self._fixes = fixes
         single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
                   and output_structure is None and not writebacks)
+        # `call_arrays(*flat_arrays) -> result`: the per-call path, specialised here once so
+        # a call does only what this trace needs.
         if single and not fixes:
-            self._call_flat = lambda inputs: run(*inputs)[0]
+            bare = getattr(run, "single_output_call", None)   # returns output 0 unboxed
+            self.call_arrays = bare if bare is not None else (lambda *inputs: run(*inputs)[0])
         elif single:
             fix = fixes[0][1]
-            self._call_flat = lambda inputs: fix(run(*inputs)[0], inputs)
+            self.call_arrays = lambda *inputs: fix(run(*inputs)[0], inputs)
         else:
-            self._call_flat = self._call_general
+            self.call_arrays = lambda *inputs: self._call_general(inputs)
 
     def _call_general(self, inputs):
         outputs = self.executable(*inputs)
@@ -141,9 +144,15 @@ class ConcreteFunction:
         return nest.pack_as(self._output_structure, leaves)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            for a in args:
+                if type(a) is not _ARRAY:
+                    break
+            else:   # only plain arrays: they are the graph inputs, in order
+                return self.call_arrays(*args)
         arrays = []
         _leaf_key((args, kwargs), arrays)
-        return self._call_flat(arrays)
+        return self.call_arrays(*arrays)
 
     def __repr__(self):
         return "<ConcreteFunction %s>" % self.graph.name
@@ -168,8 +177,75 @@ def _stack_tensor_array(value, inputs):
     return value.stack()
 
 
+_run_eagerly = False
+
+
+def run_functions_eagerly(flag):
+    """Debugging switch: when true, every staged function runs its Python function eagerly
+    (no tracing, no graph); breakpoints and pdb work."""
+    global _run_eagerly
+    _run_eagerly = bool(flag)
+
+
+def functions_run_eagerly():
+    """Whether staged functions currently run eagerly (see run_functions_eagerly)."""
+    return _run_eagerly
+
+
+def _fast_key(args):
+    """The dispatch key of positional arguments that are all plain leaves (exact ndarrays,
+    NumPy scalars, Python scalars), built without generic flattening; None otherwise.
+
+    Per argument two items: (dtype, ndim) for an array, (dtype, -1) for a NumPy scalar,
+    (value, type) for a Python scalar. The order differs on purpose: a dtype compares equal
+    to a Python type (np.dtype("f8") == float), never to a value paired with a type.
+    """
+    key = []
+    append = key.append
+    for a in args:
+        t = type(a)
+        if t is _ARRAY:
+            append(a.dtype)
+            append(a.ndim)
+        elif t in _KEY_SCALARS:
+            append(a)
+            append(t)
+        elif isinstance(a, np.generic) and t is not np.object_:
+            append(a.dtype)
+            append(-1)
+        else:
+            return None
+    return tuple(key)
+
+
+# Python scalars that can be in a fast key (hashable; str hashes are cached by Python).
+_KEY_SCALARS = frozenset(_PYTHON_SCALARS)
+
+
 class Function:
-    """A staged callable: traces `fn` once per input signature, then runs the graph."""
+    """A staged callable: traces `fn` once per input signature, then runs the graph.
+
+    Per-call path (`__call__`): when every argument is positional and a plain leaf (exact
+    ndarray, NumPy scalar, Python scalar) and no graph is being built, the key is a flat
+    tuple built without generic flattening (`_fast_key`; one array: `(dtype, ndim)`), one
+    dict lookup finds the trace's entry, and the entry calls the compiled graph. Everything
+    else (keywords, nested structures, other objects, the first call of a signature) takes
+    the general path, which also fills the fast table.
+
+    Hooks for wrappers that subclass it (ag.function), so that they add no call layer:
+      `_function_to_trace()`       the function traced (default: `python_function`);
+      `_inline_call(args, kwargs)`  called instead when invoked while another graph is built
+                                   (default: run `python_function`, its ops join that graph);
+      `_eager_call(args, kwargs)`   called instead while functions run eagerly (default:
+                                   `python_function`);
+      `_on_error(error)`            if set, called with an exception from tracing or running
+                                   (must raise); default None: the exception propagates;
+      `output_transform`            if set, applied to every result (set it while tracing:
+                                   entries made after it is set apply it).
+    """
+
+    _on_error = None
+    output_transform = None
 
     def __init__(self, fn, backend="numpy", input_signature=None):
         self.python_function = fn
@@ -177,6 +253,7 @@ class Function:
         self.input_signature = None if input_signature is None else list(input_signature)
         self.trace_count = 0
         self._cache = {}
+        self._fast = {}     # _fast_key(args) -> entry(*args) returning the result
         functools.update_wrapper(self, fn)
 
     def __get__(self, instance, owner):
@@ -193,29 +270,104 @@ class Function:
         return key, arrays
 
     def __call__(self, *args, **kwargs):
-        if current_graph() is not None:
-            # Called while tracing another function: trace through it (inline).
-            return self.python_function(*args, **kwargs)
-        key, arrays = self._key(args, kwargs)
+        if kwargs or _building or _run_eagerly:
+            return self._call(args, kwargs)
+        if len(args) == 1:
+            a = args[0]
+            key = (a.dtype, a.ndim) if type(a) is _ARRAY else _fast_key(args)
+        else:
+            key = _fast_key(args)
         try:
-            concrete = self._cache.get(key)
-        except TypeError:   # an unhashable Python leaf: trace every time
-            concrete, key = None, None
-        if concrete is None:
-            concrete = self._trace(args, kwargs, key, arrays)
-        elif self.input_signature is not None:
-            self._check_signature(arrays)
-        return concrete._call_flat(arrays)
+            entry = self._fast[key]
+        except KeyError:    # a new signature, or not a fast key (None)
+            entry = None
+        if entry is None:   # (outside the handler: errors must not chain to the KeyError)
+            return self._call(args, kwargs)
+        try:
+            return entry(*args)
+        except Exception as error:
+            if self._on_error is None:
+                raise
+            self._on_error(error)
+            raise
+
+    def _call(self, args, kwargs):
+        """The general path: eager and in-graph calls, nested arguments, tracing."""
+        if _run_eagerly:
+            return self._eager_call(args, kwargs)
+        if _building:
+            # Called while tracing another function: trace through it (inline).
+            return self._inline_call(args, kwargs)
+        try:
+            key, arrays = self._key(args, kwargs)
+            try:
+                concrete = self._cache.get(key)
+            except TypeError:   # an unhashable Python leaf: trace every time
+                concrete, key = None, None
+            if concrete is None:
+                concrete = self._trace(args, kwargs, key, arrays)
+            elif self.input_signature is not None:
+                self._check_signature(arrays)
+            result = concrete.call_arrays(*arrays)
+            if key is not None and not kwargs:
+                fast_key = _fast_key(args)
+                if fast_key is not None:
+                    self._fast[fast_key] = self._fast_entry(concrete, args)
+            if self.output_transform is not None:
+                result = self.output_transform(result)
+            return result
+        except Exception as error:
+            if self._on_error is None:
+                raise
+            self._on_error(error)
+            raise
+
+    def _fast_entry(self, concrete, args):
+        """entry(*args) -> result for calls with the same fast key as `args`: passes the
+        array arguments (Python scalars are constants of the trace) to the graph."""
+        run = concrete.call_arrays
+        arrays = [i for i, a in enumerate(args) if not type(a) in _KEY_SCALARS]
+        check = self.input_signature is not None
+        transform = self.output_transform
+        if len(arrays) == len(args) and not check and transform is None:
+            return run
+        params = ["a%d" % i for i in range(len(args))]
+        inputs = ", ".join(params[i] for i in arrays)
+        lines = ["def entry(%s):" % ", ".join(params)]
+        if check:
+            lines.append("    check([%s])" % inputs)
+        call = "run(%s)" % inputs
+        lines.append("    return %s" % ("transform(%s)" % call if transform else call))
+        namespace = {"run": run, "check": self._check_signature, "transform": transform}
+        exec(compile("\n".join(lines) + "\n", "<rt.function entry>", "exec"), namespace)
+        return namespace["entry"]
+
+    def _eager_call(self, args, kwargs):
+        return self.python_function(*args, **kwargs)
+
+    def _inline_call(self, args, kwargs):
+        return self.python_function(*args, **kwargs)
+
+    def _function_to_trace(self):
+        return self.python_function
 
     def get_concrete_function(self, *args, **kwargs):
-        key, arrays = self._key(args, kwargs)
+        """The trace for these arguments (tracing if needed): `.graph`, `.inputs`,
+        `.outputs`, callable with the same arguments."""
         try:
-            concrete = self._cache.get(key)
-        except TypeError:
-            concrete, key = None, None
-        if concrete is None:
-            concrete = self._trace(args, kwargs, key, arrays)
-        return concrete
+            key, arrays = self._key(args, kwargs)
+            try:
+                concrete = self._cache.get(key)
+            except TypeError:
+                concrete, key = None, None
+            if concrete is None:
+                concrete = self._trace(args, kwargs, key, arrays)
+            return concrete
+        except Exception as error:
+            if self._on_error is None:
+                raise
+            self._on_error(error)
+            raise
 
     def _trace(self, args, kwargs, key, arrays):
         if self.input_signature is not None:
@@ -239,7 +391,7 @@ class Function:
 
             traced_args = _replace_arrays(args, placeholder)
             traced_kwargs = _replace_arrays(kwargs, placeholder)
-            result = self.python_function(*traced_args, **traced_kwargs)
+            result = self._function_to_trace()(*traced_args, **traced_kwargs)
 
             output_values = []
             leaves = []

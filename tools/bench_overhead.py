@@ -5,11 +5,13 @@ through `ag.to_graph` and through the original, checks the results are equal, an
 the time ratio. No symbolic values are involved: this is the cost of the overloads' type
 checks and of the local functions control flow is lowered to.
 
-    python tools/bench_overhead.py [--repeat N] [--conversion N]
+    python tools/bench_overhead.py [--repeat N] [--conversion N] [--depth]
 
 With --conversion N it also reports the full conversion pipeline time (parse, analyses,
 all converters, unparse, load) per function, median over N fresh copies of a typical
-30-line function with loops, branches, break/return and calls.
+30-line function with loops, branches, break/return and calls. With --depth it reports how
+deep a function can recurse through an `if`, a conditional expression, `or`, `while` and
+`for`, converted vs original.
 """
 
 import argparse
@@ -161,6 +163,67 @@ def conversion_times(copies):
     return times
 
 
+# Recursion through each converted construct: how deep a function recursing through it gets
+# before RecursionError, converted vs original (the frames conversion adds per level).
+RECURSION_SOURCE = """
+def through_if(n):
+    if n == 0:
+        return 0
+    return 1 + through_if(n - 1)
+
+
+def through_conditional_expression(n):
+    return 0 if n == 0 else 1 + through_conditional_expression(n - 1)
+
+
+def through_or(n):
+    return n == 0 or through_or(n - 1)
+
+
+def through_while(n):
+    while n > 0:
+        return through_while(n - 1)
+    return 0
+
+
+def through_for(n):
+    for _ in range(1):
+        if n > 0:
+            return through_for(n - 1)
+    return 0
+"""
+
+
+def max_depth(fn):
+    """The largest n for which fn(n) does not raise RecursionError (binary search)."""
+    low, high = 1, 5000
+    while low < high:
+        middle = (low + high + 1) // 2
+        try:
+            fn(middle)
+            low = middle
+        except RecursionError:
+            high = middle - 1
+    return low
+
+
+def recursion_depths():
+    import tempfile
+    directory = tempfile.mkdtemp(prefix="bench_recursion_")
+    path = os.path.join(directory, "bench_recursion_module.py")
+    with open(path, "w") as f:
+        f.write(RECURSION_SOURCE)
+    spec = importlib.util.spec_from_file_location("bench_recursion_module", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_recursion_module"] = module
+    spec.loader.exec_module(module)
+    print(f"{'recursion':<32} {'original':>8} {'converted':>9}")
+    for name in ("through_if", "through_conditional_expression", "through_or",
+                 "through_while", "through_for"):
+        fn = getattr(module, name)
+        print(f"{name:<32} {max_depth(fn):>8} {max_depth(api.to_graph(fn)):>9}")
+
+
 def best_time(fn, args, repeat):
     times = []
     for _ in range(repeat):
@@ -181,7 +244,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--conversion", type=int, default=0, metavar="N")
+    parser.add_argument("--depth", action="store_true",
+                        help="also report the recursion depth reachable through each "
+                             "converted construct, converted vs original")
     args = parser.parse_args(argv)
+    if args.depth:
+        recursion_depths()
     if args.conversion:
         times = conversion_times(args.conversion)
         print(f"conversion of a typical 30-line function: median "

@@ -68,7 +68,9 @@ class ConditionalExpressionTransformer(converter.Base):
 
 
 def transform(node, ctx):
-    if (not ctx.user.options.uses(converter.Feature.CONDITIONAL_EXPRESSIONS)
-            or not converter.contains(node, gast.IfExp)):
+    if not ctx.user.options.uses(converter.Feature.CONDITIONAL_EXPRESSIONS):
         return node
-    return ConditionalExpressionTransformer(ctx).visit(node)
+    transformer = ConditionalExpressionTransformer(ctx)
+    if not transformer.has_targets(node):
+        return node
+    return transformer.visit(node)

@@ -34,7 +34,9 @@ class LogicalExpressionTransformer(converter.Base):
 
 
 def transform(node, ctx):
-    if (not ctx.user.options.uses(converter.Feature.LOGICAL_EXPRESSIONS)
-            or not converter.contains(node, (gast.BoolOp, gast.Not))):
+    if not ctx.user.options.uses(converter.Feature.LOGICAL_EXPRESSIONS):
         return node
-    return LogicalExpressionTransformer(ctx).visit(node)
+    transformer = LogicalExpressionTransformer(ctx)
+    if not transformer.has_targets(node):
+        return node
+    return transformer.visit(node)

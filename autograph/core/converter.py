@@ -116,6 +116,13 @@ class Base(transformer.Base):
             return node
         return super().visit(node)
 
+    def has_targets(self, node):
+        """True when `node` holds a node of `target_types` (the walk that finds out is the
+        one `visit` uses to skip subtrees, so a transform can test this first for free)."""
+        if self._relevant is None:
+            self._relevant = _nodes_containing(node, self.target_types)
+        return id(node) in self._relevant
+
     def new_symbol(self, name_root):
         """A fresh name that clashes with nothing the function or its namespace uses.
 
@@ -198,12 +205,25 @@ def _nodes_containing(root, node_types):
     """ids of the nodes of a tree that are, or have below them, a node of `node_types`."""
     relevant = set()
     add = relevant.add
-    child_nodes = ast_util.child_nodes
+    fields_cache = ast_util._node_fields  # pylint: disable=protected-access
+    node_fields = ast_util.node_fields
+    node_base = gast.AST
 
+    # Runs over every node for several converters: the child iteration is inlined.
     def visit(node):
         found = False
-        for child in child_nodes(node):
-            if visit(child):
+        node_class = node.__class__
+        fields = fields_cache.get(node_class)
+        if fields is None:
+            fields = node_fields(node_class)
+        values = node.__dict__
+        for field in fields:
+            value = values.get(field)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, node_base) and visit(item):
+                        found = True
+            elif isinstance(value, node_base) and visit(value):
                 found = True
         if found or isinstance(node, node_types):
             add(id(node))

@@ -128,7 +128,9 @@ def _thunk_paths(code, spans, path=(), found=None):
     if found is None:
         found = []
     positions = None
-    raw = code.co_code
+    raw = code.co_code if any(
+        isinstance(const, types.CodeType) and const.co_name == "<lambda>"
+        for const in code.co_consts) else b""
     extended = 0
     for offset in range(0, len(raw), 2):
         opcode, argument = raw[offset], raw[offset + 1] | extended

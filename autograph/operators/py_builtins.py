@@ -163,12 +163,32 @@ def _physical_depth(levels, frame):
     return physical
 
 
+def _innermost_depth(levels, frame):
+    """Like _physical_depth, landing on the innermost frame of the target user function:
+    the block function (or generated lambda) running the user's line, when there is one.
+
+    A user function's frame and the added frames it called (overloads, block functions,
+    generated lambdas) count as one user frame; the innermost of them is the one whose
+    line is the user's line (the function's own frame is at the `ag__.if_stmt(...)` call).
+    """
+    physical = 0
+    while levels > 0 and frame is not None:
+        while frame.f_back is not None and is_added_frame(frame):
+            frame = frame.f_back
+            physical += 1
+        frame = frame.f_back
+        physical += 1
+        levels -= 1
+    return physical
+
+
 def warn_(message, category=None, stacklevel=1, source=None):
-    """warnings.warn with `stacklevel` counted in the user's frames, as before conversion."""
+    """warnings.warn with `stacklevel` counted in the user's frames, as before conversion:
+    the warning names the user's file and line (and module) where Python would."""
     if not isinstance(stacklevel, int):
         return warnings.warn(message, category, stacklevel, source)  # its own TypeError
     # +1 for this function's own frame; warnings counts the caller of warn as level 1.
-    depth = _physical_depth(stacklevel - 1, sys._getframe(1)) + 2
+    depth = _innermost_depth(stacklevel - 1, sys._getframe(1)) + 2
     return warnings.warn(message, category, depth, source)
 
 

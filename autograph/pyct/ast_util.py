@@ -10,11 +10,31 @@ _CONTEXT_CLASSES = frozenset(
     if isinstance(cls, type) and issubclass(cls, getattr(module, "expr_context")))
 
 
+# Fields that only ever hold plain values (names, flags, strings), never nodes: walks skip
+# them. (Constant.value is plain too; `name`, `names` and `value` hold nodes elsewhere.)
+_PLAIN_FIELDS = frozenset({"id", "attr", "ctx", "type_comment", "kind", "arg", "asname",
+                           "module", "level", "is_async", "conversion", "simple"})
+_CONSTANT_CLASSES = frozenset(
+    cls for cls in (getattr(ast, "Constant"), getattr(__import__("gast"), "Constant")))
+_node_fields = {}  # node class -> the fields that may hold nodes
+
+
+def node_fields(node_class):
+    """The fields of `node_class` that may hold nodes (cached)."""
+    fields = _node_fields.get(node_class)
+    if fields is None:
+        fields = _node_fields[node_class] = tuple(
+            field for field in node_class._fields
+            if field not in _PLAIN_FIELDS
+            and not (field == "value" and node_class in _CONSTANT_CLASSES))
+    return fields
+
+
 def child_nodes(node):
     """The child nodes of `node` in field order, as a list (expression contexts left out)."""
     children = []
     source = node.__dict__
-    for field in node._fields:
+    for field in node_fields(node.__class__):
         value = source.get(field)
         if value.__class__ is list:
             for item in value:

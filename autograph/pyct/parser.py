@@ -82,7 +82,10 @@ def ast_to_gast(node):
         fields[field] = value
     if node_class is ast.ExceptHandler and fields["name"] is not None:
         fields["name"] = gast.Name(fields["name"], gast.Store(), None, None)
-    _copy_location(source, fields)
+    if "lineno" in source:  # expression contexts, operators, ... have no location
+        for attribute in _LOCATION_ATTRIBUTES:
+            if attribute in source:
+                fields[attribute] = source[attribute]
     return new
 
 
@@ -120,18 +123,22 @@ def gast_to_ast(node):
             None if source["kwarg"] is None else to_arg(source["kwarg"]),
             [gast_to_ast(d) for d in source["defaults"]])
         return new
-    values = []
+    # ast nodes keep their fields in the instance dict: filling it directly is what the
+    # constructor does, without its argument handling.
+    new = target_class.__new__(target_class)
+    fields = new.__dict__
     for field in field_names:
         value = source.get(field)
         if value.__class__ is list:
             value = [gast_to_ast(v) if isinstance(v, ast.AST) else v for v in value]
         elif isinstance(value, ast.AST):
             value = gast_to_ast(value)
-        values.append(value)
-    new = target_class(*values)
+        fields[field] = value
     if node_class is gast.ExceptHandler and source.get("name") is not None:
-        new.name = source["name"].id
-    _copy_location(source, new.__dict__)
+        fields["name"] = source["name"].id
+    for attribute in _LOCATION_ATTRIBUTES:
+        if attribute in source:
+            fields[attribute] = source[attribute]
     return new
 
 

@@ -64,6 +64,7 @@ import sys
 import numpy as np
 
 from runtime import errors
+from runtime.executors.planning import Ownership
 from runtime.graph import TENSOR_ARRAY, describe_node
 
 logger = logging.getLogger("autograph")
@@ -97,106 +98,46 @@ class Plan:
 
 
 def plan_graph(graph, owned_inputs):
-    """Decide in-place updates the way the NumPy interpreter does.
-
-    A value's storage ("root") may be written in place when this run owns it (an owned
-    argument, or a buffer an op allocated) and no value sharing that storage is used later.
-    """
+    """Decide in-place updates with the NumPy interpreter's rules (runtime/executors/
+    planning.py); nested graphs of cond / while are planned recursively here."""
     plan = Plan()
-    inputs = graph.all_inputs
-    owned_inputs = list(owned_inputs) if owned_inputs is not None else [False] * len(inputs)
-    last_use = {}
-    for index, node in enumerate(graph.nodes):
-        for value in node.inputs:
-            last_use[value] = index
-    for value in graph.outputs:
-        last_use[value] = _INFINITY
-    root, members, owned, written = {}, {}, set(), set()
-    new_root = itertools.count()
-
-    def assign(value, r):
-        root[value] = r
-        members.setdefault(r, []).append(value)
-
-    for flag, value in zip(owned_inputs, inputs):
-        r = next(new_root)
-        assign(value, r)
-        if flag:
-            owned.add(r)
-    input_roots = [root[v] for v in inputs]
-
-    def dead_after(value, index):
-        return all(last_use.get(m, -1) <= index for m in members[root[value]])
-
+    ownership = Ownership(graph, owned_inputs)
     for index, node in enumerate(graph.nodes):
         op = node.op
-        if op.control_flow:
-            flags = []
-            for value in node.inputs:
-                r = root.get(value)
-                flags.append(r is not None and r in owned and dead_after(value, index)
-                             and sum(1 for v in node.inputs if root.get(v) == r) == 1)
-            if op.name == "cond":
-                then_plan = plan_graph(node.attrs["then_branch"], flags[1:])
-                else_plan = plan_graph(node.attrs["else_branch"], flags[1:])
-                plan.children[node] = (then_plan, else_plan)
-                out_owned = [a and b for a, b in zip(then_plan.owned_outputs,
-                                                     else_plan.owned_outputs)]
-                in_written = [False] + [a or b for a, b in zip(then_plan.written_inputs,
-                                                               else_plan.written_inputs)]
-            else:
-                n = node.attrs["n_loop_vars"]
-                n_captures = len(node.inputs) - n
-                assumed = [True] * n
-                while True:
-                    body_plan = plan_graph(node.attrs["body"], assumed + [False] * n_captures)
-                    narrowed = [a and o for a, o in zip(assumed, body_plan.owned_outputs)]
-                    if narrowed == assumed:
-                        break
-                    assumed = narrowed
-                cond_plan = plan_graph(node.attrs["cond"], [False] * (n + n_captures))
-                plan.children[node] = (cond_plan, body_plan)
-                written_in_body = body_plan.written_inputs[:n]
-                copy = {i for i in range(n) if assumed[i] and written_in_body[i] and not flags[i]}
-                plan.copy_at_entry[node] = copy
-                out_owned = [assumed[i] and (flags[i] or i in copy) for i in range(n)]
-                in_written = [flags[i] and written_in_body[i] for i in range(n)] + [False] * n_captures
-            for value, was_written in zip(node.inputs, in_written):
-                if was_written and value in root:
-                    written.add(root[value])
-            for value, is_owned in zip(node.outputs, out_owned):
-                r = next(new_root)
-                assign(value, r)
-                if is_owned:
-                    owned.add(r)
-            if not all(out_owned):
-                # An output may be an input passed through: pin them all.
-                for value in node.inputs:
-                    owned.discard(root.get(value))
+        if not op.control_flow:
+            inplace = ownership.op_outputs(node, index)
+            if op.inplace_input is not None:
+                plan.inplace[node] = inplace
             continue
-        inplace = False
-        target = None
-        if op.inplace_input is not None:
-            target = node.inputs[op.inplace_input]
-            r = root.get(target)
-            inplace = (r is not None and r in owned and dead_after(target, index)
-                       and (target.kind == TENSOR_ARRAY or (target.shape or ()) != ()))
-            plan.inplace[node] = inplace
-        for value in node.outputs:
-            if inplace:
-                assign(value, root[target])
-                written.add(root[target])
-            elif op.is_view(node) and node.inputs and node.inputs[0] in root:
-                assign(value, root[node.inputs[0]])
-            else:
-                r = next(new_root)
-                assign(value, r)
-                if not op.unowned_output and op.name != "constant":
-                    owned.add(r)
-    output_roots = [root.get(v) for v in graph.outputs]
-    plan.owned_outputs = [r is not None and r in owned and output_roots.count(r) == 1
-                          for r in output_roots]
-    plan.written_inputs = [r in written for r in input_roots]
+        flags = ownership.handover_flags(node, index)
+        if op.name == "cond":
+            then_plan = plan_graph(node.attrs["then_branch"], flags[1:])
+            else_plan = plan_graph(node.attrs["else_branch"], flags[1:])
+            plan.children[node] = (then_plan, else_plan)
+            out_owned = [a and b for a, b in zip(then_plan.owned_outputs,
+                                                 else_plan.owned_outputs)]
+            in_written = [False] + [a or b for a, b in zip(then_plan.written_inputs,
+                                                           else_plan.written_inputs)]
+        else:
+            n = node.attrs["n_loop_vars"]
+            n_captures = len(node.inputs) - n
+            assumed = [True] * n
+            while True:
+                body_plan = plan_graph(node.attrs["body"], assumed + [False] * n_captures)
+                narrowed = [a and o for a, o in zip(assumed, body_plan.owned_outputs)]
+                if narrowed == assumed:
+                    break
+                assumed = narrowed
+            cond_plan = plan_graph(node.attrs["cond"], [False] * (n + n_captures))
+            plan.children[node] = (cond_plan, body_plan)
+            written_in_body = body_plan.written_inputs[:n]
+            copy = {i for i in range(n) if assumed[i] and written_in_body[i] and not flags[i]}
+            plan.copy_at_entry[node] = copy
+            out_owned = [assumed[i] and (flags[i] or i in copy) for i in range(n)]
+            in_written = [flags[i] and written_in_body[i] for i in range(n)] + [False] * n_captures
+        ownership.control_flow_outputs(node, out_owned, in_written)
+    plan.owned_outputs = ownership.owned_outputs()
+    plan.written_inputs = ownership.written_inputs()
     return plan
 
 
@@ -750,26 +691,33 @@ class NumbaCompiledGraph:
             lines.append("    finally:")
             lines.append("        for v, b in zip(_vars, _bufs):")
             lines.append("            _var_out(v, b)")
+        # The dispatcher returns a bare value when the graph has one (boxing a 1-tuple in
+        # nopython code costs ~0.5 us per call), else a tuple.
         outs = []
         position = 0
-        needs_fix = False
-        if self._single_return:
-            lines.append("    r = (r,)")
         for i, value in enumerate(self._output_values):
             if value.kind == TENSOR_ARRAY:
                 outs.append("_ta(r[%d], r[%d], r[%d], r[%d], _out[%d])" % (
                     position, position + 1, position + 2, position + 3, i))
                 position += 4
-                needs_fix = True
-            elif value.shape == ():
-                outs.append("_t%d(r[%d])" % (i, position))
-                position += 1
-                needs_fix = True
             else:
-                outs.append("r[%d]" % position)
+                part = "r" if self._single_return else "r[%d]" % position
+                outs.append(("_t%d(%s)" % (i, part)) if value.shape == () else part)
                 position += 1
-        lines.append("    return (%s)" % "".join(o + ", " for o in outs) if needs_fix
-                     else "    return r")
+        body = lines[1:]
+        if self._single_return or outs != ["r[%d]" % i for i in range(len(outs))]:
+            lines.append("    return (%s)" % "".join(o + ", " for o in outs))
+        else:
+            lines.append("    return r")
+        # `call_single`: the same call returning output 0 itself, for callers that want the
+        # one output of a single-output graph (rt.function's per-call path).
+        if len(outs) == 1:
+            lines.append("")
+            lines.append("def call_single(%s):" % ", ".join(params))
+            lines += [line.replace("return _fallback(%s)" % ", ".join(params),
+                                   "return _fallback(%s)[0]" % ", ".join(params))
+                      for line in body]
+            lines.append("    return %s" % outs[0])
         namespace = {
             "_disp": self._first_dispatch,
             "_GraphFail": GraphFail, "_Fallback": _Fallback, "_fail": self._raise_failure,
@@ -785,6 +733,8 @@ class NumbaCompiledGraph:
         self.call_source = "\n".join(lines) + "\n"
         exec(compile(self.call_source, "<numba-call %s>" % self.graph.name, "exec"), namespace)
         call = namespace["call"]
+        if "call_single" in namespace:
+            call.single_output_call = namespace["call_single"]
         call.owned_outputs = self.owned_outputs
         call.source = self.source
         call.compiled_graph = self

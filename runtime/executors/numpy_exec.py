@@ -9,11 +9,9 @@ Runtime errors name the failing node and the user line that created it.
 import itertools
 import weakref
 
-
 from runtime import errors
-from runtime.graph import TENSOR_ARRAY, describe_node
-
-_INFINITY = float("inf")
+from runtime.executors.planning import Ownership
+from runtime.graph import describe_node
 # generated code object -> CompiledGraph (to locate failing nodes); entries go with the graph
 _code_registry = weakref.WeakValueDictionary()
 _counter = itertools.count()
@@ -67,33 +65,7 @@ class CompiledGraph:
         slot = {}
         for i, value in enumerate(graph.all_inputs):
             slot[value] = "a%d" % i
-        last_use = {}
-        for index, node in enumerate(graph.nodes):
-            for value in node.inputs:
-                last_use[value] = index
-        for value in graph.outputs:
-            last_use[value] = _INFINITY
-
-        root = {}             # value -> storage root (an int); views share their base's root
-        members = {}          # root -> values with that root
-        owned = set()         # roots this run may write in place
-        written = set()
-        new_root = itertools.count()
-
-        def assign_root(value, r):
-            root[value] = r
-            members.setdefault(r, []).append(value)
-
-        for i, value in enumerate(graph.all_inputs):
-            r = next(new_root)
-            assign_root(value, r)
-            if self.owned_inputs[i]:
-                owned.add(r)
-        input_roots = [root[v] for v in graph.all_inputs]
-
-        def dead_after(value, index):
-            return all(last_use.get(m, -1) <= index for m in members[root[value]])
-
+        ownership = Ownership(graph, self.owned_inputs)
         self.constants = {}
         for index, node in enumerate(graph.nodes):
             for value in node.inputs:
@@ -111,47 +83,16 @@ class CompiledGraph:
                 name = "c%d" % len(self.constants)
                 self.constants[name] = node.attrs["value"]
                 slot[node.outputs[0]] = name
-                assign_root(node.outputs[0], next(new_root))   # not owned
+                ownership.op_outputs(node, index)   # a root nobody owns
                 continue
             if op.control_flow:
-                flags = []
-                for value in node.inputs:
-                    r = root.get(value)
-                    flags.append(
-                        r is not None and r in owned and dead_after(value, index)
-                        and sum(1 for v in node.inputs if root.get(v) == r) == 1)
+                flags = ownership.handover_flags(node, index)
                 kernel, owned_outputs, written_inputs = op.make_control_kernel(
                     node, self._context, flags)
-                for value, was_written in zip(node.inputs, written_inputs):
-                    if was_written:
-                        written.add(root[value])
-                for value, is_owned in zip(node.outputs, owned_outputs):
-                    r = next(new_root)
-                    assign_root(value, r)
-                    if is_owned:
-                        owned.add(r)
-                if not all(owned_outputs):
-                    # An output may be one of the inputs passed through: pin them all.
-                    for value in node.inputs:
-                        owned.discard(root.get(value))
+                ownership.control_flow_outputs(node, owned_outputs, written_inputs)
             else:
-                if op.inplace_input is not None:
-                    target = node.inputs[op.inplace_input]
-                    r = root.get(target)
-                    inplace = (r in owned and dead_after(target, index)
-                               and (target.kind == TENSOR_ARRAY or (target.shape or ()) != ()))
+                inplace = ownership.op_outputs(node, index)
                 kernel = op.kernel_for(node, inplace=inplace)
-                for value in node.outputs:
-                    if inplace:
-                        assign_root(value, root[target])
-                        written.add(root[target])
-                    elif op.is_view(node) and node.inputs and node.inputs[0] in root:
-                        assign_root(value, root[node.inputs[0]])
-                    else:
-                        r = next(new_root)
-                        assign_root(value, r)
-                        if not op.unowned_output:
-                            owned.add(r)
             self.steps.append(Step(node, kernel, [slot[v] for v in node.inputs],
                                    [slot[v] for v in node.outputs], inplace))
 
@@ -162,10 +103,8 @@ class CompiledGraph:
                     self.constants[slot[value]] = value.literal
                 else:
                     raise ValueError("graph output %r is not defined in the graph" % value)
-        output_roots = [root.get(v) for v in graph.outputs]
-        self.owned_outputs = [r is not None and r in owned and output_roots.count(r) == 1
-                              for r in output_roots]
-        self.written_inputs = [r in written for r in input_roots]
+        self.owned_outputs = ownership.owned_outputs()
+        self.written_inputs = ownership.written_inputs()
         self.output_slots = [slot[v] for v in graph.outputs]
 
     # -- code generation -----------------------------------------------------------------

@@ -90,6 +90,28 @@ def test_warning_stacklevel_through_conditional_and_logical_expressions():
             __file__, _call_with.__code__.co_firstlineno + 1), function.__name__
 
 
+def _warns_inside_branches(flag):
+    if flag:
+        warnings.warn("here", UserWarning)  # stacklevel=1: this line
+        if flag > 1:
+            _warn_from_branch(True)  # stacklevel=2 from the callee: this line
+    return flag
+
+
+def test_warning_lines_inside_converted_branches():
+    # The branch runs in a generated function called from the `ag__.if_stmt(...)()` line;
+    # the warning must name the user's line inside the branch, as unconverted.
+    for argument in (1, 2):
+        with warnings.catch_warnings(record=True) as plain:
+            warnings.simplefilter("always")
+            _warns_inside_branches(argument)
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            api.to_graph(_warns_inside_branches)(argument)
+        assert [(w.filename, w.lineno) for w in got] == [
+            (w.filename, w.lineno) for w in plain]
+
+
 def _recursion_through_or(n):
     return n == 0 or _recursion_through_or(n - 1)
 

@@ -1,0 +1,123 @@
+"""Buffer ownership planning shared by both executors: which writes (set_item, tensor-array
+writes, loop variables) may update a buffer in place instead of copying it.
+
+A value's storage ("root") may be written in place when this run owns it (an owned
+argument, or a buffer an op allocated) and no value sharing that storage is used later.
+Views share their base's root; an in-place write's output keeps its target's root.
+"""
+
+import itertools
+
+from runtime.graph import TENSOR_ARRAY
+
+_INFINITY = float("inf")
+
+
+class Ownership:
+    """Walks one graph's nodes in order (the executor drives the walk):
+
+        plan = Ownership(graph, owned_inputs)
+        for index, node in enumerate(graph.nodes):
+            if node.op.control_flow:
+                flags = plan.handover_flags(node, index)   # inputs the nested graphs may own
+                ...                                        # plan the nested graphs
+                plan.control_flow_outputs(node, owned_outputs, written_inputs)
+            else:
+                inplace = plan.op_outputs(node, index)
+        plan.owned_outputs(), plan.written_inputs()
+    """
+
+    def __init__(self, graph, owned_inputs=None):
+        self.graph = graph
+        inputs = graph.all_inputs
+        owned_inputs = list(owned_inputs) if owned_inputs is not None else [False] * len(inputs)
+        self._last_use = last_use = {}
+        for index, node in enumerate(graph.nodes):
+            for value in node.inputs:
+                last_use[value] = index
+        for value in graph.outputs:
+            last_use[value] = _INFINITY
+        self._root = {}          # value -> storage root (an int)
+        self._members = {}       # root -> values with that root
+        self._owned = set()      # roots this run may write in place
+        self._written = set()    # roots written in place
+        self._new_root = itertools.count()
+        for flag, value in zip(owned_inputs, inputs):
+            r = self._fresh(value)
+            if flag:
+                self._owned.add(r)
+        self._input_roots = [self._root[v] for v in inputs]
+
+    def _assign(self, value, r):
+        self._root[value] = r
+        self._members.setdefault(r, []).append(value)
+
+    def _fresh(self, value):
+        r = next(self._new_root)
+        self._assign(value, r)
+        return r
+
+    def _dead_after(self, value, index):
+        last_use = self._last_use
+        return all(last_use.get(m, -1) <= index for m in self._members[self._root[value]])
+
+    def handover_flags(self, node, index):
+        """Per input of a control-flow node: may the nested graph take its buffer over (owned,
+        dead after this node, and passed only once)?"""
+        root, owned = self._root, self._owned
+        flags = []
+        for value in node.inputs:
+            r = root.get(value)
+            flags.append(r is not None and r in owned and self._dead_after(value, index)
+                         and sum(1 for v in node.inputs if root.get(v) == r) == 1)
+        return flags
+
+    def control_flow_outputs(self, node, owned_outputs, written_inputs):
+        """Record a control-flow node's planned nested graphs: which inputs they write and
+        which outputs are buffers of their own."""
+        root = self._root
+        for value, was_written in zip(node.inputs, written_inputs):
+            if was_written and value in root:
+                self._written.add(root[value])
+        for value, is_owned in zip(node.outputs, owned_outputs):
+            r = self._fresh(value)
+            if is_owned:
+                self._owned.add(r)
+        if not all(owned_outputs):
+            # An output may be one of the inputs passed through: pin them all.
+            for value in node.inputs:
+                self._owned.discard(root.get(value))
+
+    def op_outputs(self, node, index):
+        """Assign the roots of an ordinary node's outputs; returns whether the node (an op
+        with `inplace_input`) may write its target in place."""
+        op = node.op
+        root = self._root
+        inplace = False
+        target = None
+        if op.inplace_input is not None:
+            target = node.inputs[op.inplace_input]
+            r = root.get(target)
+            inplace = (r is not None and r in self._owned and self._dead_after(target, index)
+                       and (target.kind == TENSOR_ARRAY or (target.shape or ()) != ()))
+        for value in node.outputs:
+            if inplace:
+                self._assign(value, root[target])
+                self._written.add(root[target])
+            elif op.is_view(node) and node.inputs and node.inputs[0] in root:
+                self._assign(value, root[node.inputs[0]])
+            else:
+                r = self._fresh(value)
+                if not op.unowned_output and op.name != "constant":
+                    self._owned.add(r)
+        return inplace
+
+    def owned_outputs(self):
+        """Per graph output: is it a buffer nobody else sees (owned, returned once)?"""
+        output_roots = [self._root.get(v) for v in self.graph.outputs]
+        return [r is not None and r in self._owned and output_roots.count(r) == 1
+                for r in output_roots]
+
+    def written_inputs(self):
+        """Per graph input: may this run write its buffer in place?"""
+        return [r in self._written for r in self._input_roots]
