@@ -1,6 +1,12 @@
-"""Micro-benchmarks of the runtime itself: per-call overhead of a staged function and
-per-op overhead of an executor inside a long graph loop (figures for the benchmark table)."""
+"""Micro-benchmarks of the runtime itself: per-call overhead of a staged function, per-op
+overhead of an executor inside a long graph loop, and resident memory over many calls.
 
+    python -m runtime.benchmarks [--backend numpy|numba] [--memory-calls N]
+"""
+
+import argparse
+import gc
+import resource
 import time
 
 import numpy as np
@@ -70,10 +76,50 @@ def scalar_op_time(repeats=200000):
     return (time.perf_counter() - start) / repeats
 
 
+def _rss_bytes():
+    """Current resident set size (Linux /proc; elsewhere the peak from getrusage)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * resource.getpagesize()
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def memory_growth(backend="numpy", calls=100000, warmup=2000):
+    """Resident memory before and after `calls` calls of a staged function with a graph
+    loop, a bounds-checked read and a fresh output array: (rss_before, rss_after) bytes."""
+    def body(x):
+        out = x * 2.0
+        total = while_loop(lambda i, s: i < x.shape[0], lambda i, s: (i + 1, s + x[i]),
+                           (0, 0.0))[1]
+        return out, total
+
+    staged = function(body, backend=backend)
+    x = np.arange(16.0)
+    for _ in range(warmup):
+        staged(x)
+    gc.collect()
+    before = _rss_bytes()
+    for _ in range(calls):
+        staged(x)
+    gc.collect()
+    return before, _rss_bytes()
+
+
 if __name__ == "__main__":
-    staged, plain, overhead = call_overhead()
-    print("call overhead (f(x) = x + 1, 16 floats): %.2f us (x + 1 alone %.2f us)"
-          % (overhead * 1e6, plain * 1e6))
-    per_op, per_iteration = per_op_time()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", default="numpy", choices=("numpy", "numba"))
+    parser.add_argument("--memory-calls", type=int, default=0,
+                        help="also measure resident memory over this many calls")
+    options = parser.parse_args()
+    staged, plain, overhead = call_overhead(options.backend)
+    print("call overhead (f(x) = x + 1, 16 floats, %s): %.2f us per call, %.2f us above "
+          "x + 1 alone (%.2f us)" % (options.backend, staged * 1e6, overhead * 1e6, plain * 1e6))
+    if options.memory_calls:
+        before, after = memory_growth(options.backend, options.memory_calls)
+        print("resident memory over %d calls (%s): %.1f MB -> %.1f MB (%+.1f kB)"
+              % (options.memory_calls, options.backend, before / 2**20, after / 2**20,
+                 (after - before) / 1024))
+    per_op, per_iteration = per_op_time(options.backend)
     print("per op in a graph loop: %.3f us (plain np.float64 op: %.3f us); loop iteration "
           "overhead %.3f us" % (per_op * 1e6, scalar_op_time() * 1e6, per_iteration * 1e6))

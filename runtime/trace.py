@@ -50,17 +50,10 @@ def _leaf_key(x, arrays):
     return ("id", id(x))
 
 
-def _objects_in(x, out):
+def _objects_in(structure):
     """Non-array, non-scalar leaves (kept alive by the cache entry so ids stay valid)."""
-    if isinstance(x, (tuple, list)):
-        for i in x:
-            _objects_in(i, out)
-    elif isinstance(x, dict):
-        for v in x.values():
-            _objects_in(v, out)
-    elif not isinstance(x, (_PYTHON_SCALARS, np.ndarray, np.generic)):
-        out.append(x)
-    return out
+    return [x for x in nest.flatten(structure)
+            if not isinstance(x, (_PYTHON_SCALARS, np.ndarray, np.generic))]
 
 
 def _replace_arrays(structure, replacement):
@@ -259,7 +252,7 @@ class Function:
     def __get__(self, instance, owner):
         if instance is None:
             return self
-        return _BoundFunction(self, instance)
+        return BoundFunction(self, instance)
 
     def _key(self, args, kwargs):
         arrays = []
@@ -270,34 +263,31 @@ class Function:
         return key, arrays
 
     def __call__(self, *args, **kwargs):
-        if kwargs or _building or _run_eagerly:
-            return self._call(args, kwargs)
-        if len(args) == 1:
-            a = args[0]
-            key = (a.dtype, a.ndim) if type(a) is _ARRAY else _fast_key(args)
-        else:
-            key = _fast_key(args)
-        try:
-            entry = self._fast[key]
-        except KeyError:    # a new signature, or not a fast key (None)
-            entry = None
-        if entry is None:   # (outside the handler: errors must not chain to the KeyError)
-            return self._call(args, kwargs)
-        try:
-            return entry(*args)
-        except Exception as error:
-            if self._on_error is None:
-                raise
-            self._on_error(error)
-            raise
-
-    def _call(self, args, kwargs):
-        """The general path: eager and in-graph calls, nested arguments, tracing."""
-        if _run_eagerly:
+        # One frame for both paths (tracebacks through a staged function show one entry).
+        if not (kwargs or _building or _run_eagerly):
+            if len(args) == 1:
+                a = args[0]
+                key = (a.dtype, a.ndim) if type(a) is _ARRAY else _fast_key(args)
+            else:
+                key = _fast_key(args)
+            try:
+                entry = self._fast[key]
+            except KeyError:    # a new signature, or not a fast key (None)
+                entry = None
+            if entry is not None:
+                try:
+                    return entry(*args)
+                except Exception as error:
+                    if self._on_error is None:
+                        raise
+                    self._on_error(error)
+                    raise
+        elif _run_eagerly:
             return self._eager_call(args, kwargs)
-        if _building:
+        elif _building:
             # Called while tracing another function: trace through it (inline).
             return self._inline_call(args, kwargs)
+        # The general path: keywords, nested arguments, other objects, new signatures.
         try:
             key, arrays = self._key(args, kwargs)
             try:
@@ -414,7 +404,7 @@ class Function:
         graph.outputs = output_values
         graph.prune_unused_queries()
         owned_inputs = [isinstance(a, np.ndarray) for a in arrays]
-        keepalive = _objects_in((args, kwargs), [])
+        keepalive = _objects_in((args, kwargs))
         concrete = ConcreteFunction(graph, handles, result if nest.is_nested(result) else None,
                                     leaves, writebacks, self.backend, owned_inputs, keepalive)
         if key is not None and self.input_signature is None:
@@ -443,13 +433,17 @@ class Function:
         return "<rt.function %s>" % getattr(self.python_function, "__name__", "?")
 
 
-class _BoundFunction:
-    """`Function` accessed through an instance: `self` is part of the trace key."""
+class BoundFunction:
+    """A staged function accessed through an instance (a method): `self` is an argument of
+    the trace (its identity is part of the trace key)."""
 
     def __init__(self, function, instance):
         self._function = function
         self._instance = instance
         self.python_function = function.python_function.__get__(instance)
+        self.__name__ = getattr(function.python_function, "__name__", "method")
+        self.__qualname__ = getattr(function.python_function, "__qualname__", self.__name__)
+        self.__doc__ = getattr(function.python_function, "__doc__", None)
 
     def __call__(self, *args, **kwargs):
         return self._function(self._instance, *args, **kwargs)
@@ -460,6 +454,9 @@ class _BoundFunction:
     @property
     def trace_count(self):
         return self._function.trace_count
+
+    def __repr__(self):
+        return "<bound %s of %r>" % (repr(self._function).strip("<>"), self._instance)
 
 
 def function(fn=None, *, backend="numpy", input_signature=None):

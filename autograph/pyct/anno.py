@@ -13,6 +13,10 @@ _FAIL = object()
 class NoValue(enum.Enum):
     """An annotation key; its value is its documentation."""
 
+    # Members are singletons: identity hashing is correct, and much cheaper than Enum's
+    # Python-level __hash__ (annotation lookups run thousands of times per conversion).
+    __hash__ = object.__hash__
+
     def __repr__(self):
         return self.name
 

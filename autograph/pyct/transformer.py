@@ -153,6 +153,11 @@ _SKIP_PROCESSING = anno.Basic.SKIP_PROCESSING
 _ORIGIN = anno.Basic.ORIGIN
 
 
+# (transformer class, node class) -> the function visiting such nodes (called with the
+# transformer): the visitor lookup runs for every node of every converter pass.
+_VISITORS = {}
+
+
 def _inherit_origin(result, origin):
     for new_node in result if isinstance(result, (list, tuple)) else (result,):
         if isinstance(new_node, gast.AST) and not anno.hasanno(new_node, anno.Basic.ORIGIN):
@@ -187,10 +192,12 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         if origin is not None:
             ctx.current_origin = origin
         try:
-            visitor = self._visitor_of(node.__class__)
+            visitor = _VISITORS.get((self.__class__, node.__class__))
+            if visitor is None:
+                visitor = self._visitor_of(node.__class__)
             if node.__class__ is gast.Expr:
                 original_value = node.value
-                result = visitor(node)
+                result = visitor(self, node)
                 # An expression statement whose value was replaced by statements (an
                 # assignment, or a list from a template) becomes those statements.
                 if (isinstance(result, gast.Expr) and result.value is not original_value
@@ -198,7 +205,7 @@ class Base(NodeStateTracker, gast.NodeTransformer):
                                        (list, tuple, gast.Assign, gast.AugAssign))):
                     result = result.value
             else:
-                result = visitor(node)
+                result = visitor(self, node)
 
             if result is not node and result is not None:
                 inherited = origin if origin is not None else parent_origin
@@ -209,15 +216,13 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         return result
 
     def _visitor_of(self, node_class):
-        """self.visit_<node class name>, or generic_visit (looked up once per class and
-        transformer instance)."""
-        visitors = self.__dict__.get("_visitors")
-        if visitors is None:
-            visitors = self.__dict__["_visitors"] = {}
-        visitor = visitors.get(node_class)
+        """The function visiting `node_class` nodes: visit_<class name>, or generic_visit
+        (looked up once per transformer class and node class)."""
+        transformer_class = self.__class__
+        visitor = getattr(transformer_class, "visit_" + node_class.__name__, None)
         if visitor is None:
-            visitor = getattr(self, "visit_" + node_class.__name__, None) or self.generic_visit
-            visitors[node_class] = visitor
+            visitor = transformer_class.generic_visit
+        _VISITORS[(transformer_class, node_class)] = visitor
         return visitor
 
     def generic_visit(self, node):

@@ -58,6 +58,19 @@ class CompiledGraph:
         self.steps = []
         self._plan()
         self.run = self._generate(scalar_return)
+        if len(graph.outputs) == 1 and not scalar_return:
+            self.single_output_call = self._single_output_call()
+
+    def _single_output_call(self):
+        """call(*inputs) -> the one output itself (rt.function's per-call path)."""
+        run, root = self.run, self._context.root
+
+        def single_output_call(*inputs):
+            try:
+                return run(*inputs)[0]
+            except Exception as error:
+                raise_with_node(error, root)
+        return single_output_call
 
     # -- planning: slots, liveness, ownership, kernels -----------------------------------
     def _plan(self):
@@ -67,14 +80,18 @@ class CompiledGraph:
             slot[value] = "a%d" % i
         ownership = Ownership(graph, self.owned_inputs)
         self.constants = {}
+
+        def bind_literal(value, error):
+            # A literal input becomes a constant slot; anything else must be defined already.
+            if not value.is_literal:
+                raise ValueError(error % (value,))
+            slot[value] = "c%d" % len(self.constants)
+            self.constants[slot[value]] = value.literal
+
         for index, node in enumerate(graph.nodes):
             for value in node.inputs:
                 if value not in slot:
-                    if value.is_literal:
-                        slot[value] = "c%d" % len(self.constants)
-                        self.constants[slot[value]] = value.literal
-                    else:
-                        raise ValueError("value %r used before it is defined" % value)
+                    bind_literal(value, "value %r used before it is defined")
             for j, value in enumerate(node.outputs):
                 slot[value] = "v%d_%d" % (index, j)
             op = node.op
@@ -98,11 +115,7 @@ class CompiledGraph:
 
         for value in graph.outputs:
             if value not in slot:
-                if value.is_literal:
-                    slot[value] = "c%d" % len(self.constants)
-                    self.constants[slot[value]] = value.literal
-                else:
-                    raise ValueError("graph output %r is not defined in the graph" % value)
+                bind_literal(value, "graph output %r is not defined in the graph")
         self.owned_outputs = ownership.owned_outputs()
         self.written_inputs = ownership.written_inputs()
         self.output_slots = [slot[v] for v in graph.outputs]

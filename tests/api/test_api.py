@@ -166,6 +166,29 @@ def test_conversion_errors_name_the_file_and_line():
     assert f"{__file__}:{_bad_loop_options.__code__.co_firstlineno}" in message
 
 
+class _Unhashable:
+    __hash__ = None
+
+    def __eq__(self, other):
+        return self is other
+
+    def __call__(self, x):
+        return x + 1 if x else 0
+
+
+_unhashable = _Unhashable()
+
+
+def _calls_unhashable(x):
+    return _unhashable(x) + _unhashable(x)
+
+
+def test_unhashable_callable_objects_are_called_and_converted():
+    # `ag__.converted` looks callees up in a dict: an unhashable one is decided per call.
+    assert api.to_graph(_calls_unhashable)(2) == 6
+    assert "ag__.if_exp(" in api.to_code(_Unhashable.__call__)
+
+
 def test_methods_and_callable_objects():
     class Scaler:
         def __init__(self, k):
