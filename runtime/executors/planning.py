@@ -121,3 +121,43 @@ class Ownership:
     def written_inputs(self):
         """Per graph input: may this run write its buffer in place?"""
         return [r in self._written for r in self._input_roots]
+
+
+# --- control flow: the same rules for the NumPy kernels (runtime/ops/control.py) and the
+# --- Numba code generator (numba_exec.plan_graph); `plan(graph, owned_inputs)` plans or
+# --- compiles a nested graph and returns something with .owned_outputs / .written_inputs.
+
+def cond_ownership(node, flags, plan):
+    """(then_plan, else_plan, owned_outputs, written_inputs) of a `cond` node whose inputs
+    the branches may take over where `flags` says so."""
+    then_plan = plan(node.attrs["then_branch"], flags[1:])
+    else_plan = plan(node.attrs["else_branch"], flags[1:])
+    owned = [a and b for a, b in zip(then_plan.owned_outputs, else_plan.owned_outputs)]
+    written = [False] + [a or b for a, b in zip(then_plan.written_inputs,
+                                                else_plan.written_inputs)]
+    return then_plan, else_plan, owned, written
+
+
+def while_ownership(node, flags, plan):
+    """(body_plan, copy_at_entry, owned_outputs, written_inputs) of a `while` node.
+
+    Loop variables may be updated in place inside the body when every iteration hands the
+    next one a buffer nobody else sees: the largest such set is a fixpoint. A loop variable
+    the body writes whose initial buffer the loop may not take over (flags) is copied once
+    at loop entry (the indices in copy_at_entry).
+    """
+    n = node.attrs["n_loop_vars"]
+    n_captures = len(node.inputs) - n
+    assumed = [True] * n
+    while True:
+        body_plan = plan(node.attrs["body"], assumed + [False] * n_captures)
+        narrowed = [a and o for a, o in zip(assumed, body_plan.owned_outputs)]
+        if narrowed == assumed:
+            break
+        assumed = narrowed
+    written_in_body = body_plan.written_inputs[:n]
+    copy_at_entry = tuple(i for i in range(n)
+                          if assumed[i] and written_in_body[i] and not flags[i])
+    owned = [assumed[i] and (flags[i] or i in copy_at_entry) for i in range(n)]
+    written = [flags[i] and written_in_body[i] for i in range(n)] + [False] * n_captures
+    return body_plan, copy_at_entry, owned, written

@@ -12,6 +12,7 @@ compiles a nested graph; "owned" inputs may be updated in place (nothing else se
 
 import numpy as np
 
+from runtime.executors import planning
 from runtime.ops import defop
 from runtime.ops.state import TensorArrayBuffer
 
@@ -27,8 +28,8 @@ def copy_buffer(value):
 
 
 def _cond_control_kernel(node, ctx, owned_inputs):
-    then_compiled = ctx.compile(node.attrs["then_branch"], owned_inputs[1:])
-    else_compiled = ctx.compile(node.attrs["else_branch"], owned_inputs[1:])
+    then_compiled, else_compiled, owned, written = planning.cond_ownership(
+        node, owned_inputs, ctx.compile)
     then_run, else_run = then_compiled.run, else_compiled.run
 
     def cond(pred, *args):
@@ -36,9 +37,6 @@ def _cond_control_kernel(node, ctx, owned_inputs):
             return then_run(*args)
         return else_run(*args)
 
-    owned = [a and b for a, b in zip(then_compiled.owned_outputs, else_compiled.owned_outputs)]
-    written = [False] + [a or b for a, b in zip(then_compiled.written_inputs,
-                                                else_compiled.written_inputs)]
     return cond, owned, written
 
 
@@ -58,21 +56,11 @@ cond.make_control_kernel = _cond_control_kernel
 
 def _while_control_kernel(node, ctx, owned_inputs):
     n = node.attrs["n_loop_vars"]
-    body_graph, cond_graph = node.attrs["body"], node.attrs["cond"]
     n_captures = len(node.inputs) - n
-    # Loop variables may be updated in place inside the body when every iteration hands
-    # the next one a buffer nobody else sees; find the largest such set (a fixpoint).
-    assumed = [True] * n
-    while True:
-        body_compiled = ctx.compile(body_graph, assumed + [False] * n_captures)
-        narrowed = [a and o for a, o in zip(assumed, body_compiled.owned_outputs)]
-        if narrowed == assumed:
-            break
-        assumed = narrowed
-    cond_compiled = ctx.compile(cond_graph, [False] * (n + n_captures), scalar_return=True)
-    written_in_body = body_compiled.written_inputs[:n]
-    copy_at_entry = tuple(i for i in range(n)
-                          if assumed[i] and written_in_body[i] and not owned_inputs[i])
+    body_compiled, copy_at_entry, owned, written = planning.while_ownership(
+        node, owned_inputs, ctx.compile)
+    cond_compiled = ctx.compile(node.attrs["cond"], [False] * (n + n_captures),
+                                scalar_return=True)
     cond_run, body_run = cond_compiled.run, body_compiled.run
 
     if n_captures == 0 and not copy_at_entry:
@@ -92,8 +80,6 @@ def _while_control_kernel(node, ctx, owned_inputs):
                 loop_vars = body_run(*loop_vars, *captures)
             return loop_vars
 
-    owned = [assumed[i] and (owned_inputs[i] or i in copy_at_entry) for i in range(n)]
-    written = [owned_inputs[i] and written_in_body[i] for i in range(n)] + [False] * n_captures
     return while_, owned, written
 
 

@@ -327,6 +327,31 @@ def read_at(x, i):
     return x[i] * 2
 
 
+def write_at(x, i, j):
+    x[i, j] = -1.0
+    return x[i, j] + x[-i - 1, -j - 1]
+
+
+def test_negative_indices_at_the_bounds_read_and_write_like_numpy(backend):
+    f = staged(write_at, backend)
+    for i, j in ((-3, -2), (-1, 0), (2, 1), (0, -1)):
+        x, expected = np.arange(6.0).reshape(3, 2), np.arange(6.0).reshape(3, 2)
+        want = write_at(expected, i, j)
+        assert f(x, np.int64(i), np.int64(j)) == want
+        np.testing.assert_array_equal(x, expected)
+    for i, j, message in ((-4, 0, "index -4 is out of bounds for axis 0 with size 3"),
+                          (3, 0, "index 3 is out of bounds for axis 0 with size 3"),
+                          (0, -3, "index -3 is out of bounds for axis 1 with size 2")):
+        with pytest.raises(IndexError) as info:
+            f(np.zeros((3, 2)), np.int64(i), np.int64(j))
+        assert str(info.value).splitlines()[0] == message
+    g = staged(read_at, backend)
+    with pytest.raises(IndexError, match="index 0 is out of bounds for axis 0 with size 0"):
+        g(np.zeros(0), np.int64(0))
+    with pytest.raises(IndexError, match="index -1 is out of bounds for axis 0 with size 0"):
+        g(np.zeros(0), np.int64(-1))
+
+
 def test_out_of_range_read_raises_like_numpy(backend):
     f = staged(read_at, backend)
     x = np.arange(3.0)
