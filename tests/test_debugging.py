@@ -121,6 +121,22 @@ def test_level_2_logs_traces_and_cache_hits(verbosity, caplog):
     assert any(re.search(r"\bcache\b", m, re.I) for m in messages), messages
 
 
+def test_level_2_logs_numba_compiles_and_disk_cache_use(verbosity, caplog):
+    @ag.function(backend="numba")
+    def running_sum(x):
+        total = 0.0
+        for i in range(x.shape[0]):
+            total += x[i]
+        return total
+
+    verbosity(2)
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        assert running_sum(np.ones(4)) == 4.0
+    compiles = [m for m in _messages(caplog) if "compiled by Numba" in m]
+    assert len(compiles) == 1, _messages(caplog)
+    assert "running_sum" in compiles[0] and "on-disk cache" in compiles[0]
+
+
 def test_level_3_logs_the_generated_code(verbosity, caplog):
     def clipped(x, limit):
         if x > limit:

@@ -60,6 +60,7 @@ import inspect
 import itertools
 import logging
 import sys
+import time
 
 import numpy as np
 
@@ -732,6 +733,7 @@ class NumbaCompiledGraph:
         """The first call compiles explicitly, so a compile failure is told apart from an
         error the graph raises at run time; later calls go straight to the dispatcher."""
         import numba
+        start = time.perf_counter()
         try:
             self.dispatcher.compile(tuple(numba.typeof(a) for a in args))
         except Exception as error:
@@ -745,6 +747,10 @@ class NumbaCompiledGraph:
             self._fallback_exec = self.fallback()
             self._namespace["_disp"] = _raise_fallback
             raise _Fallback()
+        hits = sum(self.dispatcher.stats.cache_hits.values())
+        logger.info("autograph: graph %r compiled by Numba in %.3f s (%s)", self.graph.name,
+                    time.perf_counter() - start,
+                    "loaded from the on-disk cache" if hits else "not in the on-disk cache")
         self._namespace["_disp"] = self.dispatcher
         return self.dispatcher(*args)
 
