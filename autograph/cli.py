@@ -477,16 +477,9 @@ def _write_text(path, text):
 
 def numba_source(graph):
     """The source the Numba executor generates for `graph` (raises UsageError if none)."""
+    from runtime.executors import numba_exec
     try:
-        from runtime.executors import numba_exec
-    except ImportError:
-        numba_exec = None
-    generate = getattr(numba_exec, "generate_source", None)
-    if generate is None:
-        raise UsageError("--numba-source: the Numba executor does not expose generated source "
-                         "yet")
-    try:
-        source, _ = generate(graph)
+        source, _ = numba_exec.generate_source(graph)
     except Exception as error:
         report = getattr(numba_exec, "unsupported_report", None)
         detail = "; ".join(report(graph)) if report else _one_line(error)

@@ -1,27 +1,22 @@
 """ag.function: convert a Python function (recursively), trace it per input signature into a
 graph with rt.function, and run the graph with the chosen executor."""
 
-import functools
-import types
-
 import runtime as rt
+from runtime import trace as rt_trace
 from autograph.core import ag_logging
 from autograph.impl import api, error_rewriting
 from autograph.operators import graph as graph_paths  # registers the graph paths & overloads
-
-_run_eagerly = False
 
 
 def run_functions_eagerly(flag):
     """Debugging switch: when true, ag.function runs the original Python function eagerly
     (breakpoints and pdb work); no conversion, no graph."""
-    global _run_eagerly
-    _run_eagerly = bool(flag)
+    rt_trace.run_functions_eagerly(flag)
 
 
 def functions_run_eagerly():
     """Whether ag.function currently runs functions eagerly (see run_functions_eagerly)."""
-    return _run_eagerly
+    return rt_trace.functions_run_eagerly()
 
 
 class _ListOutput(dict):
@@ -46,45 +41,39 @@ def _restore_list(leaf):
     return list(leaf["items"]) if isinstance(leaf, _ListOutput) else leaf
 
 
-def _raise_rewritten(error):
-    """Raises `error` as the user should see it: pointing at their source lines (only here
-    on the error path, so that a call costs nothing extra)."""
-    with error_rewriting.rewriting_errors():
-        raise error
+def _restore_lists(result):
+    return _map_leaves(_restore_list, result)
 
 
-class Function:
+class Function(rt.Function):
     """A function staged by ag.function: converted once, traced once per input signature,
-    its graph run on every later call with the same signature."""
+    its graph run on every later call with the same signature. The per-call path (and
+    methods: rt's BoundFunction) is rt.Function's; this class only supplies its hooks: what
+    is traced, in-graph calls, error rewriting, list outputs."""
 
     def __init__(self, fn, backend="auto", input_signature=None, autograph=True):
         if not callable(fn):
             raise TypeError("ag.function needs a function, got %r" % (fn,))
-        self.python_function = fn
-        self.backend = backend
-        self.input_signature = input_signature
+        super().__init__(fn, backend=backend, input_signature=input_signature)
         self.autograph = bool(autograph)
         self._converted = None
-        self._staged = None
-        self._list_outputs = False
+        self._traced = None
         self._name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
-        functools.update_wrapper(self, fn)
 
-    # -- staging ------------------------------------------------------------------------------
     def _converted_function(self):
         if self._converted is None:
             fn = self.python_function
             self._converted = api.to_graph(fn, recursive=True) if self.autograph else fn
         return self._converted
 
-    def _stage(self):
-        if self._staged is None:
+    # -- rt.Function hooks ----------------------------------------------------------------------
+    def _function_to_trace(self):
+        if self._traced is None:
             converted = self._converted_function()
 
             def traced(*args, **kwargs):
-                # Runs only when rt.function traces (a signature not in its trace cache).
                 ag_logging.log(2, "Tracing %s (trace %d): its input signature is not in the "
-                               "trace cache", self._name, self._staged.trace_count)
+                               "trace cache", self._name, self.trace_count)
                 graph_paths.common.forget_return_placeholders()
                 try:
                     result = converted(*args, **kwargs)
@@ -93,79 +82,26 @@ class Function:
                     graph_paths.common.forget_return_placeholders()
                 return _map_leaves(self._mark_list, result)
 
-            for attribute in ("__name__", "__qualname__", "__module__"):
-                setattr(traced, attribute, getattr(self.python_function, attribute, "function"))
-            self._staged = rt.function(traced, backend=self.backend,
-                                       input_signature=self.input_signature)
-        return self._staged
+            self._traced = traced
+        return self._traced
+
+    def _inline_call(self, args, kwargs):
+        # Called while another function is traced: becomes part of that graph.
+        return self._converted_function()(*args, **kwargs)
+
+    def _on_error(self, error):
+        # Only on the error path: the error as the user should see it (their source lines).
+        with error_rewriting.rewriting_errors():
+            raise error
 
     def _mark_list(self, leaf):
         if isinstance(leaf, graph_paths.TensorList):
-            self._list_outputs = True
+            self.output_transform = _restore_lists
             return _ListOutput(items=leaf.stack())
         return leaf
 
-    # -- calling --------------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
-        if _run_eagerly:
-            return self.python_function(*args, **kwargs)
-        if rt.current_graph() is not None:
-            # Called while another function is traced: becomes part of that graph.
-            return self._converted_function()(*args, **kwargs)
-        try:
-            result = (self._staged or self._stage())(*args, **kwargs)
-        except Exception as error:
-            _raise_rewritten(error)
-        if self._list_outputs:
-            result = _map_leaves(_restore_list, result)
-        return result
-
-    def get_concrete_function(self, *args, **kwargs):
-        """The traced graph for these arguments (tracing if needed): `.graph`, `.inputs`,
-        `.outputs`, callable."""
-        try:
-            return self._stage().get_concrete_function(*args, **kwargs)
-        except Exception as error:
-            _raise_rewritten(error)
-
-    @property
-    def trace_count(self):
-        """How many times the function has been traced so far."""
-        return 0 if self._staged is None else self._staged.trace_count
-
-    def __get__(self, instance, owner):
-        if instance is None:
-            return self
-        return BoundFunction(self, instance)
-
     def __repr__(self):
         return "<ag.function %s>" % self._name
-
-
-class BoundFunction:
-    """An ag.function method accessed on an instance: `self` is an argument of the trace (its
-    identity is part of the trace key)."""
-
-    def __init__(self, function, instance):
-        self._function = function
-        self._instance = instance
-        self.python_function = types.MethodType(function.python_function, instance)
-        self.__name__ = getattr(function.python_function, "__name__", "method")
-        self.__qualname__ = getattr(function.python_function, "__qualname__", self.__name__)
-        self.__doc__ = getattr(function.python_function, "__doc__", None)
-
-    def __call__(self, *args, **kwargs):
-        return self._function(self._instance, *args, **kwargs)
-
-    def get_concrete_function(self, *args, **kwargs):
-        return self._function.get_concrete_function(self._instance, *args, **kwargs)
-
-    @property
-    def trace_count(self):
-        return self._function.trace_count
-
-    def __repr__(self):
-        return "<bound ag.function %s of %r>" % (self.__qualname__, self._instance)
 
 
 def function(fn=None, *, backend="auto", input_signature=None, autograph=True):

@@ -1,33 +1,19 @@
 """The one cheap question every overload asks first: is this value a symbolic runtime tensor?
 
-Graph paths are not written yet: they land with the runtime (issue 4) inside the hooks below.
+An overload that meets one hands its arguments to `graph_path`, which dispatches to the graph
+paths in autograph/operators/graph.
 """
 
-try:
-    # runtime is optional while it is being written; without it nothing is symbolic.
-    from runtime import is_tensor
-except ImportError:  # pragma: no cover - depends on the runtime being present
-    def is_tensor(value):
-        """No runtime: nothing is symbolic."""
-        return False
+import numpy as _np
 
+from runtime import TensorArray as _TensorArray
+from runtime import is_tensor
 
 # Values of these exact types are never symbolic: overloads test `type(x) in PLAIN_TYPES`
 # first (a C-level set lookup) and only call is_tensor for anything else.
 PLAIN_TYPES = frozenset({bool, int, float, complex, str, bytes, type(None), list, tuple,
-                         dict, set, frozenset, range})
-try:  # NumPy arrays and scalars are eager values too (runtime depends on NumPy anyway).
-    import numpy as _np
-    PLAIN_TYPES = PLAIN_TYPES | {_np.ndarray} | frozenset(
-        t for t in _np.sctypeDict.values() if isinstance(t, type))
-except ImportError:  # pragma: no cover
-    pass
-
-
-try:
-    from runtime import TensorArray as _TensorArray
-except ImportError:  # pragma: no cover - depends on the runtime being present
-    _TensorArray = ()
+                         dict, set, frozenset, range, _np.ndarray}) | frozenset(
+    t for t in _np.sctypeDict.values() if isinstance(t, type))
 
 
 def is_symbolic_iterable(value):
@@ -36,7 +22,7 @@ def is_symbolic_iterable(value):
 
 
 class GraphPathNotImplemented(NotImplementedError):
-    """An overload met a symbolic tensor, but its graph path is not written yet."""
+    """An overload met a symbolic tensor but has no graph path (e.g. next on a tensor)."""
 
 
 def graph_path(overload_name, *args, **kwargs):

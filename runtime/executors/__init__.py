@@ -22,17 +22,9 @@ def get_executor(backend):
         register_executor("numpy", numpy_exec.compile_graph)
         return numpy_exec.compile_graph
     if backend in ("numba", "auto"):
-        try:
-            from runtime.executors import numba_exec
-        except ImportError:
-            numba_exec = None
-        compile_graph = getattr(numba_exec, "compile_graph" if backend == "numba"
-                                else "compile_graph_auto", None)
-        if compile_graph is None:
-            if backend == "auto":
-                return get_executor("numpy")
-            raise NotImplementedError("the Numba executor is not available yet "
-                                      "(runtime/executors/numba_exec.py)")
+        from runtime.executors import numba_exec
+        compile_graph = (numba_exec.compile_graph if backend == "numba"
+                         else numba_exec.compile_graph_auto)
         register_executor(backend, compile_graph)
         return compile_graph
     raise ValueError("unknown backend %r (use 'numpy', 'numba' or 'auto')" % (backend,))
