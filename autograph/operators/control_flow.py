@@ -40,18 +40,30 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     return _no_branch if orelse is None else orelse
 
 
+def _options_after(opts, python_iterations):
+    """The loop options of a graph loop that takes over a Python loop after
+    `python_iterations` iterations: `maximum_iterations` bounds the whole loop."""
+    maximum = opts.get("maximum_iterations")
+    if maximum is None or not python_iterations:
+        return opts
+    import numpy as np  # the bound may be symbolic: np.maximum records a graph op then
+    return dict(opts, maximum_iterations=np.maximum(maximum - python_iterations, 0))
+
+
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """`while test(): body()`."""
     cond = test()
     if type(cond) not in PLAIN_TYPES and is_tensor(cond):
         return graph_path("while_stmt", test, body, get_state, set_state, symbol_names, opts)
+    iterations = 0
     while cond:
         body()
+        iterations += 1
         cond = test()
         if type(cond) not in PLAIN_TYPES and is_tensor(cond):
             # A Python loop whose condition became symbolic in its body.
             return graph_path("while_stmt", test, body, get_state, set_state, symbol_names,
-                              opts)
+                              _options_after(opts, iterations))
     return None
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import autograph as ag
 import runtime as rt
 from autograph.impl.function import Function, function, functions_run_eagerly, \
     run_functions_eagerly
@@ -212,3 +213,20 @@ def test_callable_objects():
     staged = function(Doubler(), backend="numpy")
     assert staged(np.float64(3.0)) == 6.0 and staged(np.float64(-1.0)) == -1.0
     assert staged.trace_count == 1
+
+
+def _grows_until(x, limit):
+    s = 0.0  # a Python float: the condition turns symbolic after the first iteration
+    steps = 0
+    while s < limit:
+        ag.set_loop_options(maximum_iterations=5)
+        s = s + x[0]
+        steps += 1
+    return s, steps
+
+
+def test_maximum_iterations_counts_the_python_iterations_before_the_graph_loop():
+    s, steps = ag.function(_grows_until, backend="numpy")(np.ones(2), 100.0)
+    assert (float(s), int(steps)) == (5.0, 5)
+    # Plain Python ignores the option: the loop runs to its own end.
+    assert _grows_until(np.ones(2), 100.0) == (100.0, 100)
