@@ -117,15 +117,21 @@ linspace = defop(
 from runtime.executors import numba_lowerings as nl  # noqa: E402
 from runtime.ops import get  # noqa: E402
 
+_FILLED_ARRAY = {0: "np.zeros", 1: "np.ones", None: "np.empty"}
+
+
+def _filled(fill, dtype, shape_text, scalar):
+    """Numba text of an array of `fill` (None: uninitialised) or, for a scalar, the value."""
+    if scalar:
+        return nl.literal_text(fill if fill is not None else 0, dtype)
+    return "%s(%s, %s)" % (_FILLED_ARRAY[fill], shape_text, nl.np_dtype(dtype))
+
+
 def _numba_filled_lowering(fill):
     def lower(g, node, ins):
-        out = node.outputs[0]
         shape = node.attrs["shape"]
-        if not shape:
-            return nl.literal_text(fill if fill is not None else 0, out.dtype)
-        text = nl.shape_text(g, shape, node.inputs)
-        function = {0: "np.zeros", 1: "np.ones", None: "np.empty"}[fill]
-        return "%s(%s, %s)" % (function, text, nl.np_dtype(out.dtype))
+        return _filled(fill, node.outputs[0].dtype,
+                       shape and nl.shape_text(g, shape, node.inputs), not shape)
     return lower
 
 
@@ -151,11 +157,8 @@ def _numba_full(g, node, ins):
 
 def _numba_like_lowering(fill):
     def lower(g, node, ins):
-        out = node.outputs[0]
-        if nl.is_scalar(g, node.inputs[0]):
-            return nl.literal_text(fill if fill is not None else 0, out.dtype)
-        function = {0: "np.zeros", 1: "np.ones", None: "np.empty"}[fill]
-        return "%s(%s.shape, %s)" % (function, ins[0], nl.np_dtype(out.dtype))
+        return _filled(fill, node.outputs[0].dtype, "%s.shape" % ins[0],
+                       nl.is_scalar(g, node.inputs[0]))
     return lower
 
 
