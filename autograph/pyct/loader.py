@@ -8,6 +8,7 @@ on-disk cache (`cache=True`) need.
 import atexit
 import hashlib
 import importlib.machinery
+import io
 import importlib.util
 import os
 import stat
@@ -84,7 +85,8 @@ def module_name_for(source):
 
 def _file_has(path, data):
     try:
-        with open(path, "rb") as f:
+        # io.open, not the builtin: user code may have replaced builtins.open.
+        with io.open(path, "rb") as f:
             return f.read() == data
     except OSError:
         return False
