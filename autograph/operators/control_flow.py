@@ -67,6 +67,22 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     return None
 
 
+def while_graph(test, body, get_state, set_state, symbol_names, opts):
+    """The graph loop of a `while` whose condition, computed inline by the Python form of
+    the loop, is symbolic (from the start or after some Python iterations): the graph loop
+    runs from there and traces `test` itself, as while_stmt's does."""
+    return graph_path("while_stmt", test, body, get_state, set_state, symbol_names, opts)
+
+
+def for_needs_graph(iterated, keep_going):
+    """After the inline Python form of a `for` with a break/return test: True when the loop
+    must (still) run as a graph loop, because `iterated` is symbolic or the test
+    `keep_going` turned symbolic (then `iterated` is the partly consumed iterator)."""
+    if type(iterated) not in PLAIN_TYPES and is_symbolic_iterable(iterated):
+        return True
+    return type(keep_going) not in PLAIN_TYPES and is_tensor(keep_going)
+
+
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """`for target in iter_: body(target)`, stopping when `extra_test()` turns false.
 

@@ -16,6 +16,12 @@ PLAIN_TYPES = frozenset({bool, int, float, complex, str, bytes, type(None), list
     t for t in _np.sctypeDict.values() if isinstance(t, type))
 
 
+# The builtins that generated code's own type tests use, under ag__ (the user's `type` and
+# `iter` may be shadowed or rebound; these never are).
+type_ = type
+iter_ = iter
+
+
 def is_symbolic_iterable(value):
     """What a graph loop iterates: a symbolic tensor or a runtime TensorArray."""
     return is_tensor(value) or isinstance(value, _TensorArray)
