@@ -3,8 +3,8 @@
 `ag__.converted` decides at run time what to call instead of `f` (its converted version, an
 overload of a builtin, or `f` itself); the call itself stays in the user's function, so
 arguments, star-args and keywords are untouched and no stack frame is added. Calls passing
-exactly one or two positional arguments and nothing else use `ag__.converted_1` /
-`ag__.converted_2`: the same decision, with builtin overloads of that fixed arity (cheaper
+exactly one, two or three positional arguments and nothing else use `ag__.converted_1` to
+`ag__.converted_3`: the same decision, with builtin overloads of that fixed arity (cheaper
 to call than ones packing *args and **kwargs).
 Zero-argument `super()` is made explicit (`super(__class__, self)`): the converted function
 no longer sits in a class body, so the compiler would not provide its implicit arguments.
@@ -76,7 +76,7 @@ class CallTreeTransformer(converter.Base):
             node = self._explicit_super(node)
         arity = len(node.args)
         resolver = "ag__.converted"
-        if (not node.keywords and arity in (1, 2)
+        if (not node.keywords and arity in (1, 2, 3)
                 and not any(isinstance(a, gast.Starred) for a in node.args)):
             resolver = f"ag__.converted_{arity}"
         new_func = templates.replace_as_expression(f"{resolver}(func)", func=node.func)

@@ -268,35 +268,40 @@ class ControlFlowTransformer(converter.Base):
 
     @staticmethod
     def _python_test(name, symbolic_test="is_tensor"):
-        """`type(v) in PLAIN_TYPES or not <symbolic_test>(v)`: v is a Python value (the
-        exact-type test first, as in the overloads; the builtins under ag__, since the
-        user's `type` may be shadowed)."""
+        """`v is a Python value`: for conditions, the bools first (most are), then the exact
+        type test the overloads use, then `is_tensor` (the builtins under ag__: the user's
+        `type` may be shadowed)."""
+        template = "ag__.type_(name) in ag__.PLAIN_TYPES or not ag__.symbolic_test(name)"
+        if symbolic_test == "is_tensor":
+            template = "name is True or name is False or " + template
         return _skipped(templates.replace_as_expression(
-            f"ag__.type_(name) in ag__.PLAIN_TYPES or not ag__.{symbolic_test}(name)",
-            name=name))
+            template, name=name, symbolic_test=symbolic_test))
 
     @staticmethod
     def _symbolic_test(name, template="test"):
-        """`type(v) not in PLAIN_TYPES and is_tensor(v)` inside `template`."""
+        """`v is symbolic` (the negation of _python_test) inside `template`."""
         return _skipped(templates.replace_as_expression(template, test=templates.replace_as_expression(
-            "ag__.type_(name) not in ag__.PLAIN_TYPES and ag__.is_tensor(name)", name=name)))
+            "name is not True and name is not False and ag__.type_(name) not in "
+            "ag__.PLAIN_TYPES and ag__.is_tensor(name)", name=name)))
 
     def _if(self, node, graph):
         python_body, graph_body = self._convert_block(node.body, True)
         python_else, graph_else = self._convert_block(node.orelse, True)
-        cond = self.new_symbol("cond")
+        # The condition is computed once, into a temporary (a name is just read again).
+        simple = isinstance(node.test, gast.Name)
+        cond = node.test.id if simple else self.new_symbol("cond")
         graph_part = _with_origin(node, self._graph_if(node, _name(cond), graph_body,
                                                        graph_else))
         inline = gast.If(test=_name(cond), body=python_body or [gast.Pass()],
                          orelse=python_else)
-        assign = gast.Assign(targets=[_name(cond, gast.Store)], value=node.test,
-                             type_comment=None)
-        python = _with_origin(node, [assign, gast.If(test=self._python_test(cond),
-                                                     body=[_with_origin(node, inline)],
-                                                     orelse=graph_part)])
+        python = [] if simple else [gast.Assign(targets=[_name(cond, gast.Store)],
+                                                value=node.test, type_comment=None)]
+        python.append(gast.If(test=self._python_test(cond), body=[_with_origin(node, inline)],
+                              orelse=graph_part))
+        _with_origin(node, python)
         functional = None
         if graph:
-            functional = _with_origin(node, [gast.Assign(
+            functional = [] if simple else _with_origin(node, [gast.Assign(
                 targets=[_name(cond, gast.Store)], value=_copy(node.test), type_comment=None)])
             functional += _copy(graph_part)
         return python, functional
@@ -370,12 +375,13 @@ class ControlFlowTransformer(converter.Base):
                 "    if extra_test is True:\n"
                 "        for target in iterated:\n"
                 "            body\n"
-                "            if extra_test_after is not True:\n"
-                "                break\n"
-                "if ag__.for_needs_graph(iterated, extra_test_graph):\n"
-                "    graph_part",
+                "            stop\n"
+                "if maybe_graph:\n"
+                "    if ag__.for_needs_graph(iterated, extra_test_graph):\n"
+                "        graph_part",
                 iterated=iterated, iterable=node.iter, python_test=python_test,
-                extra_test=extra_test, extra_test_after=extra_test,
+                extra_test=extra_test, stop=self._stop_test(extra_test),
+                maybe_graph=self._maybe_graph(iterated, extra_test),
                 extra_test_graph=extra_test, target=node.target,
                 body=python_body or [gast.Pass()], graph_part=graph_part)
         _with_origin(node, python)
@@ -392,6 +398,41 @@ class ControlFlowTransformer(converter.Base):
                 type_comment=None)])
             functional += _copy(graph_part) + graph_else
         return python + python_else, functional
+
+    @staticmethod
+    def _flags(extra_test):
+        """The flag names of an extra test `not flag_1 and not flag_2 ...` (lowered
+        break/return), or None when it has another form."""
+        terms = extra_test.values if isinstance(extra_test, gast.BoolOp) and isinstance(
+            extra_test.op, gast.And) else [extra_test]
+        flags = [t.operand.id for t in terms
+                 if isinstance(t, gast.UnaryOp) and isinstance(t.op, gast.Not)
+                 and isinstance(t.operand, gast.Name)]
+        return flags if len(flags) == len(terms) else None
+
+    def _maybe_graph(self, iterated, extra_test):
+        """A cheap test that is False when the loop certainly needs no graph form after its
+        Python form: a Python iterator and flags that are Python bools."""
+        flags = self._flags(extra_test)
+        if flags is None:
+            return gast.Constant(value=True, kind=None)
+        parts = [f"ag__.type_({iterated}) not in ag__.PLAIN_TYPES"] + [
+            f"{flag} is not True and {flag} is not False" for flag in flags]
+        return _skipped(templates.replace_as_expression(" or ".join(parts)))
+
+    @staticmethod
+    def _stop_test(extra_test):
+        """`if extra_test is not True: break` (the loop must stop, or continue as a graph
+        loop). The extra test is `not flag_1 and not flag_2 ...` (lowered break/return):
+        while every flag is exactly False it is True, and that is tested first, cheaply."""
+        stop = templates.replace("if extra_test is not True:\n    break",
+                                 extra_test=extra_test)
+        flags = ControlFlowTransformer._flags(extra_test)
+        if flags is None:
+            return stop
+        any_set = _skipped(templates.replace_as_expression(
+            " or ".join(f"{flag} is not False" for flag in flags)))
+        return templates.replace("if any_set:\n    stop", any_set=any_set, stop=stop)
 
     @staticmethod
     def _has_loop_options(node):

@@ -76,7 +76,7 @@ class _Resolver:
         self.cache = {}
         self.converted_functions = {}  # function -> converted function (or itself)
         self.converted = _make_converted(self.cache, self.resolve_and_remember, self.resolve)
-        # The same for calls passing exactly 1 or 2 positional arguments: builtins get their
+        # The same for calls passing exactly 1 to 3 positional arguments: builtins get their
         # fixed-arity overloads, every other callee the same target as above.
         self.fixed_arity = {}
         for arity, overloads in py_builtins.FIXED_ARITY_OVERLOADS.items():
@@ -212,6 +212,7 @@ def namespace_for(options):
             converted=resolver.converted,
             converted_1=resolver.fixed_arity[1],
             converted_2=resolver.fixed_arity[2],
+            converted_3=resolver.fixed_arity[3],
             converted_call=converted_call,
             FunctionScope=function_wrappers.FunctionScope,
             ConversionOptions=converter.ConversionOptions,

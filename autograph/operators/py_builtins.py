@@ -232,8 +232,8 @@ def overload_of(builtin):
         return None
 
 
-# Overloads for calls that pass exactly one or two positional arguments (and nothing else),
-# which converted code routes through `converted_1` / `converted_2`: the same decision as
+# Overloads for calls that pass exactly one, two or three positional arguments (and nothing
+# else), which converted code routes through `converted_1` to `converted_3`: the same decision as
 # the general overloads, with a fixed signature (no *args/**kwargs to pack on every call).
 def _fixed_arity(builtin, arity, any_arg):
     name = builtin.__name__
@@ -242,6 +242,14 @@ def _fixed_arity(builtin, arity, any_arg):
             if type(first) not in PLAIN_TYPES and is_tensor(first):
                 return graph_path(name, first)
             return builtin(first)
+    elif arity == 3:
+        def overload(first, second, third, /):
+            if ((type(first) not in PLAIN_TYPES or type(second) not in PLAIN_TYPES
+                 or type(third) not in PLAIN_TYPES)
+                    and (is_tensor(first) or is_tensor(second) or is_tensor(third))
+                    if any_arg else type(first) not in PLAIN_TYPES and is_tensor(first)):
+                return graph_path(name, first, second, third)
+            return builtin(first, second, third)
     elif any_arg:
         def overload(first, second, /):
             if ((type(first) not in PLAIN_TYPES or type(second) not in PLAIN_TYPES)
@@ -265,4 +273,4 @@ _FIRST_ARG = (builtins.len, builtins.abs, builtins.int, builtins.float, builtins
 FIXED_ARITY_OVERLOADS = {
     arity: {**{b: _fixed_arity(b, arity, True) for b in _ANY_ARG},
             **{b: _fixed_arity(b, arity, False) for b in _FIRST_ARG}}
-    for arity in (1, 2)}
+    for arity in (1, 2, 3)}
