@@ -22,6 +22,9 @@ from autograph.core import converter
 from autograph.pyct import anno, templates
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+# Annotation of the generated `v is True or v is False or ...` tests: left as they are, only
+# the operand inside them (a walrus of the user's expression) is converted.
+INLINE_TEST = "inline type test"
 _THUNK_OVERLOADS = frozenset({"and_", "or_", "if_exp"})
 
 
@@ -95,6 +98,27 @@ class InlineScopes:
             tested=tested, read=read)
         return test, read
 
+    @staticmethod
+    def mark_inline_test(expression):
+        """Marks the test of a generated `x if <test> else y` (templates drop annotations
+        of what they copy, so this runs on the result)."""
+        anno.setanno(expression.test, INLINE_TEST, True)
+        return expression
+
+
+_inline_classes = {}
+
+
+def inline_transformer(transformer_class, ctx):
+    """A `transformer_class` (a converter.Base) with the InlineScopes mixin, ready to visit."""
+    mixed = _inline_classes.get(transformer_class)
+    if mixed is None:
+        mixed = _inline_classes[transformer_class] = type(
+            transformer_class.__name__, (InlineScopes, transformer_class), {})
+    transformer = mixed(ctx)
+    transformer._init_scopes()  # pylint: disable=protected-access
+    return transformer
+
 
 def functional_copy(transformer_class, ctx, node):
     """The overload form of (a copy of) `node`, as a transformer in functional mode makes
@@ -110,7 +134,8 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
     target_types = (gast.BoolOp, gast.UnaryOp)
 
     def visit_BoolOp(self, node):
-        if any(has_named_expr(v) for v in node.values[1:]):
+        if anno.getanno(node, INLINE_TEST, False) or any(
+                has_named_expr(v) for v in node.values[1:]):
             return self.generic_visit(node)
         overload = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
         if self.functional_depth:
@@ -131,9 +156,9 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
         test, read = self.python_test(left)
         python = "right if read else read" if isinstance(node.op, gast.And) else (
             "read if read else right")
-        return templates.replace_as_expression(
+        return self.mark_inline_test(templates.replace_as_expression(
             f"({python}) if test else {overload}(read, lambda: right_graph)()",
-            right=right, read=read, test=test, right_graph=right_graph)
+            right=right, read=read, test=test, right_graph=right_graph))
 
     def visit_UnaryOp(self, node):
         node = self.generic_visit(node)
@@ -142,8 +167,8 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
         if self.functional_depth:
             return templates.replace_as_expression("ag__.not_(operand)", operand=node.operand)
         test, read = self.python_test(node.operand)
-        return templates.replace_as_expression("(not read) if test else ag__.not_(read)",
-                                               read=read, test=test)
+        return self.mark_inline_test(templates.replace_as_expression(
+            "(not read) if test else ag__.not_(read)", read=read, test=test))
 
 
 def transform(node, ctx):
