@@ -3,11 +3,13 @@ ag__.if_stmt / while_stmt / for_stmt, with the blocks moved into local functions
 symbolic ones.
 
 Each statement becomes a "dual" form: its condition (or iterable) is computed once into a
-temporary; when that value is a Python value (the exact-type test the overloads use, then
-`is_tensor`) the statement runs inline, as written, with its blocks converted the same way;
-otherwise the "graph" form runs: today's functional form, whose block functions are
-defined only in that branch (the Python path never creates them). Graph-form blocks hold
-graph forms only (tracing runs them once), so code grows with size times nesting depth.
+temporary; when that value is a Python value (bools first, then the exact-type test the
+overloads use, then `is_tensor`) the statement runs inline, as written, with its blocks
+converted the same way; otherwise its "graph" form runs: the overload call. The block
+functions of all graph forms (a block's graph form calls those of the statements inside
+it) are defined once, in one local function `graph_forms()` returning them, which only a
+statement taking its graph form calls: the Python path creates none of them, and the code
+stays about twice the size of the original.
 
 In the graph form every variable a block assigns is declared `nonlocal` (or `global`) in
 its function, so every variable stays the one variable of the user's function: scoping,
@@ -125,6 +127,8 @@ class _Function:
         self.params = _names(scope.params) if scope is not None else set()
         self.declared_in_blocks = set()  # names the generated functions declare nonlocal
         self.maybe_undefined = set()  # outputs that may be unbound when a statement starts
+        self.graph_defs = []  # the block functions of every graph form, defined together
+        self.factory = None  # (name of the function defining them, name of its result)
 
 
 def _map_blocks(statement, process):
@@ -188,6 +192,8 @@ class ControlFlowTransformer(converter.Base):
         finally:
             self.functions.pop()
         prologue = []
+        if function.graph_defs:
+            prologue.extend(self._factory(function))
         if function.globals:
             prologue.append(gast.Global(names=sorted(function.globals)))
         if function.nonlocals:
@@ -201,8 +207,77 @@ class ControlFlowTransformer(converter.Base):
             prologue.extend(templates.replace("name: ag__.Undefined", name=name))
         if prologue:
             docstring = converter.docstring_length(node.body)
-            node.body = node.body[:docstring] + prologue + node.body[docstring:]
+            declarations = [p for p in prologue if not isinstance(p, gast.FunctionDef)]
+            factory = [p for p in prologue if isinstance(p, gast.FunctionDef)]
+            node.body = (node.body[:docstring] + declarations + factory
+                         + node.body[docstring:])
         return node
+
+    # The graph forms' block functions --------------------------------------------
+
+    def _factory(self, function):
+        """`def graph_forms(): <every block function>; return ag__.GraphForms(...)`.
+
+        The graph forms of all statements share their block functions (a block's graph
+        form calls those of the statements inside it), so each is defined once, in this
+        function, which only a statement taking its graph form calls. The block functions
+        declare the user's variables nonlocal: nested one level deeper, they still reach
+        the user's function.
+        """
+        factory_name, _ = function.factory
+        names = [d.name for d in function.graph_defs]
+        result = gast.Call(
+            func=templates.replace_as_expression("ag__.GraphForms"), args=[],
+            keywords=[gast.keyword(arg=n, value=_name(n)) for n in names])
+        factory = gast.FunctionDef(
+            name=factory_name, args=gast.arguments(
+                args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                kwarg=None, defaults=[]),
+            body=function.graph_defs + [gast.Return(value=result)], decorator_list=[],
+            returns=None, type_comment=None, type_params=[])
+        return [factory]
+
+    def _factory_names(self):
+        function = self.function
+        if function.factory is None:
+            function.factory = (self.new_function_name("graph_forms"),
+                                self.new_symbol("forms"))
+        return function.factory
+
+    def _defs_out(self, statements):
+        """Moves the block function definitions of `statements` to the function's graph
+        forms; returns the rest (the overload call)."""
+        rest = []
+        for statement in statements:
+            if (isinstance(statement, gast.FunctionDef)
+                    and statement.name in self.generated_functions):
+                self.function.graph_defs.append(statement)
+            else:
+                rest.append(statement)
+        return rest
+
+    def _graph_entry(self, node, calls):
+        """The graph form of a statement at the user function's level: its block
+        functions come from the graph forms' function."""
+        factory_name, forms = self._factory_names()
+        generated = self.generated_functions
+        calls = _copy(calls)
+        for call in calls:
+            for child in ast_util.walk(call):
+                for field in child._fields:
+                    value = getattr(child, field, None)
+                    values = value if isinstance(value, list) else [value]
+                    for index, item in enumerate(values):
+                        if (isinstance(item, gast.Name) and item.id in generated
+                                and isinstance(item.ctx, gast.Load)):
+                            replacement = gast.Attribute(value=_name(forms), attr=item.id,
+                                                         ctx=gast.Load())
+                            if isinstance(value, list):
+                                value[index] = replacement
+                            else:
+                                setattr(child, field, replacement)
+        entry = templates.replace("forms = factory()", forms=forms, factory=factory_name)
+        return _with_origin(node, entry + calls)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -290,38 +365,39 @@ class ControlFlowTransformer(converter.Base):
         # The condition is computed once, into a temporary (a name is just read again).
         simple = isinstance(node.test, gast.Name)
         cond = node.test.id if simple else self.new_symbol("cond")
-        graph_part = _with_origin(node, self._graph_if(node, _name(cond), graph_body,
-                                                       graph_else))
+        graph_part = _with_origin(node, self._defs_out(
+            self._graph_if(node, _name(cond), graph_body, graph_else)))
         inline = gast.If(test=_name(cond), body=python_body or [gast.Pass()],
                          orelse=python_else)
         python = [] if simple else [gast.Assign(targets=[_name(cond, gast.Store)],
                                                 value=node.test, type_comment=None)]
         python.append(gast.If(test=self._python_test(cond), body=[_with_origin(node, inline)],
-                              orelse=graph_part))
+                              orelse=self._graph_entry(node, graph_part)))
         _with_origin(node, python)
         functional = None
         if graph:
             functional = [] if simple else _with_origin(node, [gast.Assign(
                 targets=[_name(cond, gast.Store)], value=_copy(node.test), type_comment=None)])
-            functional += _copy(graph_part)
+            functional += graph_part
         return python, functional
 
     def _while(self, node, graph):
         if self._has_loop_options(node):
             # Loop options are for graph loops: such a loop keeps its graph form only.
-            functional = _with_origin(node, self._graph_while(
-                node, self._convert_block(node.body, True)[1]))
-            functional += self._convert_block(node.orelse, True)[1]
-            return functional, (_copy(functional) if graph else None)
+            functional = _with_origin(node, self._defs_out(self._graph_while(
+                node, self._convert_block(node.body, True)[1])))
+            python_else, graph_else = self._convert_block(node.orelse, graph)
+            return (self._graph_entry(node, functional) + python_else,
+                    functional + graph_else if graph else None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
         python_body, graph_body = self._convert_block(node.body, True)
         test = node.test
         if extra_test is not None:
             test = gast.BoolOp(op=gast.And(), values=[_copy(extra_test), test])
-        graph_part = _with_origin(node, self._graph_while(node, graph_body))
+        graph_part = _with_origin(node, self._defs_out(self._graph_while(node, graph_body)))
         # The graph form inside the enclosing graph form calls while_stmt; here the
         # condition was just computed (symbolic): straight to the graph loop.
-        inline_graph_part = _copy(graph_part)
+        inline_graph_part = self._graph_entry(node, graph_part)
         inline_graph_part[-1].value.func.attr = "while_graph"
         cond = self.new_symbol("cond")
         # The condition runs exactly once per iteration; when it turns symbolic, the rest
@@ -345,14 +421,17 @@ class ControlFlowTransformer(converter.Base):
 
     def _for(self, node, graph):
         if self._has_loop_options(node):
-            functional = _with_origin(node, self._graph_for(
-                node, node.iter, self._convert_block(node.body, True)[1]))
-            functional += self._convert_block(node.orelse, True)[1]
-            return functional, (_copy(functional) if graph else None)
+            functional = _with_origin(node, self._defs_out(self._graph_for(
+                node, node.iter, self._convert_block(node.body, True)[1])))
+            python_else, graph_else = self._convert_block(node.orelse, graph)
+            return (self._graph_entry(node, _copy(functional)) + python_else,
+                    functional + graph_else if graph else None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
         python_body, graph_body = self._convert_block(node.body, True)
         iterated = self.new_symbol("iterated")
-        graph_part = _with_origin(node, self._graph_for(node, _name(iterated), graph_body))
+        graph_part = _with_origin(node, self._defs_out(
+            self._graph_for(node, _name(iterated), graph_body)))
+        graph_entry = self._graph_entry(node, graph_part)
         python_test = self._python_test(iterated, "is_symbolic_iterable")
         if extra_test is None:
             python = templates.replace(
@@ -363,7 +442,7 @@ class ControlFlowTransformer(converter.Base):
                 "else:\n"
                 "    graph_part",
                 iterated=iterated, iterable=node.iter, python_test=python_test,
-                target=node.target, body=python_body or [gast.Pass()], graph_part=graph_part)
+                target=node.target, body=python_body or [gast.Pass()], graph_part=graph_entry)
         else:
             # The extra test (break/return flags: True, False or symbolic) is checked before
             # the first iteration and after each body; when it turns symbolic, the graph
@@ -383,7 +462,7 @@ class ControlFlowTransformer(converter.Base):
                 extra_test=extra_test, stop=self._stop_test(extra_test),
                 maybe_graph=self._maybe_graph(iterated, extra_test),
                 extra_test_graph=extra_test, target=node.target,
-                body=python_body or [gast.Pass()], graph_part=graph_part)
+                body=python_body or [gast.Pass()], graph_part=graph_entry)
         _with_origin(node, python)
         _with_origin(node, python[1].body)
         if extra_test is not None:
@@ -396,7 +475,7 @@ class ControlFlowTransformer(converter.Base):
             functional = _with_origin(node, [gast.Assign(
                 targets=[_name(iterated, gast.Store)], value=_copy(node.iter),
                 type_comment=None)])
-            functional += _copy(graph_part) + graph_else
+            functional += graph_part + graph_else
         return python + python_else, functional
 
     @staticmethod
@@ -449,31 +528,6 @@ class ControlFlowTransformer(converter.Base):
         self.generated_functions.add(name)
         self.ctx.user.generated_function_names.add(name)
         return name
-
-    def _hoist(self, statements):
-        """Takes the generated function definitions out of a loop body, at any depth.
-
-        They only read and assign variables of the user's function (every assigned name
-        is nonlocal), so they can be defined once before the loop instead of once per
-        iteration. Returns (definitions, remaining statements).
-        """
-        hoisted = []
-
-        def visit_block(block):
-            remaining = []
-            for statement in block:
-                if (isinstance(statement, gast.FunctionDef)
-                        and statement.name in self.generated_functions):
-                    statement.body = visit_block(statement.body) or [gast.Pass()]
-                    hoisted.append(statement)
-                    continue
-                if not isinstance(statement, _SCOPES):
-                    _map_blocks(statement, visit_block)
-                remaining.append(statement)
-            return remaining
-
-        remaining = visit_block(statements)
-        return hoisted, remaining
 
     def _declarations(self, modified_names):
         """global/nonlocal statements for a generated function assigning `modified_names`."""
@@ -607,13 +661,13 @@ class ControlFlowTransformer(converter.Base):
         if extra_test is not None:
             # The flags first: after a break, the user's test must not run again.
             test = gast.BoolOp(op=gast.And(), values=[extra_test, test])
-        hoisted, body = self._hoist(body or [gast.Pass()])
+        body = body or [gast.Pass()]
         test_name = self.new_function_name("loop_test")
         test_def = templates.replace("def test_name():\n    return test", test_name=test_name,
                                      test=test)[0]
         test_def.body = self._declarations(_simple(cond_modified)) + test_def.body
         body_name = self.new_function_name("loop_body")
-        statements = hoisted + state_defs + [test_def, self._block_function(
+        statements = state_defs + [test_def, self._block_function(
             body_name, [], body, _simple(body_scope.modified))]
         statements += templates.replace(
             "ag__.while_stmt(test_name, body_name, get_state, set_state, symbol_names, opts)",
@@ -635,8 +689,8 @@ class ControlFlowTransformer(converter.Base):
         outputs, defined_before = self._loop_outputs(node, modified, extra_test)
         state_defs, get_state, set_state = self._state_functions(outputs, defined_before)
 
-        hoisted, loop_body = self._hoist(body or [gast.Pass()])
-        statements = hoisted + list(state_defs)
+        loop_body = body or [gast.Pass()]
+        statements = list(state_defs)
         extra_test_name = "None"
         if extra_test is not None:
             extra_test_name = self.new_function_name("extra_test")

@@ -9,6 +9,14 @@ from autograph.operators.symbolic import (
     PLAIN_TYPES, graph_path, is_symbolic_iterable, is_tensor)
 
 
+class GraphForms:
+    """The block functions of a converted function's graph forms, by name (what its
+    `graph_forms()` returns; generated code reads them as attributes)."""
+
+    def __init__(self, **functions):
+        self.__dict__.update(functions)
+
+
 def get_no_state():
     """get_state of a statement that carries no variables."""
     return ()

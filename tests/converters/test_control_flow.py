@@ -236,7 +236,8 @@ def test_loop_variables_follow_the_liveness_rule():
     source = code(f)
     # a: modified and read by the condition; b: only read; c: written before any read in
     # the body and unused after the loop.
-    assert "ag__.while_graph(loop_test, loop_body, get_state, set_state, ('a',), {})" in source
+    assert ("ag__.while_graph(forms.loop_test, forms.loop_body, forms.get_state, "
+            "forms.set_state, ('a',), {})") in source
     assert_same_behaviour(f, (0, 10), (5, 1))
 
 
@@ -252,10 +253,17 @@ def test_python_values_run_the_statements_inline():
         return total
 
     source = code(f)
-    # The Python form, then the graph form (block functions) only in the other branch.
+    # The block functions of the graph forms are defined in one function, which only the
+    # branches taken on symbolic values call.
     assert "for v in iterated:" in source and "if cond:" in source
-    python_form = source[:source.index("else:")]
-    assert "def " not in python_form.split("\n", 1)[1]
+    factory, body = source.split("    iterated = ", 1)
+    assert factory.count("\n    def ") == 1 and "def graph_forms():" in factory
+    assert "def " not in body
+    assert body.count("forms = graph_forms()") == 2  # the if's and the for's graph forms
+    for line in body.splitlines():
+        if "forms = graph_forms()" in line:
+            index = body.splitlines().index(line)
+            assert body.splitlines()[index - 1].strip() == "else:"
     assert_same_behaviour(f, ([1, 5, 3],), ([],))
 
 
