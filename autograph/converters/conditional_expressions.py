@@ -76,8 +76,8 @@ class ConditionalExpressionTransformer(converter.Base):
                 template, test=node.test, true_value=node.body, false_value=node.orelse,
                 expr_repr=expr_repr)
         from autograph.converters import logical_expressions  # it imports this module
-        body_graph = logical_expressions.functional_copy(type(self), self.ctx, node.body)
-        orelse_graph = logical_expressions.functional_copy(type(self), self.ctx, node.orelse)
+        body_graph = logical_expressions.functional_copy(self, node.body)
+        orelse_graph = logical_expressions.functional_copy(self, node.orelse)
         node = self.generic_visit(node)
         test, read = self.python_test(node.test)
         return self.mark_inline_test(templates.replace_as_expression(

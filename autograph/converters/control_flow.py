@@ -25,6 +25,7 @@ attribute and item targets such as `self.total` or `state["n"]`.
 
 import gast
 
+from autograph.converters import logical_expressions
 from autograph.core import converter
 from autograph.pyct import anno, ast_util, templates
 from autograph.pyct import cfg
@@ -363,21 +364,32 @@ class ControlFlowTransformer(converter.Base):
         python_body, graph_body = self._convert_block(node.body, True)
         python_else, graph_else = self._convert_block(node.orelse, True)
         # The condition is computed once, into a temporary (a name is just read again).
-        simple = isinstance(node.test, gast.Name)
-        cond = node.test.id if simple else self.new_symbol("cond")
+        # `if not x` tests x itself (`not` of a Python value is a Python bool).
+        test = node.test
+        negated = isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)
+        if negated:
+            test = test.operand
+        simple = isinstance(test, gast.Name)
+        cond = test.id if simple else self.new_symbol("cond")
+        graph_test = _name(cond)
+        if negated:
+            graph_test = gast.UnaryOp(op=gast.Not(), operand=graph_test)
         graph_part = _with_origin(node, self._defs_out(
-            self._graph_if(node, _name(cond), graph_body, graph_else)))
-        inline = gast.If(test=_name(cond), body=python_body or [gast.Pass()],
+            self._graph_if(node, graph_test, graph_body, graph_else)))
+        inline_test = _copy(graph_test)
+        if negated:  # `not` of a value just found to be a Python value stays as it is
+            anno.setanno(inline_test, logical_expressions.INLINE_TEST, True)
+        inline = gast.If(test=inline_test, body=python_body or [gast.Pass()],
                          orelse=python_else)
         python = [] if simple else [gast.Assign(targets=[_name(cond, gast.Store)],
-                                                value=node.test, type_comment=None)]
+                                                value=test, type_comment=None)]
         python.append(gast.If(test=self._python_test(cond), body=[_with_origin(node, inline)],
                               orelse=self._graph_entry(node, graph_part)))
         _with_origin(node, python)
         functional = None
         if graph:
             functional = [] if simple else _with_origin(node, [gast.Assign(
-                targets=[_name(cond, gast.Store)], value=_copy(node.test), type_comment=None)])
+                targets=[_name(cond, gast.Store)], value=_copy(test), type_comment=None)])
             functional += graph_part
         return python, functional
 

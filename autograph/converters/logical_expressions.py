@@ -22,8 +22,8 @@ from autograph.core import converter
 from autograph.pyct import anno, templates
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-# Annotation of the generated `v is True or v is False or ...` tests: left as they are, only
-# the operand inside them (a walrus of the user's expression) is converted.
+# Annotation of the generated `v is True or v is False or ...` tests (and of `not v` once v
+# is known to be a Python value): left as they are, only their operands are converted.
 INLINE_TEST = "inline type test"
 _THUNK_OVERLOADS = frozenset({"and_", "or_", "if_exp"})
 
@@ -120,13 +120,16 @@ def inline_transformer(transformer_class, ctx):
     return transformer
 
 
-def functional_copy(transformer_class, ctx, node):
-    """The overload form of (a copy of) `node`, as a transformer in functional mode makes
-    it."""
-    transformer = transformer_class(ctx)
-    transformer._init_scopes()  # pylint: disable=protected-access
-    transformer.functional_depth = 1
-    return transformer.visit(templates.copy_clean(node))
+def functional_copy(transformer, node):
+    """The overload form of (a copy of) `node`, as `transformer`'s class makes it in
+    functional mode (one such transformer per conversion, made on first use)."""
+    functional = transformer.__dict__.get("_functional")
+    if functional is None:
+        functional = transformer._functional = type(transformer)(transformer.ctx)
+        functional._init_scopes()  # pylint: disable=protected-access
+        functional.functional_depth = 1
+    functional._relevant = None  # pylint: disable=protected-access
+    return functional.visit(templates.copy_clean(node))
 
 
 class LogicalExpressionTransformer(InlineScopes, converter.Base):
@@ -149,7 +152,7 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
         left = node.values[0]
         right = (node.values[1] if len(node.values) == 2
                  else gast.BoolOp(op=node.op, values=node.values[1:]))
-        right_graph = functional_copy(type(self), self.ctx, right)
+        right_graph = functional_copy(self, right)
         # A BoolOp made here is not in the tree the relevance walk saw: visited directly.
         right = self.visit_BoolOp(right) if len(node.values) > 2 else self.visit(right)
         left = self.visit(left)
@@ -162,7 +165,7 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
 
     def visit_UnaryOp(self, node):
         node = self.generic_visit(node)
-        if not isinstance(node.op, gast.Not):
+        if not isinstance(node.op, gast.Not) or anno.getanno(node, INLINE_TEST, False):
             return node
         if self.functional_depth:
             return templates.replace_as_expression("ag__.not_(operand)", operand=node.operand)
