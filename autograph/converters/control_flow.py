@@ -373,11 +373,12 @@ class ControlFlowTransformer(converter.Base):
         cond = test.id if simple else self.new_symbol("cond")
         graph_test = _name(cond)
         if negated:
-            graph_test = gast.UnaryOp(op=gast.Not(), operand=graph_test)
+            graph_test = templates.replace_as_expression("ag__.not_(cond)", cond=cond)
         graph_part = _with_origin(node, self._defs_out(
             self._graph_if(node, graph_test, graph_body, graph_else)))
-        inline_test = _copy(graph_test)
+        inline_test = _name(cond)
         if negated:  # `not` of a value just found to be a Python value stays as it is
+            inline_test = gast.UnaryOp(op=gast.Not(), operand=inline_test)
             anno.setanno(inline_test, logical_expressions.INLINE_TEST, True)
         inline = gast.If(test=inline_test, body=python_body or [gast.Pass()],
                          orelse=python_else)
@@ -471,9 +472,10 @@ class ControlFlowTransformer(converter.Base):
                 "    if ag__.for_needs_graph(iterated, extra_test_graph):\n"
                 "        graph_part",
                 iterated=iterated, iterable=node.iter, python_test=python_test,
-                extra_test=extra_test, stop=self._stop_test(extra_test),
+                extra_test=self._overload_form(extra_test),
+                stop=self._stop_test(extra_test),
                 maybe_graph=self._maybe_graph(iterated, extra_test),
-                extra_test_graph=extra_test, target=node.target,
+                extra_test_graph=self._overload_form(extra_test), target=node.target,
                 body=python_body or [gast.Pass()], graph_part=graph_entry)
         _with_origin(node, python)
         _with_origin(node, python[1].body)
@@ -512,12 +514,25 @@ class ControlFlowTransformer(converter.Base):
         return _skipped(templates.replace_as_expression(" or ".join(parts)))
 
     @staticmethod
+    def _overload_form(extra_test):
+        """The extra test `not flag_1 and not flag_2 ...` in its overload form, for the
+        places of a loop's Python form that evaluate it rarely (shorter code)."""
+        flags = ControlFlowTransformer._flags(extra_test)
+        if flags is None:
+            return extra_test
+        result = templates.replace_as_expression("ag__.not_(flag)", flag=flags[-1])
+        for flag in reversed(flags[:-1]):
+            result = templates.replace_as_expression(
+                "ag__.and_(ag__.not_(flag), lambda: rest)()", flag=flag, rest=result)
+        return result
+
+    @staticmethod
     def _stop_test(extra_test):
         """`if extra_test is not True: break` (the loop must stop, or continue as a graph
         loop). The extra test is `not flag_1 and not flag_2 ...` (lowered break/return):
         while every flag is exactly False it is True, and that is tested first, cheaply."""
         stop = templates.replace("if extra_test is not True:\n    break",
-                                 extra_test=extra_test)
+                                 extra_test=ControlFlowTransformer._overload_form(extra_test))
         flags = ControlFlowTransformer._flags(extra_test)
         if flags is None:
             return stop
