@@ -2,8 +2,9 @@
 
 Runs each workload (the shared NumPy workloads on small inputs, plus pure-Python functions)
 through `ag.to_graph` and through the original, checks the results are equal, and prints
-the time ratio. No symbolic values are involved: this is the cost of the overloads' type
-checks and of the local functions control flow is lowered to.
+the time ratio. No symbolic values are involved: this is the cost of the inline type
+checks of converted statements and expressions, and of the calls routed through
+`ag__.converted` and the builtins' overloads.
 
     python tools/bench_overhead.py [--repeat N] [--conversion N] [--depth]
 

@@ -2,7 +2,10 @@
 
 `ag__.converted` decides at run time what to call instead of `f` (its converted version, an
 overload of a builtin, or `f` itself); the call itself stays in the user's function, so
-arguments, star-args and keywords are untouched and no stack frame is added.
+arguments, star-args and keywords are untouched and no stack frame is added. Calls passing
+exactly one, two or three positional arguments and nothing else use `ag__.converted_1` to
+`ag__.converted_3`: the same decision, with builtin overloads of that fixed arity (cheaper
+to call than ones packing *args and **kwargs).
 Zero-argument `super()` is made explicit (`super(__class__, self)`): the converted function
 no longer sits in a class body, so the compiler would not provide its implicit arguments.
 """
@@ -71,8 +74,12 @@ class CallTreeTransformer(converter.Base):
         if (isinstance(node.func, gast.Name) and node.func.id == "super" and not node.args
                 and not node.keywords):
             node = self._explicit_super(node)
-        new_func = templates.replace_as_expression(
-            "ag__.converted(func)", func=node.func)
+        arity = len(node.args)
+        resolver = "ag__.converted"
+        if (not node.keywords and arity in (1, 2, 3)
+                and not any(isinstance(a, gast.Starred) for a in node.args)):
+            resolver = f"ag__.converted_{arity}"
+        new_func = templates.replace_as_expression(f"{resolver}(func)", func=node.func)
         node.func = new_func
         return node
 

@@ -1,5 +1,12 @@
-"""`a if cond else b` becomes `ag__.if_exp(cond, lambda: a, lambda: b, 'a if cond else b')()`:
-the overload returns the branch to run, so it adds no frame of its own."""
+"""`a if cond else b` runs as itself when `cond` is a Python value, and otherwise becomes
+`ag__.if_exp(cond, lambda: a, lambda: b, 'a if cond else b')()` (the overload returns the
+branch to run, so it adds no frame of its own):
+
+    (a if v else b) if (v := cond) is True or v is False or ag__.type_(v) in ag__.PLAIN_TYPES
+    else ag__.if_exp(v, lambda: a, lambda: b, 'a if cond else b')()
+
+The overload's branches keep the overload form (see logical_expressions for where only
+that form is used)."""
 
 import re
 
@@ -39,6 +46,8 @@ def _source_segment(lines, node):
 
 
 class ConditionalExpressionTransformer(converter.Base):
+    """The overload form only (`functional_depth` > 0) or the inline form too (see
+    logical_expressions.InlineScopes, mixed in below)."""
 
     target_types = (gast.IfExp,)
 
@@ -57,20 +66,33 @@ class ConditionalExpressionTransformer(converter.Base):
         return " ".join(text.split())
 
     def visit_IfExp(self, node):
-        node = self.generic_visit(node)
         if has_named_expr(node.body) or has_named_expr(node.orelse):
-            return node
-        expr_repr = self._source_of(node)
-        return templates.replace_as_expression(
-            "ag__.if_exp(test, lambda: true_value, lambda: false_value, expr_repr)()",
-            test=node.test, true_value=node.body, false_value=node.orelse,
-            expr_repr=gast.Constant(value=expr_repr, kind=None))
+            return self.generic_visit(node)
+        expr_repr = gast.Constant(value=self._source_of(node), kind=None)
+        template = "ag__.if_exp(test, lambda: true_value, lambda: false_value, expr_repr)()"
+        if self.functional_depth:
+            node = self.generic_visit(node)
+            return templates.replace_as_expression(
+                template, test=node.test, true_value=node.body, false_value=node.orelse,
+                expr_repr=expr_repr)
+        from autograph.converters import logical_expressions  # it imports this module
+        body_graph = logical_expressions.functional_copy(self, node.body)
+        orelse_graph = logical_expressions.functional_copy(self, node.orelse)
+        node = self.generic_visit(node)
+        test, read = self.python_test(node.test)
+        return self.mark_inline_test(templates.replace_as_expression(
+            "(true_value if read else false_value) if test else "
+            "ag__.if_exp(read, lambda: true_graph, lambda: false_graph, expr_repr)()",
+            true_value=node.body, false_value=node.orelse, read=read, test=test,
+            true_graph=body_graph, false_graph=orelse_graph, expr_repr=expr_repr))
 
 
 def transform(node, ctx):
     if not ctx.user.options.uses(converter.Feature.CONDITIONAL_EXPRESSIONS):
         return node
-    transformer = ConditionalExpressionTransformer(ctx)
+    from autograph.converters import logical_expressions  # it imports this module
+    transformer = logical_expressions.inline_transformer(ConditionalExpressionTransformer,
+                                                         ctx)
     if not transformer.has_targets(node):
         return node
     return transformer.visit(node)

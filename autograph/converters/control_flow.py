@@ -1,11 +1,21 @@
-"""`if`, `while` and `for` become calls of ag__.if_stmt / while_stmt / for_stmt, with the
-blocks moved into local functions.
+"""`if`, `while` and `for` run as themselves on Python values, and as calls of
+ag__.if_stmt / while_stmt / for_stmt, with the blocks moved into local functions, on
+symbolic ones.
 
-Every variable a block assigns is declared `nonlocal` (or `global`) in its function, so on
-Python values the overload just calls the block and every variable stays the one variable of
-the user's function: scoping, closures and UnboundLocalError behave as before. A variable
-that only the moved blocks assign gets a declaration `x: ag__.Undefined` in the function
-(never evaluated, no run-time cost) so that it stays local there.
+Each statement becomes a "dual" form: its condition (or iterable) is computed once into a
+temporary; when that value is a Python value (bools first, then the exact-type test the
+overloads use, then `is_tensor`) the statement runs inline, as written, with its blocks
+converted the same way; otherwise its "graph" form runs: the overload call. The block
+functions of all graph forms (a block's graph form calls those of the statements inside
+it) are defined once, in one local function `graph_forms()` returning them, which only a
+statement taking its graph form calls: the Python path creates none of them, and the code
+stays about twice the size of the original.
+
+In the graph form every variable a block assigns is declared `nonlocal` (or `global`) in
+its function, so every variable stays the one variable of the user's function: scoping,
+closures and UnboundLocalError behave as before. A variable that only the moved blocks
+assign gets a declaration `x: ag__.Undefined` in the function (never evaluated, no run-time
+cost) so that it stays local there.
 
 `get_state`/`set_state` and `symbol_names` carry the statement's outputs for the graph
 paths: the loop variables (modified in the loop and live into or out of it, by liveness
@@ -15,12 +25,89 @@ attribute and item targets such as `self.total` or `state["n"]`.
 
 import gast
 
+from autograph.converters import logical_expressions
 from autograph.core import converter
 from autograph.pyct import anno, ast_util, templates
 from autograph.pyct import cfg
 from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_BLOCK_FIELDS = ("body", "orelse", "finalbody")
+_ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
+_LOCATIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+
+
+def _copy(node):
+    """A deep copy of an AST (or a list of them) keeping every annotation: the graph form of
+    a block is a copy of what its Python form was made from."""
+    if node.__class__ is list:
+        return [_copy(n) for n in node]
+    node_class = node.__class__
+    source = node.__dict__
+    new_node = node_class.__new__(node_class)
+    target = new_node.__dict__
+    for field in node_class._fields:
+        value = source.get(field)
+        if value.__class__ is list:
+            value = [_copy(v) if isinstance(v, (gast.AST, list)) else v for v in value]
+        elif isinstance(value, gast.AST):
+            value = _copy(value)
+        target[field] = value
+    for attribute in _LOCATIONS:
+        if attribute in source:
+            target[attribute] = source[attribute]
+    annotations = source.get(_ANNOTATIONS_FIELD)
+    if annotations:
+        target[_ANNOTATIONS_FIELD] = dict(annotations)
+    return new_node
+
+
+def _shell(node):
+    """A copy of a compound statement without its blocks (and handlers/cases as shells)."""
+    node_class = node.__class__
+    source = node.__dict__
+    new_node = node_class.__new__(node_class)
+    target = new_node.__dict__
+    for field in node_class._fields:
+        value = source.get(field)
+        if field in _BLOCK_FIELDS and value.__class__ is list and (
+                not value or isinstance(value[0], gast.stmt)):
+            value = []
+        elif field in ("handlers", "cases"):
+            value = [_shell(v) for v in value]
+        elif value.__class__ is list:
+            value = [_copy(v) if isinstance(v, (gast.AST, list)) else v for v in value]
+        elif isinstance(value, gast.AST):
+            value = _copy(value)
+        target[field] = value
+    for attribute in _LOCATIONS:
+        if attribute in source:
+            target[attribute] = source[attribute]
+    annotations = source.get(_ANNOTATIONS_FIELD)
+    if annotations:
+        target[_ANNOTATIONS_FIELD] = dict(annotations)
+    return new_node
+
+
+def _name(name, ctx=gast.Load):
+    return gast.Name(id=name, ctx=ctx(), annotation=None, type_comment=None)
+
+
+def _with_origin(node, statements):
+    """Generated statements (a list or one) report the user's statement `node` (tracebacks,
+    the statement named by graph-path errors)."""
+    origin = anno.getanno(node, anno.Basic.ORIGIN, None)
+    if origin is not None:
+        for statement in statements if statements.__class__ is list else (statements,):
+            if not anno.hasanno(statement, anno.Basic.ORIGIN):
+                anno.setanno(statement, anno.Basic.ORIGIN, origin)
+    return statements
+
+
+def _skipped(expression):
+    """Later converters (and/or/not) must leave the generated type tests alone."""
+    anno.setanno(expression, anno.Basic.SKIP_PROCESSING, True)
+    return expression
 
 
 def _names(symbols):
@@ -41,6 +128,8 @@ class _Function:
         self.params = _names(scope.params) if scope is not None else set()
         self.declared_in_blocks = set()  # names the generated functions declare nonlocal
         self.maybe_undefined = set()  # outputs that may be unbound when a statement starts
+        self.graph_defs = []  # the block functions of every graph form, defined together
+        self.factory = None  # (name of the function defining them, name of its result)
 
 
 def _map_blocks(statement, process):
@@ -100,10 +189,12 @@ class ControlFlowTransformer(converter.Base):
         function.nonlocals |= found[gast.Nonlocal]
         self.functions.append(function)
         try:
-            node = self.generic_visit(node)
+            node.body = self._convert_block(node.body, False)[0] or [gast.Pass()]
         finally:
             self.functions.pop()
         prologue = []
+        if function.graph_defs:
+            prologue.extend(self._factory(function))
         if function.globals:
             prologue.append(gast.Global(names=sorted(function.globals)))
         if function.nonlocals:
@@ -117,13 +208,341 @@ class ControlFlowTransformer(converter.Base):
             prologue.extend(templates.replace("name: ag__.Undefined", name=name))
         if prologue:
             docstring = converter.docstring_length(node.body)
-            node.body = node.body[:docstring] + prologue + node.body[docstring:]
+            declarations = [p for p in prologue if not isinstance(p, gast.FunctionDef)]
+            factory = [p for p in prologue if isinstance(p, gast.FunctionDef)]
+            node.body = (node.body[:docstring] + declarations + factory
+                         + node.body[docstring:])
         return node
+
+    # The graph forms' block functions --------------------------------------------
+
+    def _factory(self, function):
+        """`def graph_forms(): <every block function>; return ag__.GraphForms(...)`.
+
+        The graph forms of all statements share their block functions (a block's graph
+        form calls those of the statements inside it), so each is defined once, in this
+        function, which only a statement taking its graph form calls. The block functions
+        declare the user's variables nonlocal: nested one level deeper, they still reach
+        the user's function.
+        """
+        factory_name, _ = function.factory
+        names = [d.name for d in function.graph_defs]
+        result = gast.Call(
+            func=templates.replace_as_expression("ag__.GraphForms"), args=[],
+            keywords=[gast.keyword(arg=n, value=_name(n)) for n in names])
+        factory = gast.FunctionDef(
+            name=factory_name, args=gast.arguments(
+                args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                kwarg=None, defaults=[]),
+            body=function.graph_defs + [gast.Return(value=result)], decorator_list=[],
+            returns=None, type_comment=None, type_params=[])
+        return [factory]
+
+    def _factory_names(self):
+        function = self.function
+        if function.factory is None:
+            function.factory = (self.new_function_name("graph_forms"),
+                                self.new_symbol("forms"))
+        return function.factory
+
+    def _defs_out(self, statements):
+        """Moves the block function definitions of `statements` to the function's graph
+        forms; returns the rest (the overload call)."""
+        rest = []
+        for statement in statements:
+            if (isinstance(statement, gast.FunctionDef)
+                    and statement.name in self.generated_functions):
+                self.function.graph_defs.append(statement)
+            else:
+                rest.append(statement)
+        return rest
+
+    def _graph_entry(self, node, calls):
+        """The graph form of a statement at the user function's level: its block
+        functions come from the graph forms' function."""
+        factory_name, forms = self._factory_names()
+        generated = self.generated_functions
+        calls = _copy(calls)
+        for call in calls:
+            for child in ast_util.walk(call):
+                for field in child._fields:
+                    value = getattr(child, field, None)
+                    values = value if isinstance(value, list) else [value]
+                    for index, item in enumerate(values):
+                        if (isinstance(item, gast.Name) and item.id in generated
+                                and isinstance(item.ctx, gast.Load)):
+                            replacement = gast.Attribute(value=_name(forms), attr=item.id,
+                                                         ctx=gast.Load())
+                            if isinstance(value, list):
+                                value[index] = replacement
+                            else:
+                                setattr(child, field, replacement)
+        entry = templates.replace("forms = factory()", forms=forms, factory=factory_name)
+        return _with_origin(node, entry + calls)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_Lambda(self, node):
         return node
+
+    # Dual forms -----------------------------------------------------------------
+
+    def _convert_block(self, block, graph):
+        """(Python form, graph form) of a block; the graph form is None unless `graph`."""
+        python = []
+        functional = [] if graph else None
+        for statement in block:
+            statement_python, statement_graph = self._convert_statement(statement, graph)
+            python.extend(statement_python)
+            if graph:
+                functional.extend(statement_graph)
+        return python, functional
+
+    def _convert_statement(self, node, graph):
+        annotations = node.__dict__.get(_ANNOTATIONS_FIELD)
+        if annotations and (annotations.get(anno.Basic.SKIP_PROCESSING)
+                            or annotations.get(converter.AgAnno.UNCONVERTIBLE, False)):
+            return [node], ([_copy(node)] if graph else None)
+        node_class = node.__class__
+        if node_class is gast.If:
+            python, functional = self._if(node, graph)
+        elif node_class is gast.While:
+            python, functional = self._while(node, graph)
+        elif node_class is gast.For:
+            python, functional = self._for(node, graph)
+        elif node_class in (gast.FunctionDef, gast.AsyncFunctionDef):
+            node = self.visit(node)
+            return [node], ([_copy(node)] if graph else None)
+        elif isinstance(node, _SCOPES):
+            return [node], ([_copy(node)] if graph else None)
+        else:
+            return self._compound(node, graph)
+        return python, functional
+
+    def _compound(self, node, graph):
+        """Any other statement: its blocks (try, with, match, ...) converted both ways."""
+        blocks = [field for field in _BLOCK_FIELDS
+                  if isinstance(getattr(node, field, None), list)
+                  and getattr(node, field) and isinstance(getattr(node, field)[0], gast.stmt)]
+        parts = list(getattr(node, "handlers", ())) + list(getattr(node, "cases", ()))
+        if not blocks and not parts:
+            return [node], ([_copy(node)] if graph else None)
+        functional = _shell(node) if graph else None
+        for field in blocks:
+            python_block, graph_block = self._convert_block(getattr(node, field), graph)
+            setattr(node, field, python_block or [gast.Pass()])
+            if graph:
+                setattr(functional, field, graph_block or [gast.Pass()])
+        graph_parts = getattr(functional, "handlers", []) + getattr(functional, "cases", []) \
+            if graph else []
+        for index, part in enumerate(parts):
+            python_block, graph_block = self._convert_block(part.body, graph)
+            part.body = python_block or [gast.Pass()]
+            if graph:
+                graph_parts[index].body = graph_block or [gast.Pass()]
+        return [node], ([functional] if graph else None)
+
+    @staticmethod
+    def _python_test(name, symbolic_test="is_tensor"):
+        """`v is a Python value`: for conditions, the bools first (most are), then the exact
+        type test the overloads use, then `is_tensor` (the builtins under ag__: the user's
+        `type` may be shadowed)."""
+        template = "ag__.type_(name) in ag__.PLAIN_TYPES or not ag__.symbolic_test(name)"
+        if symbolic_test == "is_tensor":
+            template = "name is True or name is False or " + template
+        return _skipped(templates.replace_as_expression(
+            template, name=name, symbolic_test=symbolic_test))
+
+    @staticmethod
+    def _symbolic_test(name, template="test"):
+        """`v is symbolic` (the negation of _python_test) inside `template`."""
+        return _skipped(templates.replace_as_expression(template, test=templates.replace_as_expression(
+            "name is not True and name is not False and ag__.type_(name) not in "
+            "ag__.PLAIN_TYPES and ag__.is_tensor(name)", name=name)))
+
+    def _if(self, node, graph):
+        python_body, graph_body = self._convert_block(node.body, True)
+        python_else, graph_else = self._convert_block(node.orelse, True)
+        # The condition is computed once, into a temporary (a name is just read again).
+        # `if not x` tests x itself (`not` of a Python value is a Python bool).
+        test = node.test
+        negated = isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not)
+        if negated:
+            test = test.operand
+        simple = isinstance(test, gast.Name)
+        cond = test.id if simple else self.new_symbol("cond")
+        graph_test = _name(cond)
+        if negated:
+            graph_test = templates.replace_as_expression("ag__.not_(cond)", cond=cond)
+        graph_part = _with_origin(node, self._defs_out(
+            self._graph_if(node, graph_test, graph_body, graph_else)))
+        inline_test = _name(cond)
+        if negated:  # `not` of a value just found to be a Python value stays as it is
+            inline_test = gast.UnaryOp(op=gast.Not(), operand=inline_test)
+            anno.setanno(inline_test, logical_expressions.INLINE_TEST, True)
+        inline = gast.If(test=inline_test, body=python_body or [gast.Pass()],
+                         orelse=python_else)
+        python = [] if simple else [gast.Assign(targets=[_name(cond, gast.Store)],
+                                                value=test, type_comment=None)]
+        python.append(gast.If(test=self._python_test(cond), body=[_with_origin(node, inline)],
+                              orelse=self._graph_entry(node, graph_part)))
+        _with_origin(node, python)
+        functional = None
+        if graph:
+            functional = [] if simple else _with_origin(node, [gast.Assign(
+                targets=[_name(cond, gast.Store)], value=_copy(test), type_comment=None)])
+            functional += graph_part
+        return python, functional
+
+    def _while(self, node, graph):
+        if self._has_loop_options(node):
+            # Loop options are for graph loops: such a loop keeps its graph form only.
+            functional = _with_origin(node, self._defs_out(self._graph_while(
+                node, self._convert_block(node.body, True)[1])))
+            python_else, graph_else = self._convert_block(node.orelse, graph)
+            return (self._graph_entry(node, functional) + python_else,
+                    functional + graph_else if graph else None)
+        extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
+        python_body, graph_body = self._convert_block(node.body, True)
+        test = node.test
+        if extra_test is not None:
+            test = gast.BoolOp(op=gast.And(), values=[_copy(extra_test), test])
+        graph_part = _with_origin(node, self._defs_out(self._graph_while(node, graph_body)))
+        # The graph form inside the enclosing graph form calls while_stmt; here the
+        # condition was just computed (symbolic): straight to the graph loop.
+        inline_graph_part = self._graph_entry(node, graph_part)
+        inline_graph_part[-1].value.func.attr = "while_graph"
+        cond = self.new_symbol("cond")
+        # The condition runs exactly once per iteration; when it turns symbolic, the rest
+        # of the loop runs as a graph loop (which traces the condition itself).
+        python = templates.replace(
+            "while True:\n"
+            "    cond = test\n"
+            "    if stop:\n"
+            "        break\n"
+            "    body\n"
+            "if symbolic:\n"
+            "    graph_part",
+            cond=cond, test=test, body=python_body or [gast.Pass()],
+            stop=self._symbolic_test(cond, f"test or not {cond}"),
+            symbolic=self._symbolic_test(cond), graph_part=inline_graph_part)
+        _with_origin(node, python)
+        _with_origin(node, python[0].body)
+        python_else, graph_else = self._convert_block(node.orelse, graph)
+        functional = graph_part + graph_else if graph else None
+        return python + python_else, functional
+
+    def _for(self, node, graph):
+        if self._has_loop_options(node):
+            functional = _with_origin(node, self._defs_out(self._graph_for(
+                node, node.iter, self._convert_block(node.body, True)[1])))
+            python_else, graph_else = self._convert_block(node.orelse, graph)
+            return (self._graph_entry(node, _copy(functional)) + python_else,
+                    functional + graph_else if graph else None)
+        extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
+        python_body, graph_body = self._convert_block(node.body, True)
+        iterated = self.new_symbol("iterated")
+        graph_part = _with_origin(node, self._defs_out(
+            self._graph_for(node, _name(iterated), graph_body)))
+        graph_entry = self._graph_entry(node, graph_part)
+        python_test = self._python_test(iterated, "is_symbolic_iterable")
+        if extra_test is None:
+            python = templates.replace(
+                "iterated = iterable\n"
+                "if python_test:\n"
+                "    for target in iterated:\n"
+                "        body\n"
+                "else:\n"
+                "    graph_part",
+                iterated=iterated, iterable=node.iter, python_test=python_test,
+                target=node.target, body=python_body or [gast.Pass()], graph_part=graph_entry)
+        else:
+            # The extra test (break/return flags: True, False or symbolic) is checked before
+            # the first iteration and after each body; when it turns symbolic, the graph
+            # form runs the rest of the partly consumed iterator.
+            python = templates.replace(
+                "iterated = iterable\n"
+                "if python_test:\n"
+                "    iterated = ag__.iter_(iterated)\n"
+                "    if extra_test is True:\n"
+                "        for target in iterated:\n"
+                "            body\n"
+                "            stop\n"
+                "if maybe_graph:\n"
+                "    if ag__.for_needs_graph(iterated, extra_test_graph):\n"
+                "        graph_part",
+                iterated=iterated, iterable=node.iter, python_test=python_test,
+                extra_test=self._overload_form(extra_test),
+                stop=self._stop_test(extra_test),
+                maybe_graph=self._maybe_graph(iterated, extra_test),
+                extra_test_graph=self._overload_form(extra_test), target=node.target,
+                body=python_body or [gast.Pass()], graph_part=graph_entry)
+        _with_origin(node, python)
+        _with_origin(node, python[1].body)
+        if extra_test is not None:
+            loop = python[1].body[1].body[0]
+            _with_origin(node, loop)
+            _with_origin(node, loop.body[-1])
+        python_else, graph_else = self._convert_block(node.orelse, graph)
+        functional = None
+        if graph:
+            functional = _with_origin(node, [gast.Assign(
+                targets=[_name(iterated, gast.Store)], value=_copy(node.iter),
+                type_comment=None)])
+            functional += graph_part + graph_else
+        return python + python_else, functional
+
+    @staticmethod
+    def _flags(extra_test):
+        """The flag names of an extra test `not flag_1 and not flag_2 ...` (lowered
+        break/return), or None when it has another form."""
+        terms = extra_test.values if isinstance(extra_test, gast.BoolOp) and isinstance(
+            extra_test.op, gast.And) else [extra_test]
+        flags = [t.operand.id for t in terms
+                 if isinstance(t, gast.UnaryOp) and isinstance(t.op, gast.Not)
+                 and isinstance(t.operand, gast.Name)]
+        return flags if len(flags) == len(terms) else None
+
+    def _maybe_graph(self, iterated, extra_test):
+        """A cheap test that is False when the loop certainly needs no graph form after its
+        Python form: a Python iterator and flags that are Python bools."""
+        flags = self._flags(extra_test)
+        if flags is None:
+            return gast.Constant(value=True, kind=None)
+        parts = [f"ag__.type_({iterated}) not in ag__.PLAIN_TYPES"] + [
+            f"{flag} is not True and {flag} is not False" for flag in flags]
+        return _skipped(templates.replace_as_expression(" or ".join(parts)))
+
+    @staticmethod
+    def _overload_form(extra_test):
+        """The extra test `not flag_1 and not flag_2 ...` in its overload form, for the
+        places of a loop's Python form that evaluate it rarely (shorter code)."""
+        flags = ControlFlowTransformer._flags(extra_test)
+        if flags is None:
+            return extra_test
+        result = templates.replace_as_expression("ag__.not_(flag)", flag=flags[-1])
+        for flag in reversed(flags[:-1]):
+            result = templates.replace_as_expression(
+                "ag__.and_(ag__.not_(flag), lambda: rest)()", flag=flag, rest=result)
+        return result
+
+    @staticmethod
+    def _stop_test(extra_test):
+        """`if extra_test is not True: break` (the loop must stop, or continue as a graph
+        loop). The extra test is `not flag_1 and not flag_2 ...` (lowered break/return):
+        while every flag is exactly False it is True, and that is tested first, cheaply."""
+        stop = templates.replace("if extra_test is not True:\n    break",
+                                 extra_test=ControlFlowTransformer._overload_form(extra_test))
+        flags = ControlFlowTransformer._flags(extra_test)
+        if flags is None:
+            return stop
+        any_set = _skipped(templates.replace_as_expression(
+            " or ".join(f"{flag} is not False" for flag in flags)))
+        return templates.replace("if any_set:\n    stop", any_set=any_set, stop=stop)
+
+    @staticmethod
+    def _has_loop_options(node):
+        return bool(anno.getanno(node, anno.Basic.DIRECTIVES, {}).get("set_loop_options"))
 
     # Helpers ------------------------------------------------------------------
 
@@ -136,31 +555,6 @@ class ControlFlowTransformer(converter.Base):
         self.generated_functions.add(name)
         self.ctx.user.generated_function_names.add(name)
         return name
-
-    def _hoist(self, statements):
-        """Takes the generated function definitions out of a loop body, at any depth.
-
-        They only read and assign variables of the user's function (every assigned name
-        is nonlocal), so they can be defined once before the loop instead of once per
-        iteration. Returns (definitions, remaining statements).
-        """
-        hoisted = []
-
-        def visit_block(block):
-            remaining = []
-            for statement in block:
-                if (isinstance(statement, gast.FunctionDef)
-                        and statement.name in self.generated_functions):
-                    statement.body = visit_block(statement.body) or [gast.Pass()]
-                    hoisted.append(statement)
-                    continue
-                if not isinstance(statement, _SCOPES):
-                    _map_blocks(statement, visit_block)
-                remaining.append(statement)
-            return remaining
-
-        remaining = visit_block(statements)
-        return hoisted, remaining
 
     def _declarations(self, modified_names):
         """global/nonlocal statements for a generated function assigning `modified_names`."""
@@ -237,8 +631,8 @@ class ControlFlowTransformer(converter.Base):
 
     # if -----------------------------------------------------------------------
 
-    def visit_If(self, node):
-        node = self.generic_visit(node)
+    def _graph_if(self, node, test, body, orelse):
+        """Today's functional form of an if: block functions and an if_stmt call."""
         body_scope = anno.getanno(node, anno.Static.BODY_SCOPE)
         orelse_scope = anno.getanno(node, anno.Static.ORELSE_SCOPE, None)
         modified = set(body_scope.modified)
@@ -250,16 +644,16 @@ class ControlFlowTransformer(converter.Base):
 
         body_name = self.new_function_name("if_body")
         statements = state_defs + [self._block_function(
-            body_name, [], node.body, _simple(body_scope.modified))]
+            body_name, [], body or [gast.Pass()], _simple(body_scope.modified))]
         orelse_name = "None"
-        if node.orelse:
+        if orelse:
             orelse_name = self.new_function_name("else_body")
             statements.append(self._block_function(
-                orelse_name, [], node.orelse, _simple(orelse_scope.modified)))
+                orelse_name, [], orelse, _simple(orelse_scope.modified)))
         statements += templates.replace(
             "ag__.if_stmt(test, body_name, orelse_name, get_state, set_state, symbol_names, "
             "nouts)()",
-            test=node.test, body_name=body_name, orelse_name=orelse_name, get_state=get_state,
+            test=test, body_name=body_name, orelse_name=orelse_name, get_state=get_state,
             set_state=set_state, symbol_names=self._symbol_names(outputs),
             nouts=gast.Constant(value=len(outputs), kind=None))
         return statements
@@ -280,8 +674,8 @@ class ControlFlowTransformer(converter.Base):
         return gast.Dict(keys=[gast.Constant(value=k, kind=None) for k in options],
                          values=list(options.values()))
 
-    def visit_While(self, node):
-        node = self.generic_visit(node)
+    def _graph_while(self, node, body):
+        """Today's functional form of a while loop (its else block excluded)."""
         body_scope = anno.getanno(node, anno.Static.BODY_SCOPE)
         cond_scope = anno.getanno(node, anno.Static.COND_SCOPE, None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
@@ -294,23 +688,23 @@ class ControlFlowTransformer(converter.Base):
         if extra_test is not None:
             # The flags first: after a break, the user's test must not run again.
             test = gast.BoolOp(op=gast.And(), values=[extra_test, test])
-        hoisted, body = self._hoist(node.body)
+        body = body or [gast.Pass()]
         test_name = self.new_function_name("loop_test")
         test_def = templates.replace("def test_name():\n    return test", test_name=test_name,
                                      test=test)[0]
         test_def.body = self._declarations(_simple(cond_modified)) + test_def.body
         body_name = self.new_function_name("loop_body")
-        statements = hoisted + state_defs + [test_def, self._block_function(
+        statements = state_defs + [test_def, self._block_function(
             body_name, [], body, _simple(body_scope.modified))]
         statements += templates.replace(
             "ag__.while_stmt(test_name, body_name, get_state, set_state, symbol_names, opts)",
             test_name=test_name, body_name=body_name, get_state=get_state,
             set_state=set_state, symbol_names=self._symbol_names(outputs),
             opts=self._loop_options(node))
-        return statements + node.orelse
+        return statements
 
-    def visit_For(self, node):
-        node = self.generic_visit(node)
+    def _graph_for(self, node, iterated, body):
+        """Today's functional form of a for loop over `iterated` (its else block excluded)."""
         body_scope = anno.getanno(node, anno.Static.BODY_SCOPE)
         iterate_scope = anno.getanno(node, anno.Static.ITERATE_SCOPE, None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
@@ -322,8 +716,8 @@ class ControlFlowTransformer(converter.Base):
         outputs, defined_before = self._loop_outputs(node, modified, extra_test)
         state_defs, get_state, set_state = self._state_functions(outputs, defined_before)
 
-        hoisted, loop_body = self._hoist(node.body)
-        statements = hoisted + list(state_defs)
+        loop_body = body or [gast.Pass()]
+        statements = list(state_defs)
         extra_test_name = "None"
         if extra_test is not None:
             extra_test_name = self.new_function_name("extra_test")
@@ -339,10 +733,10 @@ class ControlFlowTransformer(converter.Base):
         statements += templates.replace(
             "ag__.for_stmt(iter_, extra_test, body_name, get_state, set_state, symbol_names, "
             "opts)",
-            iter_=node.iter, extra_test=extra_test_name, body_name=body_name,
+            iter_=iterated, extra_test=extra_test_name, body_name=body_name,
             get_state=get_state, set_state=set_state,
             symbol_names=self._symbol_names(outputs), opts=self._loop_options(node))
-        return statements + node.orelse
+        return statements
 
 
 def transform(node, ctx):

@@ -1,36 +1,177 @@
-"""`a and b`, `a or b`, `not a` become lazy overloads: `ag__.and_(a, lambda: b)()`, ...
-(the overload returns the function computing the result, so it adds no frame of its own).
-The right operand still runs only when Python would run it, and the result is the same
-object Python returns."""
+"""`a and b`, `a or b`, `not a` run as themselves when the left operand is a Python value,
+and as lazy overloads otherwise: `ag__.and_(a, lambda: b)()`, ... (the overload returns the
+function computing the result, so it adds no frame of its own).
+
+The inline form tests the left operand's exact type once, as the overloads do:
+
+    (b if v else v) if (v := a) is True or v is False or ag__.type_(v) in ag__.PLAIN_TYPES
+    else ag__.and_(v, lambda: b)()
+
+(no temporary when `a` is a name). The right operand still runs only when Python would run
+it, and the result is the same object Python returns. The overload's operand keeps today's
+functional form (tracing runs it once), so code grows with size times nesting depth. Inside
+comprehensions (where a walrus would bind in the enclosing function, and is not allowed at
+all in some places), in the graph forms of control flow and in the lambdas given to
+overloads, only the overload form is used.
+"""
 
 import gast
 
 from autograph.converters.conditional_expressions import has_named_expr
 from autograph.core import converter
-from autograph.pyct import templates
+from autograph.pyct import anno, templates
+
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+# Annotation of the generated `v is True or v is False or ...` tests (and of `not v` once v
+# is known to be a Python value): left as they are, only their operands are converted.
+INLINE_TEST = "inline type test"
+_THUNK_OVERLOADS = frozenset({"and_", "or_", "if_exp"})
 
 
-class LogicalExpressionTransformer(converter.Base):
+def is_overload_call(node):
+    """`ag__.and_(...)`, `ag__.or_(...)` or `ag__.if_exp(...)`: their lambdas are graph
+    forms."""
+    func = node.func
+    return (isinstance(func, gast.Attribute) and func.attr in _THUNK_OVERLOADS
+            and isinstance(func.value, gast.Name) and func.value.id == "ag__")
+
+
+class InlineScopes:
+    """Mixin: tracks where the inline Python form may be used, and the temporary's name of
+    each function (one per function: each temporary is read right after it is set)."""
+
+    def _init_scopes(self):
+        self.scopes = [None]  # per function or lambda: its temporary's name, once needed
+        self.functional_depth = 0  # > 0: only the overload form
+
+    def temporary(self):
+        if self.scopes[-1] is None:
+            self.scopes[-1] = self.new_symbol("val")
+        return self.scopes[-1]
+
+    def visit_FunctionDef(self, node):
+        generated = node.name in self.ctx.user.generated_function_names
+        self.functional_depth += generated
+        self.scopes.append(None)
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.scopes.pop()
+            self.functional_depth -= generated
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        self.scopes.append(None)
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.scopes.pop()
+
+    def _visit_functional(self, node):
+        self.functional_depth += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.functional_depth -= 1
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_functional
+
+    def visit_Call(self, node):
+        if is_overload_call(node):
+            return self._visit_functional(node)
+        return self.generic_visit(node)
+
+    def python_test(self, value):
+        """(test that `value` is a Python value, expression to read it again): a name is
+        read twice, anything else is computed once into the temporary."""
+        if isinstance(value, gast.Name):
+            read = value.id
+            tested = value
+        else:
+            read = self.temporary()
+            tested = gast.NamedExpr(target=gast.Name(id=read, ctx=gast.Store(), annotation=None,
+                                                     type_comment=None), value=value)
+        # Bools first: most operands are comparisons.
+        test = templates.replace_as_expression(
+            "tested is True or read is False or ag__.type_(read) in ag__.PLAIN_TYPES",
+            tested=tested, read=read)
+        return test, read
+
+    @staticmethod
+    def mark_inline_test(expression):
+        """Marks the test of a generated `x if <test> else y` (templates drop annotations
+        of what they copy, so this runs on the result)."""
+        anno.setanno(expression.test, INLINE_TEST, True)
+        return expression
+
+
+_inline_classes = {}
+
+
+def inline_transformer(transformer_class, ctx):
+    """A `transformer_class` (a converter.Base) with the InlineScopes mixin, ready to visit."""
+    mixed = _inline_classes.get(transformer_class)
+    if mixed is None:
+        mixed = _inline_classes[transformer_class] = type(
+            transformer_class.__name__, (InlineScopes, transformer_class), {})
+    transformer = mixed(ctx)
+    transformer._init_scopes()  # pylint: disable=protected-access
+    return transformer
+
+
+def functional_copy(transformer, node):
+    """The overload form of (a copy of) `node`, as `transformer`'s class makes it in
+    functional mode (one such transformer per conversion, made on first use)."""
+    functional = transformer.__dict__.get("_functional")
+    if functional is None:
+        functional = transformer._functional = type(transformer)(transformer.ctx)
+        functional._init_scopes()  # pylint: disable=protected-access
+        functional.functional_depth = 1
+    functional._relevant = None  # pylint: disable=protected-access
+    return functional.visit(templates.copy_clean(node))
+
+
+class LogicalExpressionTransformer(InlineScopes, converter.Base):
 
     target_types = (gast.BoolOp, gast.UnaryOp)
 
     def visit_BoolOp(self, node):
-        node = self.generic_visit(node)
-        if any(has_named_expr(v) for v in node.values[1:]):
-            return node
+        if anno.getanno(node, INLINE_TEST, False) or any(
+                has_named_expr(v) for v in node.values[1:]):
+            return self.generic_visit(node)
         overload = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
-        # a and b and c == a and (b and c): nest from the right.
-        result = node.values[-1]
-        for left in reversed(node.values[:-1]):
-            result = templates.replace_as_expression(
-                f"{overload}(left, lambda: right)()", left=left, right=result)
-        return result
+        if self.functional_depth:
+            node = self.generic_visit(node)
+            # a and b and c == a and (b and c): nest from the right.
+            result = node.values[-1]
+            for left in reversed(node.values[:-1]):
+                result = templates.replace_as_expression(
+                    f"{overload}(left, lambda: right)()", left=left, right=result)
+            return result
+        left = node.values[0]
+        right = (node.values[1] if len(node.values) == 2
+                 else gast.BoolOp(op=node.op, values=node.values[1:]))
+        right_graph = functional_copy(self, right)
+        # A BoolOp made here is not in the tree the relevance walk saw: visited directly.
+        right = self.visit_BoolOp(right) if len(node.values) > 2 else self.visit(right)
+        left = self.visit(left)
+        test, read = self.python_test(left)
+        python = "right if read else read" if isinstance(node.op, gast.And) else (
+            "read if read else right")
+        return self.mark_inline_test(templates.replace_as_expression(
+            f"({python}) if test else {overload}(read, lambda: right_graph)()",
+            right=right, read=read, test=test, right_graph=right_graph))
 
     def visit_UnaryOp(self, node):
         node = self.generic_visit(node)
-        if isinstance(node.op, gast.Not):
+        if not isinstance(node.op, gast.Not) or anno.getanno(node, INLINE_TEST, False):
+            return node
+        if self.functional_depth:
             return templates.replace_as_expression("ag__.not_(operand)", operand=node.operand)
-        return node
+        test, read = self.python_test(node.operand)
+        return self.mark_inline_test(templates.replace_as_expression(
+            "(not read) if test else ag__.not_(read)", read=read, test=test))
 
 
 def transform(node, ctx):
@@ -39,4 +180,5 @@ def transform(node, ctx):
     transformer = LogicalExpressionTransformer(ctx)
     if not transformer.has_targets(node):
         return node
+    transformer._init_scopes()  # pylint: disable=protected-access
     return transformer.visit(node)

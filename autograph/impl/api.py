@@ -63,15 +63,6 @@ def _get_transpiler():
     return _transpiler
 
 
-class _TargetCache(dict):
-    """callee -> what to call; a miss resolves the callee (dict lookups stay in C)."""
-
-    __slots__ = ("resolver",)
-
-    def __missing__(self, f):
-        return self.resolver.resolve_and_remember(f)
-
-
 class _Resolver:
     """Decides, for one set of conversion options, what converted code calls instead of f."""
 
@@ -80,23 +71,43 @@ class _Resolver:
         # Decided once: the resolver must not run code it might itself convert (enum's).
         self.use_overloads = options.uses(converter.Feature.BUILTIN_FUNCTIONS)
         self.recursive = options.recursive
-        # callee -> what to call (plain functions, builtins, classes)
-        self.cache = _TargetCache()
-        self.cache.resolver = self
+        # callee -> what to call (plain functions, builtins, classes); exact dicts, whose
+        # lookups are the cheapest there are.
+        self.cache = {}
         self.converted_functions = {}  # function -> converted function (or itself)
-        self.converted = _make_converted(self.cache, self.resolve)
+        self.converted = _make_converted(self.cache, self.resolve_and_remember, self.resolve)
+        # The same for calls passing exactly 1 to 3 positional arguments: builtins get their
+        # fixed-arity overloads, every other callee the same target as above.
+        self.fixed_arity = {}
+        for arity, overloads in py_builtins.FIXED_ARITY_OVERLOADS.items():
+            cache = {}
+            resolve = functools.partial(self.resolve_fixed_arity, overloads)
+            remember = functools.partial(self.resolve_and_remember, cache=cache,
+                                         resolve=resolve)
+            self.fixed_arity[arity] = _make_converted(cache, remember, resolve)
 
     def __call__(self, f):
         return self.converted(f)
 
-    def resolve_and_remember(self, f):
-        target = self.resolve(f)
+    def resolve_fixed_arity(self, overloads, f):
+        if self.use_overloads:
+            try:
+                overload = overloads.get(f)
+            except TypeError:  # unhashable callables are never builtins
+                overload = None
+            if overload is not None:
+                return overload
+        return self.resolve(f)
+
+    def resolve_and_remember(self, f, cache=None, resolve=None):
+        target = (resolve or self.resolve)(f)
+        cache = self.cache if cache is None else cache
         # Closures are not kept: they are made anew per call of their parent, and holding
         # them would keep what they capture alive (their conversion is cached by code).
         if _is_long_lived(f):
-            if len(self.cache) >= _CACHE_LIMIT:
-                self.cache.clear()
-            self.cache[f] = target
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[f] = target
         return target
 
     def resolve(self, f):
@@ -161,19 +172,17 @@ class _Resolver:
             return fn
 
 
-def _make_converted(cache, resolve):
+def _make_converted(cache, resolve_and_remember, resolve):
     """`ag__.converted`: a plain function (cheaper to call than an object's __call__) whose
-    fast path, for a callee seen before, is one dict lookup."""
+    fast path, for a callee seen before, is one lookup in an exact dict."""
 
     def converted(f):
         try:
             return cache[f]
-        except TypeError:
-            try:
-                hash(f)
-            except TypeError:  # an unhashable callable object: decided on every call
-                return resolve(f)
-            raise  # a TypeError from resolving a hashable callee is the callee's own
+        except KeyError:
+            return resolve_and_remember(f)
+        except TypeError:  # an unhashable callable object: decided on every call
+            return resolve(f)
 
     return converted
 
@@ -198,13 +207,21 @@ def namespace_for(options):
     if namespace is None:
         members = {name: getattr(operators, name) for name in dir(operators)
                    if not name.startswith("_")}
+        resolver = _resolver_for(options)
         members.update(
-            converted=_resolver_for(options).converted,
+            converted=resolver.converted,
+            converted_1=resolver.fixed_arity[1],
+            converted_2=resolver.fixed_arity[2],
+            converted_3=resolver.fixed_arity[3],
             converted_call=converted_call,
             FunctionScope=function_wrappers.FunctionScope,
             ConversionOptions=converter.ConversionOptions,
         )
-        namespace = _namespaces.setdefault(key, types.SimpleNamespace(**members))
+        # A module object: generated code reads `ag__.x` on every statement, and attribute
+        # reads of a module are cheaper than those of other objects.
+        namespace = types.ModuleType("ag__", "Overloads seen by converted code.")
+        namespace.__dict__.update(members)
+        namespace = _namespaces.setdefault(key, namespace)
     return namespace
 
 

@@ -3,12 +3,15 @@ values, graph ops on symbolic runtime tensors (graph paths land with the runtime
 
 from autograph.operators.conditional_expressions import if_exp
 from autograph.operators.control_flow import (
-    for_stmt, get_no_state, if_stmt, set_no_state, while_stmt)
+    GraphForms, for_needs_graph, for_stmt, get_no_state, if_stmt, set_no_state, while_graph,
+    while_stmt)
 from autograph.operators.data_structures import ListPopOpts, list_append, list_pop, set_item
 from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
 from autograph.operators.py_builtins import BUILTIN_OVERLOADS, overload_of
 from autograph.operators.special_values import (
     Undefined, UndefinedReturnValue, is_undefined, is_undefined_return, value_or_undefined)
-from autograph.operators.symbolic import GraphPathNotImplemented, graph_path, is_tensor
+from autograph.operators.symbolic import (
+    PLAIN_TYPES, GraphPathNotImplemented, graph_path, is_symbolic_iterable, is_tensor, iter_,
+    type_)
 from autograph.operators.variables import ld

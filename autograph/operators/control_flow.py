@@ -9,6 +9,14 @@ from autograph.operators.symbolic import (
     PLAIN_TYPES, graph_path, is_symbolic_iterable, is_tensor)
 
 
+class GraphForms:
+    """The block functions of a converted function's graph forms, by name (what its
+    `graph_forms()` returns; generated code reads them as attributes)."""
+
+    def __init__(self, **functions):
+        self.__dict__.update(functions)
+
+
 def get_no_state():
     """get_state of a statement that carries no variables."""
     return ()
@@ -65,6 +73,22 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
             return graph_path("while_stmt", test, body, get_state, set_state, symbol_names,
                               _options_after(opts, iterations))
     return None
+
+
+def while_graph(test, body, get_state, set_state, symbol_names, opts):
+    """The graph loop of a `while` whose condition, computed inline by the Python form of
+    the loop, is symbolic (from the start or after some Python iterations): the graph loop
+    runs from there and traces `test` itself, as while_stmt's does."""
+    return graph_path("while_stmt", test, body, get_state, set_state, symbol_names, opts)
+
+
+def for_needs_graph(iterated, keep_going):
+    """After the inline Python form of a `for` with a break/return test: True when the loop
+    must (still) run as a graph loop, because `iterated` is symbolic or the test
+    `keep_going` turned symbolic (then `iterated` is the partly consumed iterator)."""
+    if type(iterated) not in PLAIN_TYPES and is_symbolic_iterable(iterated):
+        return True
+    return type(keep_going) not in PLAIN_TYPES and is_tensor(keep_going)
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):

@@ -230,3 +230,47 @@ def overload_of(builtin):
         return BUILTIN_OVERLOADS.get(builtin)
     except TypeError:  # unhashable callables are never builtins
         return None
+
+
+# Overloads for calls that pass exactly one, two or three positional arguments (and nothing
+# else), which converted code routes through `converted_1` to `converted_3`: the same decision as
+# the general overloads, with a fixed signature (no *args/**kwargs to pack on every call).
+def _fixed_arity(builtin, arity, any_arg):
+    name = builtin.__name__
+    if arity == 1:
+        def overload(first, /):
+            if type(first) not in PLAIN_TYPES and is_tensor(first):
+                return graph_path(name, first)
+            return builtin(first)
+    elif arity == 3:
+        def overload(first, second, third, /):
+            if ((type(first) not in PLAIN_TYPES or type(second) not in PLAIN_TYPES
+                 or type(third) not in PLAIN_TYPES)
+                    and (is_tensor(first) or is_tensor(second) or is_tensor(third))
+                    if any_arg else type(first) not in PLAIN_TYPES and is_tensor(first)):
+                return graph_path(name, first, second, third)
+            return builtin(first, second, third)
+    elif any_arg:
+        def overload(first, second, /):
+            if ((type(first) not in PLAIN_TYPES or type(second) not in PLAIN_TYPES)
+                    and (is_tensor(first) or is_tensor(second))):
+                return graph_path(name, first, second)
+            return builtin(first, second)
+    else:
+        def overload(first, second, /):
+            if type(first) not in PLAIN_TYPES and is_tensor(first):
+                return graph_path(name, first, second)
+            return builtin(first, second)
+    return _named(overload, builtin)
+
+
+_ANY_ARG = (builtins.print, builtins.range, builtins.enumerate, builtins.zip, builtins.min,
+            builtins.max)
+_FIRST_ARG = (builtins.len, builtins.abs, builtins.int, builtins.float, builtins.bool,
+              builtins.sum, builtins.any, builtins.all, builtins.isinstance, builtins.next,
+              builtins.iter)
+# arity -> {builtin: overload for calls with exactly that many positional arguments}
+FIXED_ARITY_OVERLOADS = {
+    arity: {**{b: _fixed_arity(b, arity, True) for b in _ANY_ARG},
+            **{b: _fixed_arity(b, arity, False) for b in _FIRST_ARG}}
+    for arity in (1, 2, 3)}

@@ -10,10 +10,21 @@ from runtime import TensorArray as _TensorArray
 from runtime import is_tensor
 
 # Values of these exact types are never symbolic: overloads test `type(x) in PLAIN_TYPES`
-# first (a C-level set lookup) and only call is_tensor for anything else.
+# first (a C-level set lookup) and only call is_tensor for anything else. Builtin iterators
+# and views are included: converted loops test what they iterate.
 PLAIN_TYPES = frozenset({bool, int, float, complex, str, bytes, type(None), list, tuple,
                          dict, set, frozenset, range, _np.ndarray}) | frozenset(
-    t for t in _np.sctypeDict.values() if isinstance(t, type))
+    t for t in _np.sctypeDict.values() if isinstance(t, type)) | frozenset(
+    type(x) for x in (iter([]), iter(()), iter(range(0)), iter(""), iter({}), iter(set()),
+                      {}.keys(), {}.values(), {}.items(), iter({}.values()),
+                      iter({}.items()), enumerate(()), zip(), map(abs, ()),
+                      filter(None, ()), reversed([]), (x for x in ())))
+
+
+# The builtins that generated code's own type tests use, under ag__ (the user's `type` and
+# `iter` may be shadowed or rebound; these never are).
+type_ = type
+iter_ = iter
 
 
 def is_symbolic_iterable(value):

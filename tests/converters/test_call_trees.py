@@ -21,9 +21,49 @@ def caller(x, *rest, **kw):
 
 def test_generated_code_wraps_every_call_and_keeps_arguments():
     source = code(caller)
-    assert "ag__.converted(helper)(x)" in source
+    # One or two plain positional arguments: the fixed-arity resolvers.
+    assert "ag__.converted_1(helper)(x)" in source
     assert "ag__.converted(max)(x, *rest, 0)" in source
-    assert "ag__.converted(sum)(ag__.converted(kw.values)())" in source
+    assert "ag__.converted_1(sum)(ag__.converted(kw.values)())" in source
+
+
+def test_fixed_arity_calls_behave_like_the_builtins():
+    def f(values, n):
+        out = [abs(n), len(values), min(n, 3), max(values), isinstance(n, int),
+               next(iter(values)), int("7"), sum(values, 10), list(range(n)),
+               list(enumerate(values, 1)), list(zip(values, values))]
+        print(n, values)
+        return out
+
+    assert_same_behaviour(f, ([3, 1, 2], 5), ([], -2), ([1], "x"))
+
+    def wrong_arity(n):
+        return abs(n, n)
+
+    assert_same_behaviour(wrong_arity, (1,))
+
+
+def test_rebound_builtins_and_callees_are_resolved_on_every_call():
+    import builtins
+
+    def f(x):
+        return min(x, 0) + helper_target(x)
+
+    converted = api.to_graph(f)
+    global helper_target
+    helper_target = lambda x: 1  # noqa: E731
+    assert converted(-2) == -1
+    helper_target = lambda x: 10  # noqa: E731
+    assert converted(-2) == 8
+    original_min = builtins.min
+    builtins.min = lambda x, y: 100
+    try:
+        assert converted(-2) == 110 == f(-2)
+    finally:
+        builtins.min = original_min
+
+
+helper_target = None
 
 
 def test_calls_behave_like_python():

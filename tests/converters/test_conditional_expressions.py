@@ -1,5 +1,6 @@
 """a if c else b becomes ag__.if_exp with lazy branches."""
 
+from autograph.impl import api
 from converter_testing import assert_same_behaviour, code
 
 
@@ -24,3 +25,26 @@ def test_walrus_in_a_branch_is_left_alone():
         return y, c and z
 
     assert_same_behaviour(f, True)
+
+
+def test_python_conditions_run_inline_in_order():
+    def pick(log, name, value):
+        log.append(name)
+        return value
+
+    def f(log, c):
+        x = pick(log, "a", 1) if pick(log, "c", c) else pick(log, "b", 2)
+        y = [v if v else -1 for v in [c, 0]]  # comprehensions: overload form
+        return x, y, log, (1 if c else 2) if not c else "n"
+
+    source = code(f)
+    assert ") is True or val is False or ag__.type_(val) in ag__.PLAIN_TYPES else" in source
+    for c in (0, 3, [], [1], None):
+        assert_same_behaviour(f, lambda c=c: ([], c))
+
+
+def test_recursion_through_a_conditional_expression_adds_no_frame():
+    def f(n):
+        return 0 if n == 0 else 1 + f(n - 1)
+
+    assert api.to_graph(f)(800) == 800

@@ -19,9 +19,10 @@ def collatz_steps(n):
 
 def test_generated_code_calls_the_overloads():
     source = code(collatz_steps)
-    assert "ag__.while_stmt(" in source
+    # On Python values the statements run inline; the overloads take over on symbolic ones.
+    assert "while True:" in source and "if cond:" in source
+    assert "ag__.while_graph(" in source
     assert "ag__.if_stmt(" in source
-    assert "while " not in source and "if n" not in source
     # Loop variables come from liveness: n and steps, in a stable order.
     assert "('n', 'steps')" in source
 
@@ -235,5 +236,148 @@ def test_loop_variables_follow_the_liveness_rule():
     source = code(f)
     # a: modified and read by the condition; b: only read; c: written before any read in
     # the body and unused after the loop.
-    assert "ag__.while_stmt(loop_test, loop_body, get_state, set_state, ('a',), {})" in source
+    assert ("ag__.while_graph(forms.loop_test, forms.loop_body, forms.get_state, "
+            "forms.set_state, ('a',), {})") in source
     assert_same_behaviour(f, (0, 10), (5, 1))
+
+
+# --- the inline Python form ---------------------------------------------------------------
+
+
+def test_python_values_run_the_statements_inline():
+    def f(values):
+        total = 0
+        for v in values:
+            if v > 2:
+                total += v
+        return total
+
+    source = code(f)
+    # The block functions of the graph forms are defined in one function, which only the
+    # branches taken on symbolic values call.
+    assert "for v in iterated:" in source and "if cond:" in source
+    factory, body = source.split("    iterated = ", 1)
+    assert factory.count("\n    def ") == 1 and "def graph_forms():" in factory
+    assert "def " not in body
+    assert body.count("forms = graph_forms()") == 2  # the if's and the for's graph forms
+    for line in body.splitlines():
+        if "forms = graph_forms()" in line:
+            index = body.splitlines().index(line)
+            assert body.splitlines()[index - 1].strip() == "else:"
+    assert_same_behaviour(f, ([1, 5, 3],), ([],))
+
+
+def test_while_condition_runs_exactly_once_per_iteration():
+    def f(n):
+        calls = []
+
+        def more():
+            calls.append(len(calls))
+            print("test", len(calls))
+            return len(calls) <= n
+
+        steps = 0
+        while more():
+            steps += 1
+        return steps, calls
+
+    assert_same_behaviour(f, 0, 3)
+
+
+def test_break_fetches_no_extra_element():
+    def f(items):
+        it = iter(items)
+        seen = []
+        for x in it:
+            seen.append(x)
+            if x == 2:
+                break
+        return seen, list(it)
+
+    assert_same_behaviour(f, ([1, 2, 3, 4],), ([5],), ([],))
+
+
+def test_return_from_nested_loops_stops_both():
+    def f(rows):
+        count = 0
+        for row in rows:
+            for x in row:
+                count += 1
+                if x < 0:
+                    return x, count
+        return None, count
+
+    assert_same_behaviour(f, ([[1, 2], [3, -4, 5], [-6]],), ([[1]],))
+
+
+def test_loops_over_user_iterables_and_objects_with_bool():
+    class Countdown:
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            print("iter")
+            return iter(range(self.n, 0, -1))
+
+    class Flag:
+        def __init__(self, value):
+            self.value = value
+
+        def __bool__(self):
+            print("bool", self.value)
+            return self.value
+
+    def f(n, flag):
+        out = []
+        for i in Countdown(n):
+            if flag:
+                out.append(i)
+            else:
+                out.append(-i)
+        while flag:
+            flag = Flag(False)
+        return out
+
+    assert_same_behaviour(f, (3, Flag(True)), (2, Flag(False)))
+
+
+def test_control_flow_inside_try_and_with_inside_loops():
+    import contextlib
+
+    @contextlib.contextmanager
+    def noted(name):
+        print("enter", name)
+        yield
+        print("exit", name)
+
+    def f(values):
+        out = []
+        for v in values:
+            try:
+                with noted(v):
+                    if v == 0:
+                        raise ZeroDivisionError("zero")
+                    out.append(10 // v)
+            except ZeroDivisionError as e:
+                for _ in range(2):
+                    out.append(str(e))
+            finally:
+                if v < 0:
+                    out.append("negative")
+        return out
+
+    assert_same_behaviour(f, ([2, 0, -5],))
+
+
+def test_deep_recursion_through_loops_and_branches():
+    # The Python form adds no frame: recursion as deep as the original's works.
+    def f(n):
+        for _ in range(1):
+            while n > 0:
+                if n % 2:
+                    return f(n - 1) + 1
+                return f(n - 1) + 1
+        return 0
+
+    converted = api.to_graph(f)
+    assert converted(700) == f(700) == 700

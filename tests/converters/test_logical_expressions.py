@@ -1,5 +1,6 @@
 """and/or/not become lazy overloads returning the same objects Python returns."""
 
+from autograph.impl import api
 from converter_testing import assert_same_behaviour, code
 
 
@@ -29,3 +30,50 @@ def test_comparison_chains_and_conditions():
         return "no"
 
     assert_same_behaviour(f, 4, 3, -1, 12)
+
+
+def test_python_operands_run_inline():
+    def f(a, b):
+        return a and b, not a
+
+    source = code(f)
+    # The Python form, with the overload form for symbolic operands beside it.
+    assert "(b if a else a) if a is True or a is False or " in source
+    assert "(not a) if a is True or a is False or " in source or \
+        "not a if a is True or a is False or " in source
+
+
+class Noisy:
+    """An operand whose truth test and evaluation print (not a plain type)."""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def __bool__(self):
+        print("bool", self.name)
+        return self.value
+
+
+def test_inline_form_keeps_evaluation_order_and_objects():
+    def operand(log, name, value):
+        log.append(name)
+        return value
+
+    def f(log, x, y):
+        a = operand(log, "a", x) and operand(log, "b", y) or operand(log, "c", x)
+        b = not operand(log, "d", y) or (operand(log, "e", x) and operand(log, "f", y))
+        c = [v and w for v, w in zip([x, y], [y, x])]  # comprehensions: overload form
+        d = (lambda: x or y)()
+        return a, b, c, d, log
+
+    for x, y in [(0, 1), (2, 0), ([], [3]), (Noisy("x", True), Noisy("y", False)),
+                 (None, "s")]:
+        assert_same_behaviour(f, lambda x=x, y=y: ([], x, y))
+
+
+def test_recursion_through_or_adds_no_frame():
+    def f(n):
+        return n == 0 or f(n - 1)
+
+    converted = api.to_graph(f)
+    assert converted(800) is f(800) is True

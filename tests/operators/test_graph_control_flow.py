@@ -694,3 +694,36 @@ def test_a_path_without_return_is_a_runtime_error_not_a_made_up_value():
         function(first_positive, backend="numpy")(np.array([-1.0]))
     check(first_positive_or_minus_one, np.array([-1.0]))
     check(first_positive_or_minus_one, np.array([-1.0, 3.0]))
+
+
+# --- Python loops that turn into graph loops midway ------------------------------------
+
+
+def break_on_symbolic_in_python_loop(x):
+    total = 0.0
+    for i in [0, 1, 2, 3]:
+        total += 1.0
+        if x[i] > 2.0:  # symbolic: the break flag becomes symbolic in the first iteration
+            break
+        total += x[i]
+    return total
+
+
+@pytest.mark.parametrize("x", [[1.0, 1.0, 5.0, 1.0], [3.0, 0.0, 0.0, 0.0],
+                               [0.0, 0.0, 0.0, 0.0]])
+def test_python_for_whose_break_turns_symbolic_continues_with_the_rest(x):
+    check(break_on_symbolic_in_python_loop, np.array(x))
+
+
+def grows_until(x, limit):
+    s = 0.0  # a Python float: the condition turns symbolic after the first iteration
+    steps = 0
+    while s < limit:
+        s = s + x[0]
+        steps += 1
+    return s, steps
+
+
+def test_python_while_whose_condition_turns_symbolic_continues_as_a_graph_loop():
+    check(grows_until, np.ones(2), 7.5)
+    check(grows_until, np.ones(2), -1.0)
