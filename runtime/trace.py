@@ -108,6 +108,7 @@ class ConcreteFunction:
         self._fixes = fixes
         single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
                   and output_structure is None and not writebacks)
+        self._single_unfixed = single and not fixes
         # `call_arrays(*flat_arrays) -> result`: the per-call path, specialised here once so
         # a call does only what this trace needs.
         if single and not fixes:
@@ -118,6 +119,16 @@ class ConcreteFunction:
             self.call_arrays = lambda *inputs: fix(run(*inputs)[0], inputs)
         else:
             self.call_arrays = lambda *inputs: self._call_general(inputs)
+
+    def direct_entry(self):
+        """(callable, translate) when the executor can be called with the flat inputs and no
+        Python layer (see NumbaCompiledGraph.direct; inputs must be arrays of rank >= 1 or
+        NumPy scalars), `translate(error)` giving the exception to raise; else None."""
+        direct = getattr(self.executable, "direct", None)
+        if not self._single_unfixed or direct is None:
+            return None
+        call = direct()
+        return None if call is None else (call, self.executable.translate)
 
     def _call_general(self, inputs):
         outputs = self.executable(*inputs)
@@ -220,10 +231,13 @@ class Function:
 
     Per-call path (`__call__`): when every argument is positional and a plain leaf (exact
     ndarray, NumPy scalar, Python scalar) and no graph is being built, the key is a flat
-    tuple built without generic flattening (`_fast_key`; one array: `(dtype, ndim)`), one
-    dict lookup finds the trace's entry, and the entry calls the compiled graph. Everything
-    else (keywords, nested structures, other objects, the first call of a signature) takes
-    the general path, which also fills the fast table.
+    tuple built without generic flattening (`_fast_key`; one array: `(dtype, ndim)`, and
+    before that an identity test against the last one-array signature), one dict lookup
+    finds the trace's entry, and the entry calls the compiled graph (for the Numba
+    executor often the Numba dispatcher itself: `ConcreteFunction.direct_entry`; its
+    errors are translated in the except clause). Everything else (keywords, nested
+    structures, other objects, the first call of a signature) takes the general path,
+    which also fills the fast table.
 
     Hooks for wrappers that subclass it (ag.function), so that they add no call layer:
       `_function_to_trace()`       the function traced (default: `python_function`);
@@ -247,6 +261,8 @@ class Function:
         self.trace_count = 0
         self._cache = {}
         self._fast = {}     # _fast_key(args) -> entry(*args) returning the result
+        self._fast_errors = {}   # _fast_key(args) -> translate(error), for direct entries
+        self._last = (None, -1, None)   # (dtype, ndim, entry) of the last one-array call
         functools.update_wrapper(self, fn)
 
     def __get__(self, instance, owner):
@@ -265,19 +281,30 @@ class Function:
     def __call__(self, *args, **kwargs):
         # One frame for both paths (tracebacks through a staged function show one entry).
         if not (kwargs or _building or _run_eagerly):
-            if len(args) == 1:
+            if len(args) == 1 and type(args[0]) is _ARRAY:
+                # One array: first the last signature seen (identity tests, no hashing).
                 a = args[0]
-                key = (a.dtype, a.ndim) if type(a) is _ARRAY else _fast_key(args)
+                last = self._last
+                if a.dtype is last[0] and a.ndim == last[1]:
+                    entry = last[2]
+                else:
+                    entry = self._fast.get((a.dtype, a.ndim))
+                    if entry is not None:
+                        self._last = (a.dtype, a.ndim, entry)
             else:
-                key = _fast_key(args)
-            try:
-                entry = self._fast[key]
-            except KeyError:    # a new signature, or not a fast key (None)
-                entry = None
+                entry = self._fast.get(_fast_key(args))   # None: new signature or no fast key
             if entry is not None:
                 try:
                     return entry(*args)
                 except Exception as error:
+                    translate = self._fast_errors.get(_fast_key(args))
+                    if translate is not None:   # a direct call into compiled code
+                        translated = translate(error)
+                        if translated is not error:
+                            translated.__suppress_context__ = True   # as `raise ... from None`
+                            if self._on_error is not None:
+                                self._on_error(translated)
+                            raise translated from None
                     if self._on_error is None:
                         raise
                     self._on_error(error)
@@ -302,7 +329,11 @@ class Function:
             if key is not None and not kwargs:
                 fast_key = _fast_key(args)
                 if fast_key is not None:
-                    self._fast[fast_key] = self._fast_entry(concrete, args)
+                    self._fast[fast_key], translate = self._fast_entry(concrete, args)
+                    if translate is not None:
+                        self._fast_errors[fast_key] = translate
+                    else:
+                        self._fast_errors.pop(fast_key, None)
             if self.output_transform is not None:
                 result = self.output_transform(result)
             return result
@@ -313,14 +344,21 @@ class Function:
             raise
 
     def _fast_entry(self, concrete, args):
-        """entry(*args) -> result for calls with the same fast key as `args`: passes the
-        array arguments (Python scalars are constants of the trace) to the graph."""
+        """(entry, translate): entry(*args) -> result for calls with the same fast key as
+        `args`, passing the array arguments (Python scalars are constants of the trace) to
+        the graph; translate(error) -> exception to raise, when entry calls compiled code
+        directly (else None)."""
         run = concrete.call_arrays
         arrays = [i for i, a in enumerate(args) if type(a) not in _KEY_SCALARS]
         check = self.input_signature is not None
         transform = self.output_transform
         if len(arrays) == len(args) and not check and transform is None:
-            return run
+            # 0-d arrays go through the executor's Python layer (it makes them scalars).
+            if not any(type(a) is _ARRAY and a.ndim == 0 for a in args):
+                direct = concrete.direct_entry()
+                if direct is not None:
+                    return direct
+            return run, None
         params = ["a%d" % i for i in range(len(args))]
         inputs = ", ".join(params[i] for i in arrays)
         lines = ["def entry(%s):" % ", ".join(params)]
@@ -330,7 +368,7 @@ class Function:
         lines.append("    return %s" % ("transform(%s)" % call if transform else call))
         namespace = {"run": run, "check": self._check_signature, "transform": transform}
         exec(compile("\n".join(lines) + "\n", "<rt.function entry>", "exec"), namespace)
-        return namespace["entry"]
+        return namespace["entry"], None
 
     def _eager_call(self, args, kwargs):
         return self.python_function(*args, **kwargs)

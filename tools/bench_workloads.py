@@ -4,12 +4,14 @@
     python tools/bench_workloads.py -w collatz ema  # a subset
     python tools/bench_workloads.py --quick         # fewer repeats
 
-Steady state is the median time per call; "first" is the first call of a fresh function
-(convert + trace + compile + run), measured in a fresh process with empty compile caches
-after Numba's own start-up (which any jitted code pays once per process, reported apart;
-`--first-in-process` measures it in this process instead, where a graph compiled for one
-backend is reused by the next). Ratios are against the faster of `numba.njit(fn)` and plain
-Python/NumPy, measured in the same run. tf.function and jax.jit are not measured here
+Steady state is the median time per call, the samples of all backends taken round-robin
+(so load changes on a shared machine shift them alike); "first" is the first call of a
+fresh function (convert + trace + compile + run), measured in a fresh process with empty
+compile caches after Numba's own start-up (which any jitted code pays once per process,
+reported apart; `--first-in-process` measures it in this process instead, where a graph
+compiled for one backend is reused by the next). Ratios are against the faster of
+`numba.njit(fn)` and plain Python/NumPy, measured in the same run. tf.function and jax.jit
+are not measured here
 (their figures are in ../shared/bench/README.md).
 """
 
@@ -70,6 +72,41 @@ def time_calls(f, inputs, budget):
     finally:
         gc.enable()
     return first, statistics.median(samples), result
+
+
+def measure_interleaved(kinds, fn, make_inputs, budget, samples=7):
+    """{kind: (first call seconds, median seconds per call, result) or an error string},
+    the samples of all kinds taken round-robin (sample 1 of each kind, then sample 2, ...)
+    so a load change on this shared machine shifts every kind alike and the ratios hold."""
+    setup = {}
+    results = {}
+    for kind in kinds:
+        inputs = make_inputs()
+        try:
+            f = _make_callable(kind, fn)
+            start = time.perf_counter()
+            result = f(*inputs)
+            first = time.perf_counter() - start
+            start = time.perf_counter()
+            f(*inputs)
+            once = max(time.perf_counter() - start, 1e-7)
+        except Exception as e:  # reported in the table: a failing backend is a finding
+            results[kind] = f"{type(e).__name__}: {str(e).splitlines()[0][:60] if str(e) else ''}"
+            continue
+        setup[kind] = (f, inputs, max(1, int(budget / samples / once)), first, result, [])
+    gc.disable()
+    try:
+        for _ in range(samples):
+            for kind, (f, inputs, n, _, _, times) in setup.items():
+                start = time.perf_counter()
+                for _ in range(n):
+                    f(*inputs)
+                times.append((time.perf_counter() - start) / n)
+    finally:
+        gc.enable()
+    for kind, (_, _, _, first, result, times) in setup.items():
+        results[kind] = (first, statistics.median(times), result)
+    return {kind: results[kind] for kind in kinds}
 
 
 def measure(kind, fn, make_inputs, budget):
@@ -182,7 +219,7 @@ def main(argv=None):
     steady_rows, first_rows = [], []
     for name in args.workloads:
         fn, make_inputs = WORKLOADS[name]
-        results = {kind: measure(kind, fn, make_inputs, budget) for kind in args.backends}
+        results = measure_interleaved(args.backends, fn, make_inputs, budget)
         if not args.first_in_process:
             for kind in args.backends:
                 if isinstance(results[kind], str):

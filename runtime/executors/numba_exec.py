@@ -27,9 +27,20 @@ Errors
   for out-of-range indices), with "While executing <node> created at <user line>".
   Bounds checks are explicit (inline, with NumPy's messages); measured on edit_distance:
   about as fast as `boundscheck=True` (~1.4x the unchecked loop), which cannot say which
-  node failed. `rt.print` runs in a `with numba.objmode():` block (in its own small jitted
+  node failed. Checks the bounds analysis (runtime/executors/bounds.py) proves unneeded
+  are left out: an index known >= 0 skips the negative-index normalisation, one also known
+  below its axis size (e.g. `x[i]` in `for i in range(x.shape[0])`, `D[i - 1, j]` with
+  `D = zeros((m + 1, n + 1))`) has no check at all; edit_distance then compiles ~2x
+  faster. `rt.print` runs in a `with numba.objmode():` block (in its own small jitted
   function) that prints through the same formatting as the NumPy kernel, to the
   `sys.stdout` of that moment.
+
+Calls
+  `call` is a Python function generated per graph (scalar conversions, variables, the
+  first-call compile, the NumPy fallback). Once compiled, a graph with one array output and
+  no variables also offers `direct()`: the Numba dispatcher itself (constants and `err`
+  come first in its parameters, bound with functools.partial), which rt.function's fast path
+  calls without any Python layer, translating GraphFail in its except clause.
 
 Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
   - a graph with any op that has no lowering (or an attribute combination its lowering
@@ -44,8 +55,10 @@ Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
     products weighted 10, outweigh the scalar ops; `loop_work`) runs on the NumPy
     interpreter: each such op is one optimised NumPy call (threaded BLAS, SIMD ufuncs) and
     the interpreter's ~1 us per op is noise. Measured (ag.function, same process,
-    interleaved): rnn (two 64x64 @ 64x32 products and a tanh per step) 3.8 ms with NumPy
-    vs 10.3 ms compiled (njit of the original: 10.2 ms); power_iter (a 256x256
+    interleaved): rnn (two 64x64 @ 64x32 products and a tanh per step) 3.9 ms with NumPy
+    vs 4.2 ms compiled (njit of the original: 10.3 ms, its libm tanh loop being 10x
+    slower than NumPy's SIMD one, which our code calls for large arrays), so compiling
+    (~1 s more on the first call) buys nothing; power_iter (a 256x256
     matrix-vector product and ~10 scalar ops per step) 18.3 ms with NumPy vs 10.0 ms
     compiled, so matrix-vector products count 1;
   - any other graph with a loop (scalar loops: collatz, primes, mandelbrot, edit_distance,
@@ -55,6 +68,7 @@ Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
   user lines that created them.
 """
 
+import functools
 import hashlib
 import inspect
 import itertools
@@ -76,6 +90,11 @@ _INFINITY = float("inf")
 
 # A tensor array is four locals: data buffer, written flags, size, dynamic_size.
 TA_PARTS = ("_b", "_w", "_n", "_d")
+
+
+# Entries of the `err` buffer (written by generated code just before it raises GraphFail):
+# the index and axis size of a failed bounds check, or both shapes of a put_shape failure.
+_ERR_SIZE = 72
 
 
 class Unlowerable(Exception):
@@ -210,6 +229,7 @@ class CodeGen:
         self.uses_err = False
         self.functions = []
         self._used = None
+        self._bounds = None
 
     # -- API for lowerings ---------------------------------------------------------------
     def emit(self, line):
@@ -250,20 +270,35 @@ class CodeGen:
     def outputs(self, node):
         return [self._bind_new(v) for v in node.outputs]
 
-    def checked_index(self, node, index, array, axis):
-        """A local holding `index` normalised for `array`'s axis, after an inline bounds check
-        (inline with a constant-argument raise: measured ~2x cheaper to compile than a
+    def checked_index(self, node, index, array, axis, value=None):
+        """An expression for `index` normalised for `array`'s axis, after an inline bounds
+        check (inline with a constant-argument raise: measured ~2x cheaper to compile than a
         helper or runtime-valued exception arguments; the failing values go to `err`).
         The normalisation is explicit on purpose: leaving negative indices to Numba's own
-        wraparound compiles ~15% faster but runs edit_distance 3x slower (measured)."""
+        wraparound compiles ~15% faster but runs edit_distance 3x slower (measured).
+        `value` (the index Value or int of get_item / set_item `node`) lets the bounds
+        analysis (runtime/executors/bounds.py) drop what it proves: the normalisation of
+        an index known >= 0, the whole check of one also known below the axis size."""
+        nonneg = below = False
+        if value is not None:
+            if self._bounds is None:
+                from runtime.executors.bounds import Bounds
+                self._bounds = Bounds(self.graph)
+            nonneg, below = self._bounds.index_facts(node, value, axis)
+        if nonneg and below:
+            return index
         site = self.site(node, "index", axis=axis)
         self.uses_err = True
-        name = self.tmp("i")
         size = "%s.shape[%d]" % (array, axis)
-        self.emit("%s = %s" % (name, index))
-        self.emit("if %s < 0:" % name)
-        self.emit("    %s += %s" % (name, size))
-        self.emit("if %s < 0 or %s >= %s:" % (name, name, size))
+        if nonneg:
+            self.emit("if %s >= %s:" % (index, size))
+            name = index
+        else:
+            name = self.tmp("i")
+            self.emit("%s = %s" % (name, index))
+            self.emit("if %s < 0:" % name)
+            self.emit("    %s += %s" % (name, size))
+            self.emit("if %s < 0 or %s >= %s:" % (name, name, size))
         self.emit("    err[0] = %s" % index)
         self.emit("    err[1] = %s" % size)
         self.emit("    raise _rt.GraphFail(%d)" % site)
@@ -523,9 +558,10 @@ def generate_source(graph, owned_inputs=None):
     global _SUPPORT_HASH
     gen = CodeGen(graph, owned_inputs)
     params = gen.generate()
-    all_params = params + [name for name, _ in gen.constants] + [name for name, _ in gen.variables]
-    if gen.uses_err:
-        all_params.append("err")
+    # Constants and the error buffer first: a direct call binds them with functools.partial
+    # and passes the graph inputs after them (NumbaCompiledGraph.direct).
+    all_params = [name for name, _ in gen.constants] + (["err"] if gen.uses_err else [])
+    all_params += [name for name, _ in gen.variables] + params
     if _SUPPORT_HASH is None:
         _SUPPORT_HASH = _support_hash()
     header = [
@@ -540,9 +576,10 @@ def generate_source(graph, owned_inputs=None):
     ]
     for function in gen.functions:
         header += function + ["", ""]
+    # Not nogil: releasing and retaking the GIL costs ~60 ns per call (measured on
+    # piecewise16, a 16-element loop: ~10% of its time).
     header += [
-        '@numba.njit(cache=True, error_model="numpy"%s)' % (
-            "" if gen.uses_objmode else ", nogil=True"),
+        '@numba.njit(cache=True, error_model="numpy")',
         "def run_graph(%s):" % ", ".join(all_params),
     ]
     # Print sites carry their formatting in the module's identity (they are registered by
@@ -645,8 +682,9 @@ class NumbaCompiledGraph:
         self._uses_err = gen.uses_err
         # Failing values of bounds checks (one buffer per compiled graph: concurrent
         # failures in several threads may mix up the numbers in their messages).
-        self._err = np.zeros(4, np.int64)
+        self._err = np.zeros(_ERR_SIZE, np.int64)
         self._fallback_exec = None
+        self._compiled = False
         self._build_call()
 
     def _build_call(self):
@@ -655,19 +693,18 @@ class NumbaCompiledGraph:
         from runtime.executors.numba_support import GraphFail
         inputs = self.graph.all_inputs
         params = ["a%d" % i for i in range(len(inputs))]
-        args = []
+        args = ["_k[%d]" % i for i in range(len(self._constants))]
+        if self._uses_err:
+            args.append("_err")
+        lines = ["def call(%s):" % ", ".join(params)]
+        if self._variables:
+            lines.append("    _bufs = [_var_in(v) for v in _vars]")
+            args += ["_bufs[%d]" % i for i in range(len(self._variables))]
         for name, value in zip(params, inputs):
             if value.shape == ():
                 args.append("_scalar(%s)" % name)     # 0-d arrays become scalars
             else:
                 args.append(name)
-        args += ["_k[%d]" % i for i in range(len(self._constants))]
-        lines = ["def call(%s):" % ", ".join(params)]
-        if self._variables:
-            lines.append("    _bufs = [_var_in(v) for v in _vars]")
-            args += ["_bufs[%d]" % i for i in range(len(self._variables))]
-        if self._uses_err:
-            args.append("_err")
         lines.append("    try:")
         lines.append("        r = _disp(%s)" % ", ".join(args))
         lines.append("    except _GraphFail as e:")
@@ -725,6 +762,8 @@ class NumbaCompiledGraph:
         if "call_single" in namespace:
             call.single_output_call = namespace["call_single"]
         call.owned_outputs = self.owned_outputs
+        call.direct = self.direct
+        call.translate = self.translate
         call.source = self.source
         call.compiled_graph = self
         self.call = call
@@ -752,7 +791,31 @@ class NumbaCompiledGraph:
                     time.perf_counter() - start,
                     "loaded from the on-disk cache" if hits else "not in the on-disk cache")
         self._namespace["_disp"] = self.dispatcher
+        self._compiled = True
         return self.dispatcher(*args)
+
+    def direct(self):
+        """A callable taking the graph inputs that is the Numba dispatcher itself (or a
+        functools.partial binding constants and the error buffer), for callers that pass
+        inputs exactly as Numba takes them (arrays of rank >= 1, NumPy scalars for rank 0),
+        want the single array output as returned, and turn errors with `translate`.
+        None when the graph needs the Python layer (variables, tuple or scalar outputs, no
+        successful compile yet)."""
+        if not self._compiled or self._variables or not self._single_return:
+            return None
+        out = self._output_values[0]
+        if len(self._output_values) != 1 or out.kind == TENSOR_ARRAY or out.shape == ():
+            return None
+        prefix = list(self._constants) + ([self._err] if self._uses_err else [])
+        return functools.partial(self.dispatcher, *prefix) if prefix else self.dispatcher
+
+    def translate(self, error):
+        """The exception to raise for `error` from a direct call (GraphFail becomes the NumPy
+        interpreter's error; anything else is returned unchanged)."""
+        from runtime.executors.numba_support import GraphFail
+        if isinstance(error, GraphFail):
+            return failure_error(error, self.sites, self.graph, self._err)
+        return error
 
     def _run_fallback(self, *inputs):
         return self._fallback_exec(*inputs)
@@ -804,6 +867,16 @@ def _tensor_array_out(buf, written, size, dynamic, value):
 
 def raise_failure(failure, sites, graph, err=None):
     """Turn a GraphFail from generated code into the NumPy interpreter's exception."""
+    raise failure_error(failure, sites, graph, err) from None
+
+
+def _shape_text(shape):
+    """A shape as NumPy's broadcasting errors print it: (3,) or (3,2)."""
+    return "(%s%s)" % (",".join(str(d) for d in shape), "," if len(shape) == 1 else "")
+
+
+def failure_error(failure, sites, graph, err=None):
+    """The NumPy interpreter's exception for a GraphFail from generated code."""
     args = failure.args
     site = sites[args[0]]
     where = "While executing %s" % describe_node(site.node, graph)
@@ -849,13 +922,22 @@ def raise_failure(failure, sites, graph, err=None):
         else:
             error = errors.InvalidArgumentError(
                 "TensorArray element %d was never written; cannot stack\n%s" % (index, where))
+    elif kind == "put_shape":
+        q = int(err[0])
+        value_shape = tuple(int(d) for d in err[1:1 + q])
+        r = int(err[1 + q])
+        target_shape = tuple(int(d) for d in err[2 + q:2 + q + r])
+        error = ValueError("shape mismatch: value array of shape %s could not be broadcast to "
+                           "indexing result of shape %s" % (_shape_text(value_shape),
+                                                            _shape_text(target_shape)))
+        error.add_note(where)
     elif kind == "squeeze":
         error = ValueError("cannot select an axis to squeeze out which has size not equal to one")
         error.add_note(where)
     else:
         error = errors.InvalidArgumentError("graph failure at %s\n%s" % (kind, where))
     error._rt_node_reported = True
-    raise error from None
+    return error
 
 
 # --- executor entry points -------------------------------------------------------------------

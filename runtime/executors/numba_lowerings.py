@@ -15,6 +15,18 @@ import numpy as np
 from runtime.executors.numba_exec import (TA_PARTS, Unlowerable, literal_text,  # noqa: F401
                                           np_dtype)
 
+# Ufuncs NumPy runs with SIMD kernels: 4-18x faster than the scalar libm loops Numba
+# compiles (measured, float64, 4096 elements: tanh 0.9 vs 10 ns per element, exp 0.7 vs 3.3,
+# cbrt 0.7 vs 12), and they give NumPy's exact bits. On float arrays of NUMPY_UNARY_MIN
+# elements or more, generated code has NumPy compute them (numba_support.numpy_unary, an
+# object-mode call of ~2 us); below that, Numba's loop. A ufunc's index in this tuple is
+# part of generated code: append only.
+NUMPY_UNARY = (np.exp, np.log, np.tanh, np.expm1, np.log1p, np.arctan, np.exp2, np.log2,
+               np.log10, np.sinh, np.cosh, np.arcsin, np.arccos, np.cbrt, np.tan, np.arctanh,
+               np.arcsinh, np.arccosh)
+NUMPY_UNARY_CODES = {u: i for i, u in enumerate(NUMPY_UNARY)}
+NUMPY_UNARY_MIN = 512
+
 EXACT_SCALARS = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.complex128))
 _numba_ufuncs = None
 
@@ -140,9 +152,9 @@ def index_text(g, node, x, template, dynamic, source=None):
             if dim is not None and -dim <= info < dim:
                 parts.append(str(info))
             else:
-                parts.append(g.checked_index(node, str(info), source, axis))
+                parts.append(g.checked_index(node, str(info), source, axis, info))
         else:
-            parts.append(g.checked_index(node, g.expr(info), source, axis))
+            parts.append(g.checked_index(node, g.expr(info), source, axis, info))
         axis += 1
     return ", ".join(parts) if parts else "()"
 

@@ -49,6 +49,53 @@ def take(x, idx, site):
 
 
 @numba.njit(**_JIT)
+def _put_check(x, idx, value_shape, index_site, shape_site, err):
+    """Normalised indices for x[idx] = value (idx 1-D, on the first axis), after NumPy's
+    checks, all before any write: every index in range (IndexError), then `value_shape`
+    broadcastable to the indexing result (ValueError; the shapes go to `err`)."""
+    n = x.shape[0]
+    k = idx.shape[0]
+    rows = np.empty(k, np.int64)
+    for j in range(k):
+        rows[j] = ix(idx[j], n, index_site)
+    q = len(value_shape)
+    r = x.ndim
+    ok = q <= r
+    for d in range(min(q, r)):
+        target = k if r - q + d == 0 else x.shape[r - q + d]
+        if value_shape[d] != 1 and value_shape[d] != target:
+            ok = False
+    if not ok:
+        err[0] = q
+        for d in range(q):
+            err[1 + d] = value_shape[d]
+        err[1 + q] = r
+        err[2 + q] = k
+        for d in range(1, r):
+            err[2 + q + d] = x.shape[d]
+        raise GraphFail(shape_site)
+    return rows
+
+
+@numba.njit(**_JIT)
+def put_rows(x, idx, value, index_site, shape_site, err):
+    """x[idx] = value, value of x's rank: row j gets value[j] (or value[0] when it has one)."""
+    rows = _put_check(x, idx, value.shape, index_site, shape_site, err)
+    one = value.shape[0] == 1
+    for j in range(rows.shape[0]):
+        x[rows[j]] = value[0 if one else j]
+
+
+@numba.njit(**_JIT)
+def put_same(x, idx, value, index_site, shape_site, err):
+    """x[idx] = value, a scalar or an array of lower rank than x broadcast to every row."""
+    shape = np.shape(value)
+    rows = _put_check(x, idx, shape, index_site, shape_site, err)
+    for j in range(rows.shape[0]):
+        x[rows[j]] = value
+
+
+@numba.njit(**_JIT)
 def select_mask(x, mask):
     """x[mask] for a boolean mask of x's shape (Numba has 1-D masks only), in C order."""
     out = np.empty(np.count_nonzero(mask), x.dtype)
@@ -174,6 +221,46 @@ def rows_cumprod(x2):
     out = np.empty(x2.shape, x2.dtype)
     for r in range(x2.shape[0]):
         out[r] = np.cumprod(x2[r])
+    return out
+
+
+# --- NumPy's own loops for transcendental ufuncs on large arrays -----------------------------
+
+# NumPy runs the ufuncs of numba_lowerings.NUMPY_UNARY with SIMD kernels, 4-18x faster than
+# the scalar libm loops Numba compiles, and they give NumPy's exact bits; generated code
+# calls `numpy_unary` for arrays of NUMPY_UNARY_MIN elements or more.
+from runtime.executors.numba_lowerings import NUMPY_UNARY  # noqa: E402
+
+
+def _apply_unary(code, x, out):
+    NUMPY_UNARY[code](x, out=out)
+
+
+@numba.njit(cache=True, error_model="numpy")
+def numpy_unary(x, code):
+    """NUMPY_UNARY[code](x) for a float array, computed by NumPy (in object mode)."""
+    out = np.empty(x.shape, x.dtype)
+    with numba.objmode():
+        _apply_unary(code, x, out)
+    return out
+
+
+# --- batched matrix products (Numba's np.dot takes 1-D and 2-D operands only) ----------------
+
+@numba.njit(**_JIT)
+def batched_matmul(a, b):
+    """a @ b for rank-3 operands (batch, n, k) @ (batch, k, m) of one float dtype; a batch
+    of 1 broadcasts. Each product is one np.dot (BLAS) on contiguous matrices."""
+    batch = max(a.shape[0], b.shape[0])
+    if (a.shape[0] != batch and a.shape[0] != 1) or (b.shape[0] != batch and b.shape[0] != 1):
+        raise ValueError("matmul: batch dimensions could not be broadcast together")
+    if a.shape[2] != b.shape[1]:
+        raise ValueError("matmul: mismatch in the core dimension of the operands")
+    out = np.empty((batch, a.shape[1], b.shape[2]), a.dtype)
+    for i in range(batch):
+        x = np.ascontiguousarray(a[0 if a.shape[0] == 1 else i])
+        y = np.ascontiguousarray(b[0 if b.shape[0] == 1 else i])
+        out[i] = np.dot(x, y)
     return out
 
 

@@ -12,7 +12,9 @@ import weakref
 from runtime import errors
 from runtime.executors.planning import Ownership
 from runtime.graph import describe_node
-# generated code object -> CompiledGraph (to locate failing nodes); entries go with the graph
+# id of a generated code object -> CompiledGraph (to locate failing nodes); entries go with
+# the graph. Keyed by identity: code objects compare equal by content (not filename), so two
+# graphs generating the same source would otherwise share an entry.
 _code_registry = weakref.WeakValueDictionary()
 _counter = itertools.count()
 
@@ -152,7 +154,8 @@ class CompiledGraph:
         code = compile(self.source, filename, "exec")
         exec(code, namespace)
         run = namespace["run"]
-        _code_registry[run.__code__] = self
+        self._run_code = run.__code__
+        _code_registry[id(run.__code__)] = self
         return run
 
     def __call__(self, *inputs):
@@ -169,8 +172,9 @@ def failing_step(traceback):
     """The innermost generated-graph frame of a traceback, as (CompiledGraph, Step)."""
     found = None
     while traceback is not None:
-        compiled = _code_registry.get(traceback.tb_frame.f_code)
-        if compiled is not None:
+        code = traceback.tb_frame.f_code
+        compiled = _code_registry.get(id(code))
+        if compiled is not None and compiled._run_code is code:
             step = compiled.line_to_step.get(traceback.tb_lineno)
             if step is not None:
                 found = (compiled, step)

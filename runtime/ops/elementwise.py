@@ -164,6 +164,12 @@ def _numba_ufunc_lowering(ufunc):
                 else:
                     args[k] = "%s.astype(%s)" % (args[k], nl.np_dtype(want))
         text = "np.%s(%s)" % (name, ", ".join(args))
+        x, out = node.inputs[0], node.outputs[0]
+        if (ufunc in nl.NUMPY_UNARY_CODES and x.dtype in (np.float32, np.float64)
+                and out.dtype == x.dtype and not x.is_literal):
+            # Large arrays: NumPy's SIMD loop (numba_support.numpy_unary); small: Numba's.
+            return "(_rt.numpy_unary(%s, %d) if %s.size >= %d else %s)" % (
+                args[0], nl.NUMPY_UNARY_CODES[ufunc], args[0], nl.NUMPY_UNARY_MIN, text)
         return nl.cast_result(g, node, text, natural[0])
     return lower
 

@@ -341,7 +341,17 @@ def _numba_set_item(g, node, ins):
         else:
             raise nl.Unlowerable("assigning an array through an N-D boolean mask")
     elif kind == "take":
-        raise nl.Unlowerable("assignment through an integer-array index")
+        # (Ranks up to 32: a shape mismatch reports both shapes through `err`.)
+        if len(index.shape) != 1 or len(x.shape) > 32 or (
+                not nl.is_scalar(g, value) and len(value.shape) > len(x.shape)):
+            raise nl.Unlowerable("assignment through a rank-%d integer-array index"
+                                 % len(index.shape))
+        helper = ("put_rows" if not nl.is_scalar(g, value)
+                  and len(value.shape) == len(x.shape) else "put_same")
+        g.uses_err = True
+        g.emit("_rt.%s(%s, %s, %s, %d, %d, err)" % (
+            helper, target, g.expr(index), val, g.site(node, "index", axis=0),
+            g.site(node, "put_shape")))
     else:
         index_text = nl.index_text(g, node, x, node.attrs["index"], dynamic, target)
         g.emit("%s[%s] = %s" % (target, index_text, val))

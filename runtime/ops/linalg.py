@@ -69,9 +69,20 @@ def _numba_product_lowering(name):
         if name == "dot" and (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
             text = "(%s * %s)" % (nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype))
             return g.scalar_cast(text, out.dtype) if nl.is_scalar(g, out) else text
+        if (name == "matmul" and not nl.is_scalar(g, a) and not nl.is_scalar(g, b)
+                and 2 <= len(a.shape) <= 3 and 2 <= len(b.shape) <= 3
+                and 3 in (len(a.shape), len(b.shape))):
+            # A stack of matrices (a 2-D operand is a batch of one): numba_support's loop.
+            x, y = nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype)
+            if len(a.shape) == 2:
+                x = "np.ascontiguousarray(%s).reshape((1, %s.shape[0], %s.shape[1]))" % (x, x, x)
+            if len(b.shape) == 2:
+                y = "np.ascontiguousarray(%s).reshape((1, %s.shape[0], %s.shape[1]))" % (y, y, y)
+            return "_rt.batched_matmul(%s, %s)" % (x, y)
         if nl.is_scalar(g, a) or nl.is_scalar(g, b) or len(a.shape) > 2 or len(b.shape) > 2:
-            raise nl.Unlowerable("%s of rank-%d and rank-%d operands (Numba: 1-D and 2-D only)"
-                              % (name, len(a.shape), len(b.shape)))
+            raise nl.Unlowerable("%s of rank-%d and rank-%d operands (Numba: 1-D and 2-D, "
+                                 "and matmul of stacks of rank 3)"
+                                 % (name, len(a.shape), len(b.shape)))
         x = "np.ascontiguousarray(%s)" % nl.as_dtype(g, a, out.dtype)
         y = "np.ascontiguousarray(%s)" % nl.as_dtype(g, b, out.dtype)
         text = "np.dot(%s, %s)" % (x, y)

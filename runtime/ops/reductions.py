@@ -150,9 +150,25 @@ def _numba_reduce_lowering(name):
             if natural is not None and natural == out.dtype:
                 return text
             return g.scalar_cast(text, out.dtype)
-        if ndim != 2 or len(axes) != 1 or name not in _NUMBA_ROW_HELPERS:
+        if name not in _NUMBA_ROW_HELPERS or (len(axes) > 1 and name in ("argmin", "argmax")):
             raise nl.Unlowerable("np.%s over axis %s of a rank-%d array" % (name, axis, ndim))
-        rows = source if axes == (1,) else "%s.T" % source
+        if ndim != 2:
+            # Kept axes first, reduced axes last, as a C-contiguous (kept, reduced) matrix
+            # whose rows the row helpers reduce; then the kept shape back.
+            kept = [a for a in range(ndim) if a not in axes]
+            dims = ["%s.shape[%d]" % (ins[0], a) for a in range(ndim)]
+            rows = g.tmp()
+            g.emit("%s = np.ascontiguousarray(%s.transpose((%s))).reshape((%s, %s))" % (
+                rows, source, "".join("%d, " % a for a in kept + list(axes)),
+                " * ".join(dims[a] for a in kept) or "1",
+                " * ".join(dims[a] for a in axes)))
+            if keepdims:
+                shape = [("1" if a in axes else dims[a]) for a in range(ndim)]
+            else:
+                shape = [dims[a] for a in kept]
+        else:
+            rows = source if axes == (1,) else "%s.T" % source
+            shape = None
         text = "_rt.%s(%s%s)" % (_NUMBA_ROW_HELPERS[name], rows,
                                  ", %d" % ddof if name in ("std", "var") else "")
         helper_dtype = {"mean": np.dtype(np.float64), "std": np.dtype(np.float64),
@@ -162,7 +178,9 @@ def _numba_reduce_lowering(name):
             name, np.dtype(accumulate) if accumulate is not None else x.dtype)
         if helper_dtype != out.dtype:
             text = "%s.astype(%s)" % (text, nl.np_dtype(out.dtype))
-        if keepdims:
+        if shape is not None:
+            text = "%s.reshape((%s))" % (text, "".join(d + ", " for d in shape))
+        elif keepdims:
             shape = ("(1, %s.shape[1])" if axes == (0,) else "(%s.shape[0], 1)") % ins[0]
             text = "%s.reshape(%s)" % (text, shape)
         return text

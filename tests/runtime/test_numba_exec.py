@@ -64,6 +64,18 @@ def math_ufuncs(x):
             np.round(x, 1), np.round(x), np.exp(x[2]), np.floor(x[1]))
 
 
+@case(np.arange(24.0).reshape(2, 3, 4) * 0.7 - 3.0)
+def reductions_rank3(x):
+    return (np.sum(x, axis=1), np.max(x, axis=(0, 2)), np.mean(x, axis=2, keepdims=True),
+            np.argmax(x, axis=0), np.std(x, axis=(1, 2)), np.any(x > 3, axis=1),
+            np.prod(x, axis=(0, 1), keepdims=True))
+
+
+@case(np.arange(24.0).reshape(2, 3, 4) * 0.1, np.arange(8.0).reshape(4, 2) - 3.0)
+def batched_products(a, w):
+    return a @ w, a[:1] @ np.transpose(a, (0, 2, 1)), w.T @ np.transpose(a, (0, 2, 1))
+
+
 @case(_x1, np.float64(0.3), np.int64(7))
 def scalar_loop(x, a, k):
     def body(i, s, t, b):
@@ -369,6 +381,130 @@ def test_out_of_range_read_raises_like_numpy(backend):
         f(x, np.array([True, False]))
 
 
+def loop_reads(x, extra, offset, step, base):
+    """sum of x[step * i + offset + base * len(x)] for i in range(len(x) + extra)."""
+    def body(i, s):
+        return (s + x[step * i + offset + base * x.shape[0]],)
+    return _loop(x.shape[0] + extra, body, (0.0,))[0]
+
+
+def growing_reads(x):
+    """Reads x[i] from a buffer that shrinks each step: the checks must stay."""
+    def body(i, buf, s):
+        return buf[1:], s + buf[i]
+    return _loop(x.shape[0], body, (x, 0.0))[1]
+
+
+def read_after_loop(x, y):
+    """What a loop condition says (len(x) < len(y)) holds in its body only, not after it."""
+    n = x.shape[0]
+    i = rt.while_loop(lambda i: (n < y.shape[0]) & (i < 1), lambda i: (i + 1,), (0,))[0]
+    return y[n] + i
+
+
+def read_up_to_clamped(x):
+    """i <= max(0, len(x) - 10) lets i = 0 through even for a short x."""
+    n = np.maximum(0, x.shape[0] - 10)
+    return rt.while_loop(lambda i, s: i <= n, lambda i, s: (i + 1, s + x[i + 5]), (0, 0.0))[1]
+
+
+def test_loop_indices_are_checked_unless_provably_in_range():
+    # Which loop indices the Numba executor proves in range (and leaves unchecked) must not
+    # change what runs: reads at the edges give NumPy's values or its IndexError.
+    x = np.arange(1.0, 6.0)
+    cases = [(0, 0, 1, 0), (0, 1, 1, 0), (1, 0, 1, 0), (0, -1, 1, 0), (0, 0, -1, 0),
+             (0, -5, -1, 0), (0, -1, -1, 1), (0, 0, -1, 1)]
+    kinds = set()
+    for args in cases:
+        outcomes = []
+        for backend in BACKENDS:
+            try:
+                outcomes.append(float(staged(loop_reads, backend)(x, *args)))
+            except IndexError as error:
+                outcomes.append(str(error).splitlines()[0])
+        assert outcomes[0] == outcomes[1], args
+        kinds.add(type(outcomes[0]))
+    assert kinds == {float, str}
+    messages = []
+    for backend in BACKENDS:
+        with pytest.raises(IndexError) as info:
+            staged(growing_reads, backend)(x)
+        messages.append(str(info.value).splitlines()[0])
+    assert messages[0] == messages[1] == "index 3 is out of bounds for axis 0 with size 2"
+    assert float(staged(read_after_loop, "numba")(np.ones(2), np.arange(3.0))) == 3.0
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
+        staged(read_after_loop, "numba")(np.ones(5), np.arange(3.0))
+    assert float(staged(read_up_to_clamped, "numba")(np.arange(16.0))) == sum(range(5, 12))
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
+        staged(read_up_to_clamped, "numba")(np.arange(3.0))
+
+
+def row_times_two(x, i):
+    return x[i] * 2.0
+
+
+def test_errors_on_the_fast_path_match_the_first_call(backend):
+    # After the first call, calls with the same signature go straight to the compiled code;
+    # its failures must still become the NumPy interpreter's errors.
+    f = rt.function(row_times_two, backend=backend)
+    x = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(f(x, np.int64(1)), x[1] * 2.0)
+    np.testing.assert_array_equal(f(x, np.int64(-3)), x[0] * 2.0)
+    for i in (3, -4):
+        with pytest.raises(errors.OutOfRangeError) as info:
+            f(x, np.int64(i))
+        assert str(info.value).splitlines()[0] == (
+            "index %d is out of bounds for axis 0 with size 3" % i)
+        assert "row_times_two" in str(info.value)
+
+
+def transcendental(x):
+    return np.tanh(x), np.exp(x), np.log1p(np.abs(x)), np.arctan(x), np.cbrt(x)
+
+
+def test_transcendental_ufuncs_on_large_arrays_give_numpys_bits():
+    # Above numba_lowerings.NUMPY_UNARY_MIN elements NumPy's SIMD loops compute them.
+    x = np.linspace(-3.0, 3.0, 1000)
+    for got, want in zip(staged(transcendental, "numba")(x), transcendental(x)):
+        np.testing.assert_array_equal(got, want)
+
+
+def put(x, idx, value):
+    x[idx] = value
+    return x
+
+
+def test_integer_array_index_writes_match(backend):
+    # Rows chosen by an integer array: NumPy's broadcasting of the value, negative indices,
+    # and its errors (checked before anything is written).
+    f = staged(put, backend)
+    cases = [(np.zeros(5), np.array([0, 3, -1]), np.array([1.0, 2.0, 3.0])),
+             (np.zeros(5), np.array([4, 1, 4]), np.array([7.0])),
+             (np.zeros((3, 2)), np.array([2, 0]), np.array([[1.0, 2.0], [3.0, 4.0]])),
+             (np.zeros((3, 2)), np.array([2, 0]), np.array([[9.0], [8.0]])),
+             (np.zeros((3, 2)), np.array([2, -3]), np.array([7.0, 8.0])),
+             (np.zeros((3, 2)), np.array([1]), np.array([5.0]))]
+    for x, idx, value in cases:
+        expected = x.copy()
+        expected[idx] = value
+        np.testing.assert_array_equal(f(x, idx, value), expected)
+        np.testing.assert_array_equal(x, expected)
+    for x, idx, value, error, message in (
+            (np.zeros(5), np.array([0, 7, 1]), np.ones(3), errors.OutOfRangeError,
+             "index 7 is out of bounds for axis 0 with size 5"),
+            (np.zeros((3, 2)), np.array([2, 0, 1]), np.ones(3), ValueError,
+             "shape mismatch: value array of shape (3,) could not be broadcast to indexing "
+             "result of shape (3,2)"),
+            (np.zeros((3, 2)), np.array([2, 0]), np.ones((3, 2)), ValueError,
+             "shape mismatch: value array of shape (3,2) could not be broadcast to indexing "
+             "result of shape (2,2)")):
+        with pytest.raises(error) as info:
+            f(x, idx, value)
+        assert str(info.value).splitlines()[0] == message
+        assert any("in put" in n for n in [str(info.value)] + getattr(info.value, "__notes__", []))
+        assert not x.any()
+
+
 def read_before_write(x):
     ta = rt.TensorArray(np.float64, size=3)
     ta = ta.write(0, x[0])
@@ -414,28 +550,28 @@ def test_variable_updates_are_shared_with_eager_code(backend):
 
 # --- backend selection ------------------------------------------------------------------------
 
-def mean_3d(x):
-    """A scalar loop (Numba's kind) using an op Numba cannot lower (mean over an axis of a
-    3-D array)."""
-    return _loop(2, lambda i, s: (s + np.mean(x, axis=0)[0, 0] * i,), (0.0,))[0]
+def int_dot(x):
+    """A scalar loop (Numba's kind) using an op Numba cannot lower (a product of integer
+    vectors: Numba's BLAS products take floats only)."""
+    return _loop(2, lambda i, s: (s + np.dot(x, x) * i,), (0,))[0]
 
 
 def test_unsupported_op_is_named_with_the_user_line():
-    x = np.ones((2, 3, 4))
-    graph = staged(mean_3d, "numpy").get_concrete_function(x).graph
-    assert numba_exec.numba_unsupported_ops(graph) == ["mean"]
+    x = np.ones(3, np.int64)
+    graph = staged(int_dot, "numpy").get_concrete_function(x).graph
+    assert numba_exec.numba_unsupported_ops(graph) == ["dot"]
     with pytest.raises(numba_exec.NumbaLoweringError) as info:
-        rt.function(mean_3d, backend="numba")(x)
+        rt.function(int_dot, backend="numba")(x)
     message = str(info.value)
-    assert "'mean'" in message and "test_numba_exec.py" in message and "mean_3d" in message
+    assert "'dot'" in message and "test_numba_exec.py" in message and "int_dot" in message
 
 
 def test_auto_runs_unsupported_graphs_on_numpy_and_says_why(caplog):
-    x = np.ones((2, 3, 4))
+    x = np.ones(3, np.int64)
     with caplog.at_level(logging.INFO, logger="autograph"):
-        f = rt.function(mean_3d, backend="auto")
-        assert f(x) == 1.0
-    assert "NumPy interpreter" in caplog.text and "mean" in caplog.text
+        f = rt.function(int_dot, backend="auto")
+        assert f(x) == 3
+    assert "NumPy interpreter" in caplog.text and "'dot'" in caplog.text
     assert not hasattr(f.get_concrete_function(x).executable, "compiled_graph")
 
 

@@ -139,6 +139,19 @@ def test_other_runtime_errors_keep_their_type_with_a_note():
     assert any("While executing" in note for note in getattr(info.value, "__notes__", []))
 
 
+def test_error_names_the_node_of_its_own_trace_when_traces_look_alike():
+    # Two traces of one function generate the same Python source; the failing node must be
+    # described from the trace that failed.
+    @rt.function
+    def f(x, i):
+        return x[i] * 2
+    f(np.arange(3.0), np.int64(0))
+    f(np.arange(6).reshape(3, 2), np.int64(0))
+    with pytest.raises(IndexError) as info:
+        f(np.arange(3.0), np.int64(5))
+    assert "While executing %2:f64[] = get_item %0[%1]" in str(info.value)
+
+
 def test_per_op_overhead_in_a_long_graph_loop():
     per_op, per_iteration = benchmarks.per_op_time(iterations=5000, ops_per_iteration=40)
     kernel = benchmarks.scalar_op_time(20000)
