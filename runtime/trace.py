@@ -270,6 +270,11 @@ class Function:
             return self
         return BoundFunction(self, instance)
 
+    def __reduce__(self):
+        # Pickled by reference, like the function it stages: unpickling finds it by name in
+        # its module (as multiprocessing needs). Traces and compiled code are not pickled.
+        return self.__qualname__
+
     def _key(self, args, kwargs):
         arrays = []
         if kwargs:

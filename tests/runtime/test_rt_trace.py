@@ -246,3 +246,24 @@ def test_numpy_arrays_on_the_left_of_operators():
     for got, expected in zip(f(np.full(3, 2.0)), (np.full(3, 3.0), np.arange(3.0) * 2,
                                                   np.full(3, 2.0), np.array([-1.0, 0.0, 1.0]))):
         np.testing.assert_array_equal(got, expected)
+
+
+@rt.function
+def _staged_double(x):
+    return x * 2
+
+
+class _Scaler:
+    @rt.function
+    def scale(self, x):
+        return x * 3
+
+
+def test_staged_functions_pickle_by_reference_like_the_functions_they_wrap():
+    import pickle
+    x = np.arange(3.0)
+    _staged_double(x)   # a trace exists: it must not be pickled along
+    for staged in (_staged_double, _Scaler.scale):
+        copy = pickle.loads(pickle.dumps(staged))
+        assert copy is staged
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(_staged_double))(x), x * 2)
