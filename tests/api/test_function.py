@@ -230,3 +230,15 @@ def test_maximum_iterations_counts_the_python_iterations_before_the_graph_loop()
     assert (float(s), int(steps)) == (5.0, 5)
     # Plain Python ignores the option: the loop runs to its own end.
     assert _grows_until(np.ones(2), 100.0) == (100.0, 100)
+
+
+def test_ag_functions_pickle_by_reference_and_work_in_a_process_pool():
+    import concurrent.futures
+    import multiprocessing
+    import pickle
+    assert pickle.loads(pickle.dumps(outer)) is outer
+    assert pickle.loads(pickle.dumps(Model.apply)) is Model.apply
+    x = np.array([1.0, -2.0, 3.0])
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+        assert pool.submit(outer, x).result() == outer(x) == 6.0
