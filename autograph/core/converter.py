@@ -139,37 +139,79 @@ def docstring_length(body):
                and isinstance(first.value.value, str))
 
 
-def own_bindings(function_node):
-    """Names a function's own code binds (not counting what its nested scopes bind)."""
+_BINDING_CONTEXTS = frozenset({gast.Store, gast.Del})
+_DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
+_COMPREHENSION_CLASSES = frozenset(_COMPREHENSIONS)
+_NAMED_PATTERNS = frozenset({gast.MatchAs, gast.MatchStar, gast.MatchMapping})
+_DECLARATIONS = frozenset({gast.Global, gast.Nonlocal})
+
+
+def _own_scope_names(function_node):
+    """(names the function's own code binds, names it declares global or nonlocal), from
+    one walk of its own scope (runs for several converters on every function)."""
     bound = set()
+    declared = set()
+    add = bound.add
     stack = list(function_node.body)
+    pop = stack.pop
+    push = stack.append
+    fields_cache = ast_util._node_fields  # pylint: disable=protected-access
+    node_fields = ast_util.node_fields
+    node_base = gast.AST
+    name_class = gast.Name
     while stack:
-        node = stack.pop()
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-            bound.add(node.id)
-        elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            bound.add(node.name)
+        node = pop()
+        node_class = node.__class__
+        if node_class is name_class:
+            if node.ctx.__class__ in _BINDING_CONTEXTS:
+                add(node.id)
+            if node.annotation is not None:
+                push(node.annotation)
+            continue
+        if node_class in _DEFINITIONS:
+            add(node.name)
             stack.extend(node.decorator_list)
             continue
-        elif isinstance(node, gast.Lambda):
+        if node_class is gast.Lambda:
             continue
-        elif isinstance(node, gast.alias):
-            bound.add((node.asname or node.name).partition(".")[0])
-        elif isinstance(node, _COMPREHENSIONS):
+        if node_class is gast.alias:
+            add((node.asname or node.name).partition(".")[0])
+            continue
+        if node_class in _COMPREHENSION_CLASSES:
             # Only the outermost iterable is evaluated here; walrus targets bind here too.
-            stack.append(node.generators[0].iter)
-            bound.update(n.target.id for n in ast_util.walk(node) if isinstance(n, gast.NamedExpr))
+            push(node.generators[0].iter)
+            bound.update(n.target.id for n in ast_util.walk(node)
+                         if n.__class__ is gast.NamedExpr)
             continue
-        elif isinstance(node, gast.AnnAssign) and node.value is None:
-            if isinstance(node.target, gast.Name):
-                bound.add(node.target.id)
-        for name_field in ("name", "rest"):  # match patterns bind plain strings
-            value = getattr(node, name_field, None)
-            if isinstance(value, str) and isinstance(node, (gast.MatchAs, gast.MatchStar,
-                                                            gast.MatchMapping)):
-                bound.add(value)
-        stack.extend(ast_util.child_nodes(node))
-    return bound
+        if node_class in _DECLARATIONS:
+            declared.update(node.names)
+            continue
+        if node_class is gast.AnnAssign:
+            if node.value is None and node.target.__class__ is name_class:
+                add(node.target.id)
+        elif node_class in _NAMED_PATTERNS:  # match patterns bind plain strings
+            for name_field in ("name", "rest"):
+                value = getattr(node, name_field, None)
+                if isinstance(value, str):
+                    add(value)
+        fields = fields_cache.get(node_class)
+        if fields is None:
+            fields = node_fields(node_class)
+        values = node.__dict__
+        for field in fields:
+            value = values.get(field)
+            if value.__class__ is list:
+                for item in value:
+                    if isinstance(item, node_base):
+                        push(item)
+            elif isinstance(value, node_base):
+                push(value)
+    return bound, declared
+
+
+def own_bindings(function_node):
+    """Names a function's own code binds (not counting what its nested scopes bind)."""
+    return _own_scope_names(function_node)[0]
 
 
 def local_names(function_node):
@@ -178,11 +220,8 @@ def local_names(function_node):
     args = function_node.args
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     params.update(a.id for a in (args.vararg, args.kwarg) if a is not None)
-    declared = set()
-    for node in walk_own_scope(function_node):
-        if isinstance(node, (gast.Global, gast.Nonlocal)):
-            declared.update(node.names)
-    return (own_bindings(function_node) | params) - declared
+    bound, declared = _own_scope_names(function_node)
+    return (bound | params) - declared
 
 
 class LazyLocalNames:
@@ -208,8 +247,14 @@ def _nodes_containing(root, node_types):
     fields_cache = ast_util._node_fields  # pylint: disable=protected-access
     node_fields = ast_util.node_fields
     node_base = gast.AST
+    constant_class = gast.Constant
+    name_class = gast.Name
+    constant_is_target = issubclass(constant_class, node_types)
+    name_is_target = issubclass(name_class, node_types)
 
-    # Runs over every node for several converters: the child iteration is inlined.
+    # Runs over every node for several converters: the child iteration is inlined, and
+    # constants and names without annotation (leaves, about half of all nodes) are
+    # handled without a call.
     def visit(node):
         found = False
         node_class = node.__class__
@@ -221,16 +266,36 @@ def _nodes_containing(root, node_types):
             value = values.get(field)
             if value.__class__ is list:
                 for item in value:
-                    if isinstance(item, node_base) and visit(item):
+                    item_class = item.__class__
+                    if item_class is constant_class:
+                        if constant_is_target:
+                            add(id(item))
+                            found = True
+                    elif item_class is name_class and item.annotation is None:
+                        if name_is_target:
+                            add(id(item))
+                            found = True
+                    elif isinstance(item, node_base) and visit(item):
                         found = True
-            elif isinstance(value, node_base) and visit(value):
-                found = True
+            else:
+                value_class = value.__class__
+                if value_class is constant_class:
+                    if constant_is_target:
+                        add(id(value))
+                        found = True
+                elif value_class is name_class and value.annotation is None:
+                    if name_is_target:
+                        add(id(value))
+                        found = True
+                elif isinstance(value, node_base) and visit(value):
+                    found = True
         if found or isinstance(node, node_types):
             add(id(node))
             return True
         return False
 
     visit(root)
+    del visit  # it refers to itself: a cycle the collector would have to find
     return relevant
 
 

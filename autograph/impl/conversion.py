@@ -8,6 +8,8 @@ import inspect
 import threading
 import types
 
+import gast
+
 from autograph.converters import (
     asserts, break_statements, call_trees, conditional_expressions, continue_statements,
     control_flow, directives, functions, lists, logical_expressions, return_statements,
@@ -15,7 +17,7 @@ from autograph.converters import (
 from autograph.core import ag_logging, code_locations, config, converter
 from autograph.core.errors import ConversionError
 from autograph.operators import py_builtins
-from autograph.pyct import ast_util, parser, transpiler
+from autograph.pyct import anno, ast_util, parser, transpiler
 from autograph.pyct.errors import PyCTError
 
 # The fixed order of the converters (see ../shared/DESIGN.md). Each lowers one construct;
@@ -82,7 +84,10 @@ class AutoGraphTranspiler(transpiler.PyToPy):
         return user_context.options.caching_key()
 
     def transform_ast(self, node, ctx):
+        present = _Constructs(node)
         for converter_module in CONVERTERS:
+            if not present.needs(converter_module, node):
+                continue
             node = converter_module.transform(node, ctx)
         if ag_logging.has_verbosity(3):
             ag_logging.log(3, "Converted %s:\n%s", ctx.info.name,
@@ -93,10 +98,117 @@ class AutoGraphTranspiler(transpiler.PyToPy):
         self._current.options = user_context.options
         return super().transform_function(fn, user_context)
 
-    def inspect_generated(self, tree, filename):
-        spans = _thunk_lambda_spans(tree)
+    def inspect_generated(self, tree, filename, record):
+        if tree is not None:
+            spans = _thunk_lambda_spans(tree)
+        else:
+            spans = _recorded_thunk_lambda_spans(record)
         if spans:
             _thunk_spans[filename] = spans
+
+
+_LOOP_TYPES = (gast.For, gast.AsyncFor, gast.While)
+_FUNCTION_TYPES = (gast.FunctionDef, gast.AsyncFunctionDef)
+
+
+class _Constructs:
+    """What a function's tree holds, from one walk before any converter runs: a converter
+    whose construct is absent would walk the whole tree and change nothing, so it is
+    skipped (conversion speed). This is sound because no converter creates the construct
+    an earlier-skipped one would look for (breaks, continues, asserts, nested user
+    functions, appends, loop directives), and the checks for the converters after
+    control_flow look at the tree as it is then."""
+
+    __slots__ = ("types", "attributes", "nested_scopes", "loop_else", "loop_directive",
+                 "jump_return", "subscript_store")
+
+    def __init__(self, root):
+        types_seen = set()
+        attributes = set()
+        nested_scopes = False
+        loop_else = False
+        loop_directive = False
+        jump_return = False
+        subscript_store = False
+        add_type = types_seen.add
+        add_attribute = attributes.add
+        fields_of = ast_util.node_fields
+        fields_cache = ast_util._node_fields  # pylint: disable=protected-access
+        node_base = gast.AST
+        store = gast.Store
+        # (node, inside an if/for/while): a return there is lowered by return_statements.
+        stack = [(root, False)]
+        pop = stack.pop
+        push = stack.append
+        while stack:
+            node, inside = pop()
+            node_class = node.__class__
+            add_type(node_class)
+            if node_class is gast.Attribute:
+                add_attribute(node.attr)
+            elif node_class is gast.Subscript:
+                if node.ctx.__class__ is store:
+                    subscript_store = True
+            elif node_class is gast.Return:
+                if inside:
+                    jump_return = True
+            elif node_class in _LOOP_TYPES:
+                inside = True
+                if node.orelse:
+                    loop_else = True
+                first = node.body[0] if node.body else None
+                if first.__class__ is gast.Expr and first.value.__class__ is gast.Call:
+                    loop_directive = True
+            elif node_class is gast.If:
+                inside = True
+            elif node_class is gast.ClassDef or (
+                    node_class in _FUNCTION_TYPES and node is not root):
+                nested_scopes = True
+            fields = fields_cache.get(node_class)
+            if fields is None:
+                fields = fields_of(node_class)
+            values = node.__dict__
+            for field in fields:
+                value = values.get(field)
+                if value.__class__ is list:
+                    for item in value:
+                        if isinstance(item, node_base):
+                            push((item, inside))
+                elif isinstance(value, node_base):
+                    push((value, inside))
+        self.types = types_seen
+        self.attributes = attributes
+        self.nested_scopes = nested_scopes
+        self.loop_else = loop_else
+        self.loop_directive = loop_directive
+        self.jump_return = jump_return
+        self.subscript_store = subscript_store
+
+    def needs(self, converter_module, root):
+        """False when `converter_module` would leave this tree (now `root`) unchanged."""
+        check = _CONVERTER_NEEDS.get(converter_module)
+        return True if check is None else check(self, root)
+
+
+_CONVERTER_NEEDS = {
+    # Nested functions and classes are what it marks.
+    functions: lambda c, root: c.nested_scopes,
+    # set_loop_options(...) is the first statement of a loop body, as a call.
+    directives: lambda c, root: c.loop_directive,
+    # Loops with an else are rewritten even without a break (the else moves after them).
+    break_statements: lambda c, root: gast.Break in c.types or c.loop_else,
+    continue_statements: lambda c, root: gast.Continue in c.types,
+    return_statements: lambda c, root: c.jump_return,
+    asserts: lambda c, root: gast.Assert in c.types,
+    lists: lambda c, root: "append" in c.attributes or "pop" in c.attributes,
+    # Item writes to lists the function appends to (after lists: ag__.list_append).
+    slices: lambda c, root: c.subscript_store and (
+        "append" in c.attributes or "list_append" in c.attributes),
+    # It rewrites functions that control_flow annotated with MAYBE_UNDEFINED: only the
+    # user's own functions (the ones it generates are made after its visit).
+    variables: lambda c, root: c.nested_scopes or anno.hasanno(
+        root, converter.AgAnno.MAYBE_UNDEFINED),
+}
 
 
 # Overloads that return the function to call (`ag__.if_exp(c, lambda: a, lambda: b, r)()`):
@@ -119,6 +231,20 @@ def _thunk_lambda_spans(tree):
                 if argument.__class__ is ast.Lambda:
                     spans.add((argument.lineno, argument.end_lineno, argument.col_offset,
                                argument.end_col_offset))
+    return frozenset(spans)
+
+
+def _recorded_thunk_lambda_spans(record):
+    """_thunk_lambda_spans, from the lambdas the unparser recorded (no parse)."""
+    spans = set()
+    for call, _, span in record.call_lambdas:
+        if call is None:
+            continue
+        func = call.func
+        if (func.__class__ is gast.Attribute and func.attr in _THUNK_OVERLOADS
+                and func.value.__class__ is gast.Name
+                and func.value.id == GENERATED_NAME_PREFIX):
+            spans.add(span)
     return frozenset(spans)
 
 
@@ -171,13 +297,14 @@ def _mark_blocks(code, block_names, owner_names, blocks, lambdas):
     lambdas for the frame-counting overloads (warnings.warn, sys._getframe)."""
     is_block = code.co_name in block_names
     names = owner_names if is_block else (code.co_name, code.co_qualname)
+    old_constants = code.co_consts
     constants = tuple(
         _mark_blocks(c, block_names, names, blocks, lambdas)
-        if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    changes = {"co_consts": constants}
+        if isinstance(c, types.CodeType) else c for c in old_constants)
     if is_block:
-        changes.update(co_name=names[0], co_qualname=names[1])
-    code = code.replace(**changes)
+        code = code.replace(co_consts=constants, co_name=names[0], co_qualname=names[1])
+    elif any(new is not old for new, old in zip(constants, old_constants)):
+        code = code.replace(co_consts=constants)
     if is_block:
         blocks.append(code)
     elif code.co_name == "<lambda>":

@@ -6,8 +6,12 @@ comprehension is a single node of the enclosing graph (each def gets its own gra
 """
 
 import collections
+import contextlib
+import threading
 
 import gast
+
+from autograph.pyct import ast_util
 
 
 class Node:
@@ -267,10 +271,11 @@ class _GraphBuilder(gast.NodeVisitor):
         """Finds the lambdas inside an expression; expressions add no CFG nodes."""
         if node is None:
             return
-        if isinstance(node, gast.Lambda):
+        if node.__class__ is gast.Lambda:
             self.visit_Lambda(node)
             return
-        for child in gast.iter_child_nodes(node):
+        # Expression contexts, which child_nodes leaves out, hold no lambdas.
+        for child in ast_util.child_nodes(node):
             self.visit_expression(child)
 
     def visit(self, node):
@@ -484,7 +489,33 @@ def build(node):
     """Builds graphs for every function and lambda in `node`: {function node: Graph}."""
     builder = _GraphBuilder()
     builder.visit(node)
+    built = getattr(_released, "graphs", None)
+    if built is not None:
+        built.extend(builder.graphs.values())
     return builder.graphs
+
+
+# The nodes of a graph link to each other both ways (next and prev), and each holds its
+# AST node: a graph dropped by its analysis stays in memory, with the whole tree, until the
+# cycle collector finds it, and that collection costs about as much as building the graph.
+# Conversions run their analyses inside `release_graphs()`, which unlinks the graphs built
+# meanwhile when it ends, so plain reference counting frees them and the tree at once.
+_released = threading.local()
+
+
+@contextlib.contextmanager
+def release_graphs():
+    """Graphs built inside this block lose their edges when it ends (their `next` and
+    `prev` become empty): use it around work that drops the graphs it builds."""
+    outer = getattr(_released, "graphs", None)
+    _released.graphs = built = []
+    try:
+        yield
+    finally:
+        _released.graphs = outer
+        for graph in built:
+            for cfg_node in graph.index.values():
+                cfg_node.next = cfg_node.prev = frozenset()
 
 
 class GraphVisitor:

@@ -113,21 +113,25 @@ class _GeneratedSourceLoader(importlib.machinery.SourceFileLoader):
     """Imports generated files without writing .pyc files next to them: each file is
     imported about once per process, and compiling it is cheaper than writing bytecode."""
 
-    def __init__(self, fullname, path, tree=None):
+    def __init__(self, fullname, path, tree=None, source=None):
         super().__init__(fullname, path)
         self._tree = tree
+        self._source = source
 
     def set_data(self, path, data, *, _mode=0o666):
         del path, data, _mode
 
     def get_code(self, fullname):
-        if self._tree is None:
-            return super().get_code(fullname)
-        # The caller already parsed this source (for its source map) and just wrote it:
-        # compiling that tree gives the same code object without looking for bytecode,
-        # reading the file back and parsing the text a second time.
+        # The caller just wrote this source (and may have parsed it): compiling what it
+        # holds gives the same code object without looking for bytecode, reading the file
+        # back, or parsing the text a second time.
         tree, self._tree = self._tree, None
-        return compile(tree, self.get_filename(fullname), "exec", dont_inherit=True)
+        source, self._source = self._source, None
+        if tree is not None:
+            return compile(tree, self.get_filename(fullname), "exec", dont_inherit=True)
+        if source is not None:
+            return compile(source, self.get_filename(fullname), "exec", dont_inherit=True)
+        return super().get_code(fullname)
 
 
 def _delete_files_at_exit():
@@ -147,7 +151,8 @@ def load_source(source, delete_on_exit=False, tree=None):
     Returns (module, filename). Loading the same source again in this process returns the
     already imported module; an existing file with the same content is reused untouched,
     so its modification time (which Numba's cache checks) stays the same across processes.
-    `tree`, if given, is `ast.parse(source)`: it is compiled instead of the text.
+    `tree`, if given, is `ast.parse(source)`: it is compiled instead of the text (which is
+    compiled as it is otherwise, never read back from the file).
     """
     name = module_name_for(source)
     module = sys.modules.get(name)
@@ -168,7 +173,7 @@ def load_source(source, delete_on_exit=False, tree=None):
         if existing is not None:
             return existing, existing.__file__
         spec = importlib.util.spec_from_file_location(
-            name, path, loader=_GeneratedSourceLoader(name, path, tree))
+            name, path, loader=_GeneratedSourceLoader(name, path, tree, source))
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         try:

@@ -10,6 +10,7 @@ from typing import NamedTuple
 import gast
 
 from autograph.pyct import anno
+from autograph.pyct import ast_util
 
 
 class LineLocation(NamedTuple):
@@ -87,7 +88,8 @@ def resolve(node, source, context_filepath, context_lineno, context_col_offset):
     new_tuple = tuple.__new__
     setanno = anno.setanno
     origin_key = anno.Basic.ORIGIN
-    iter_child_nodes = ast.iter_child_nodes
+    # Expression contexts carry no location, so leaving them out changes nothing.
+    iter_child_nodes = ast_util.child_nodes
 
     stack = [(node, outer_name)]
     pop = stack.pop
@@ -199,4 +201,18 @@ def create_source_map(nodes, code, filepath, generated_tree=None):
             if lineno is None:
                 continue
             source_map.setdefault(LineLocation(filepath, lineno), origin)
+    return source_map
+
+
+def source_map_from_lines(statement_lines, filepath):
+    """The source map create_source_map gives, from the lines the unparser recorded for
+    each statement (parser.UnparseRecord.statement_lines, when exact): a generated line
+    takes the origin of the statement starting on it."""
+    source_map = {}
+    origin_key = anno.Basic.ORIGIN
+    for node, line in statement_lines:
+        annotations = node.__dict__.get(anno._ANNO_FIELD)  # pylint: disable=protected-access
+        origin = annotations.get(origin_key) if annotations else None
+        if origin is not None:
+            source_map.setdefault(LineLocation(filepath, line), origin)
     return source_map

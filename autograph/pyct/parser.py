@@ -1,5 +1,6 @@
 """Parsing live Python entities (functions, lambdas, methods, classes) into gast ASTs,
-and unparsing ASTs back to source (astor, with `ast.unparse` for what astor lacks).
+and unparsing ASTs back to source (astor, with `ast.unparse` for what astor lacks; generated
+modules are written by a faster transcription of astor's rules, unparse_statements).
 """
 
 import ast
@@ -101,6 +102,12 @@ def _gast_name_to_arg(name):
 # Expression contexts carry no data; ast.parse shares one instance of each as well.
 _AST_CONTEXTS = {gast.Load: ast.Load(), gast.Store: ast.Store(), gast.Del: ast.Del()}
 
+
+
+def _ast_unparse(tree):
+    """ast.unparse of a tree that may hold generated nodes without positions (ast.unparse
+    reads `lineno` of assignments, for type comments)."""
+    return ast.unparse(ast.fix_missing_locations(tree))
 
 def gast_to_ast(node):
     """The ast tree of a gast tree (what gast.gast_to_ast returns, faster)."""
@@ -607,7 +614,7 @@ class _SourceGenerator(astor.code_gen.SourceGenerator):
 
     def _fallback_statement(self, node):
         unparser = _FallbackUnparser(self.indent_with, self.indentation)
-        unparser.traverse(node)
+        unparser.traverse(ast.fix_missing_locations(node))
         text = "".join(unparser._source)  # pylint: disable=protected-access
         self.statement(node, text[len(self.indent_with * self.indentation):])
 
@@ -616,18 +623,944 @@ class _SourceGenerator(astor.code_gen.SourceGenerator):
 
     def visit_JoinedStr(self, node):
         # astor mishandles nested quotes, format specs and `=` in f-strings.
-        self.write(ast.unparse(node))
+        self.write(_ast_unparse(node))
 
     def visit_arguments(self, node):
         if node.posonlyargs:
             # astor 0.8.1 misplaces defaults around `/`.
-            self.write(ast.unparse(node))
+            self.write(_ast_unparse(node))
         else:
             super().visit_arguments(node)
 
 
 def _join_source(result):
     return "".join(result)
+
+
+def _register_gast_operators():
+    """astor looks operator precedences and symbols up by node class: make its tables
+    answer for the gast classes too (entries are only added; ast lookups are unchanged)."""
+    op_util = astor.op_util
+    for table in (op_util.precedence_data, op_util.symbol_data):
+        for ast_class, value in list(table.items()):
+            gast_class = getattr(gast, getattr(ast_class, "__name__", ""), None)
+            if isinstance(gast_class, type) and gast_class is not ast_class:
+                table.setdefault(gast_class, value)
+
+
+_register_gast_operators()
+
+
+_MARKED_STATEMENTS = (gast.stmt, gast.excepthandler)
+
+
+class _GastSourceGenerator(_SourceGenerator):
+    """_SourceGenerator reading gast trees directly (no gast -> ast copy first): gast's
+    differences from ast are handled where astor would see them (parameters are Names
+    in the Param context, and astor's own isinstance tests name ast classes). The text is
+    the same as unparsing gast_to_ast of the tree."""
+
+    # While writing, it records where statements and lambdas start (as indices into
+    # `result`, turned into lines and columns at the end): a source map and the positions
+    # of lambdas then need no parse of the generated text. `exact` turns False where that
+    # record could differ from what parsing the text gives (statements written by the
+    # ast.unparse fallback, strings spanning lines inside a statement).
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.statement_marks = []  # (statement node, result index where its text starts)
+        self.lambda_marks = []  # (Call or None, Lambda node, start index, end index)
+        self.exact = True
+        self._marked = set()
+        self._lambda_calls = {}  # id(lambda argument) -> its Call
+        self._expression_statement_value = None
+
+    def newline(self, node=None, extra=0):
+        super().newline(node, extra)
+        if node is not None and id(node) not in self._marked and isinstance(
+                node, _MARKED_STATEMENTS):
+            # The text starts after the pending line breaks and the indentation.
+            self._marked.add(id(node))
+            self.statement_marks.append((node, len(self.result) + 2))
+
+    def _fallback_statement(self, node):
+        self.exact = False
+        super()._fallback_statement(gast_to_ast(node))
+
+    visit_Match = _fallback_statement
+    visit_TryStar = _fallback_statement
+
+    def visit_JoinedStr(self, node):
+        text = _ast_unparse(gast_to_ast(node))
+        if "\n" in text:
+            self.exact = False
+        self.write(text)
+
+    def _handle_string_constant(self, node, value, is_joined=False):
+        super()._handle_string_constant(node, value, is_joined)
+        # A string spanning lines moves what follows it in its statement to later lines;
+        # a statement that is just the string (a docstring) has nothing after it.
+        if "\n" in self.result[-1] and node is not self._expression_statement_value:
+            self.exact = False
+
+    def visit_Expr(self, node):
+        self._expression_statement_value = node.value
+        super().visit_Expr(node)
+
+    def visit_Call(self, node, len=len):
+        for argument in node.args:
+            if argument.__class__ is gast.Lambda:
+                self._lambda_calls[id(argument)] = node
+        super().visit_Call(node)
+
+    def visit_Lambda(self, node):
+        with self.delimit(node) as delimiters:
+            astor.code_gen.set_precedence(delimiters.p, node.body)
+            start = len(self.result)
+            self.write("lambda ")
+            self.visit_arguments(node.args)
+            self.write(": ", node.body)
+            end = len(self.result)
+        self.lambda_marks.append((self._lambda_calls.get(id(node)), node, start, end))
+
+    def visit_arguments(self, node):
+        if node.posonlyargs:
+            self.write(_ast_unparse(gast_to_ast(node)))
+        else:
+            astor.code_gen.SourceGenerator.visit_arguments(self, node)
+
+    def visit_Name(self, node):
+        self.write(node.id)
+        # A parameter (astor's visit_arg).
+        if node.annotation is not None and node.ctx.__class__ is gast.Param:
+            self.write(": ", node.annotation)
+
+    def visit_If(self, node):
+        set_precedence = astor.code_gen.set_precedence
+        set_precedence(node, node.test)
+        self.statement(node, "if ", node.test, ":")
+        self.body(node.body)
+        while True:
+            else_ = node.orelse
+            if len(else_) == 1 and isinstance(else_[0], gast.If):
+                node = else_[0]
+                set_precedence(node, node.test)
+                self.newline(node)
+                self.write("elif ", node.test, ":")
+                self.body(node.body)
+            else:
+                self.else_body(else_)
+                break
+
+    def visit_AnnAssign(self, node):
+        set_precedence = astor.code_gen.set_precedence
+        set_precedence(node, node.target, node.annotation)
+        set_precedence(astor.op_util.Precedence.Comma, node.value)
+        need_parens = isinstance(node.target, gast.Name) and not node.simple
+        begin = "(" if need_parens else ""
+        end = ")" if need_parens else ""
+        self.statement(node, begin, node.target, end, ": ", node.annotation)
+        self.conditional_write(" = ", node.value)
+
+    def visit_BinOp(self, node):
+        precedence = astor.op_util.Precedence
+        op, left, right = node.op, node.left, node.right
+        with self.delimit(node, op) as delimiters:
+            is_pow = isinstance(op, gast.Pow)
+            p = delimiters.p
+            astor.code_gen.set_precedence((precedence.Pow + 1) if is_pow else p, left)
+            astor.code_gen.set_precedence(precedence.PowRHS if is_pow else (p + 1), right)
+            self.write(left, astor.op_util.get_op_symbol(op, " %s "), right)
+
+    def visit_Slice(self, node):
+        astor.code_gen.set_precedence(node, node.lower, node.upper, node.step)
+        self.conditional_write(node.lower)
+        self.write(":")
+        self.conditional_write(node.upper)
+        if node.step is not None:
+            self.write(":")
+            if not (isinstance(node.step, gast.Name) and node.step.id == "None"):
+                self.visit(node.step)
+
+
+# ---------------------------------------------------------------------------
+# A fast unparser for generated modules.
+# ---------------------------------------------------------------------------
+# astor spends most of its time in generic machinery (a write() that type-tests every
+# item, visitor lookup by name, a Delimit object and a `_pp` attribute per expression).
+# _FastUnparser writes exactly what astor writes for a gast tree (the same rules,
+# transcribed method by method from astor 0.8.1's code_gen, with the precedence passed as
+# an argument instead of stored on the nodes), several times faster. Trees holding
+# something it does not transcribe (match, except*, f-strings spanning lines, ...) raise
+# _Unsupported and are written by _GastSourceGenerator instead. tests/pyct/test_parser.py
+# compares the two on real code.
+
+
+class _Unsupported(Exception):
+    pass
+
+
+_OP_PRECEDENCE = astor.op_util.precedence_data
+_OP_SYMBOL = astor.op_util.symbol_data
+_P = astor.op_util.Precedence
+_HIGHEST = _P.highest
+_COMMA = _P.Comma
+_CALL_ONE_ARG = _P.call_one_arg
+_EXPR = _P.Expr
+_ASSIGN = _P.Assign
+_POW = _P.Pow
+_POW_RHS = _P.PowRHS
+_COMPREHENSION_TARGET = _P.comprehension_target
+_PRETTY_STRING = astor.code_gen.pretty_string
+
+
+class _FastUnparser:
+    """Writes one top-level gast statement as astor does; records statements and lambdas
+    like _GastSourceGenerator (statement_marks, lambda_marks, exact, result)."""
+
+    def __init__(self, indent_with):
+        self.result = []
+        self.indent_with = indent_with
+        self.indentation = 0
+        self.new_lines = 0
+        self.colinfo = (0, 0)
+        self.using_unicode_literals = False
+        self.statement_marks = []
+        self.lambda_marks = []
+        self.exact = True
+        self._marked = set()
+        self._expression_statement_value = None
+
+    # -- output ---------------------------------------------------------------------
+
+    def w(self, text):
+        """astor's write() of one string."""
+        if self.new_lines:
+            result = self.result
+            result.append("\n" * self.new_lines)
+            self.colinfo = len(result), 0
+            result.append(self.indent_with * self.indentation)
+            self.new_lines = 0
+        if text:
+            self.result.append(text)
+
+    def newline(self, node=None, extra=0):
+        if self.new_lines < 1 + extra:
+            self.new_lines = 1 + extra
+        if node is not None and id(node) not in self._marked and isinstance(
+                node, _MARKED_STATEMENTS):
+            self._marked.add(id(node))
+            self.statement_marks.append((node, len(self.result) + 2))
+
+    def open_delimiter(self, opening, discard):
+        """Writes the opening delimiter; returns its index (for close_delimiter)."""
+        self.w(opening)
+        return len(self.result) - 1, discard
+
+    def close_delimiter(self, state, closing):
+        index, discard = state
+        if discard:
+            self.result[index] = ""
+        else:
+            self.result.append(closing)
+
+    # -- statements -----------------------------------------------------------------
+
+    def stmt(self, node):
+        method = _STATEMENT_WRITERS.get(node.__class__)
+        if method is None:
+            raise _Unsupported(node.__class__.__name__)
+        method(self, node)
+
+    def body(self, statements):
+        self.indentation += 1
+        for statement in statements:
+            self.stmt(statement)
+        self.indentation -= 1
+
+    def else_body(self, statements):
+        if statements:
+            self.newline()
+            self.w("else:")
+            self.body(statements)
+
+    def statement(self, node, text):
+        self.newline(node)
+        self.w(text)
+
+    def s_Assign(self, node):
+        p = _OP_PRECEDENCE[node.__class__]
+        self.newline(node)
+        for target in node.targets:
+            self.expr(target, p)
+            self.w(" = ")
+        self.expr(node.value, p)
+
+    def s_AugAssign(self, node):
+        p = _OP_PRECEDENCE[node.__class__]
+        self.newline(node)
+        self.expr(node.target, p)
+        self.w(" %s= " % _OP_SYMBOL[node.op.__class__])
+        self.expr(node.value, p)
+
+    def s_AnnAssign(self, node):
+        p = _OP_PRECEDENCE[node.__class__]
+        need_parens = node.target.__class__ is gast.Name and not node.simple
+        self.newline(node)
+        if need_parens:
+            self.w("(")
+        self.expr(node.target, p)
+        if need_parens:
+            self.w(")")
+        self.w(": ")
+        self.expr(node.annotation, p)
+        if node.value is not None:
+            self.w(" = ")
+            self.expr(node.value, _COMMA)
+
+    def _aliases(self, names):
+        for index, alias in enumerate(names):
+            self.w(", " if index else "")
+            self.w(alias.name)
+            if alias.asname is not None:
+                self.w(" as ")
+                self.w(alias.asname)
+
+    def s_ImportFrom(self, node):
+        self.newline(node)
+        self.w("from ")
+        self.w(node.level * ".")
+        self.w(node.module or "")
+        self.w(" import ")
+        self._aliases(node.names)
+        if node.module == "__future__" and "unicode_literals" in (x.name for x in node.names):
+            self.using_unicode_literals = True
+
+    def s_Import(self, node):
+        self.statement(node, "import ")
+        self._aliases(node.names)
+
+    def s_Expr(self, node):
+        self._expression_statement_value = node.value
+        self.newline(node)
+        self.expr(node.value, _OP_PRECEDENCE[gast.Expr])
+
+    def _decorators(self, node, extra):
+        self.newline(extra=extra)
+        for decorator in node.decorator_list:
+            self.newline(decorator)
+            self.w("@")
+            self.expr(decorator, _HIGHEST)
+
+    def s_FunctionDef(self, node):
+        prefix = "async " if node.__class__ is gast.AsyncFunctionDef else ""
+        self._decorators(node, 1 if self.indentation else 2)
+        self.newline(node)
+        self.w("%sdef %s" % (prefix, node.name))
+        self.w("(")
+        self.arguments(node.args)
+        self.w(")")
+        if node.returns is not None:
+            self.w(" ->")
+            self.expr(node.returns, _HIGHEST)
+        self.w(":")
+        self.body(node.body)
+        if not self.indentation:
+            self.newline(extra=2)
+
+    s_AsyncFunctionDef = s_FunctionDef
+
+    def s_ClassDef(self, node):
+        have_args = False
+
+        def paren_or_comma():
+            nonlocal have_args
+            if have_args:
+                self.w(", ")
+            else:
+                have_args = True
+                self.w("(")
+
+        self._decorators(node, 2)
+        self.statement(node, "class %s" % node.name)
+        for base in node.bases:
+            paren_or_comma()
+            self.expr(base, _HIGHEST)
+        for keyword in node.keywords:
+            paren_or_comma()
+            self.w(keyword.arg or "")
+            self.w("=" if keyword.arg else "**")
+            self.expr(keyword.value, _HIGHEST)
+        self.w("):" if have_args else ":")
+        self.body(node.body)
+        if not self.indentation:
+            self.newline(extra=2)
+
+    def s_If(self, node):
+        p = _OP_PRECEDENCE[gast.If]
+        self.newline(node)
+        self.w("if ")
+        self.expr(node.test, p)
+        self.w(":")
+        self.body(node.body)
+        while True:
+            else_ = node.orelse
+            if len(else_) == 1 and else_[0].__class__ is gast.If:
+                node = else_[0]
+                self.newline(node)
+                self.w("elif ")
+                self.expr(node.test, p)
+                self.w(":")
+                self.body(node.body)
+            else:
+                self.else_body(else_)
+                break
+
+    def s_For(self, node):
+        prefix = "async " if node.__class__ is gast.AsyncFor else ""
+        self.newline(node)
+        self.w("%sfor " % prefix)
+        self.expr(node.target, _OP_PRECEDENCE[node.__class__])
+        self.w(" in ")
+        self.expr(node.iter, _HIGHEST)
+        self.w(":")
+        self.body(node.body)
+        self.else_body(node.orelse)
+
+    s_AsyncFor = s_For
+
+    def s_While(self, node):
+        self.newline(node)
+        self.w("while ")
+        self.expr(node.test, _OP_PRECEDENCE[gast.While])
+        self.w(":")
+        self.body(node.body)
+        self.else_body(node.orelse)
+
+    def s_With(self, node):
+        prefix = "async " if node.__class__ is gast.AsyncWith else ""
+        self.statement(node, "%swith " % prefix)
+        for index, item in enumerate(node.items):
+            self.w(", " if index else "")
+            self.expr(item.context_expr, _HIGHEST)
+            if item.optional_vars is not None:
+                self.w(" as ")
+                self.expr(item.optional_vars, _HIGHEST)
+        self.w(":")
+        self.body(node.body)
+
+    s_AsyncWith = s_With
+
+    def s_Pass(self, node):
+        self.statement(node, "pass")
+
+    def s_Break(self, node):
+        self.statement(node, "break")
+
+    def s_Continue(self, node):
+        self.statement(node, "continue")
+
+    def s_Delete(self, node):
+        self.statement(node, "del ")
+        for index, target in enumerate(node.targets):
+            self.w(", " if index else "")
+            self.expr(target, _COMMA)
+
+    def s_Try(self, node):
+        self.statement(node, "try:")
+        self.body(node.body)
+        for handler in node.handlers:
+            self.s_ExceptHandler(handler)
+        self.else_body(node.orelse)
+        if node.finalbody:
+            self.statement(node, "finally:")
+            self.body(node.finalbody)
+
+    def s_ExceptHandler(self, node):
+        self.statement(node, "except")
+        if node.type is not None:
+            self.w(" ")
+            self.expr(node.type, _HIGHEST)
+            if node.name is not None:
+                self.w(" as ")
+                self.expr(node.name, _HIGHEST)
+        self.w(":")
+        self.body(node.body)
+
+    def s_Assert(self, node):
+        p = _OP_PRECEDENCE[gast.Assert]
+        self.statement(node, "assert ")
+        self.expr(node.test, p)
+        if node.msg is not None:
+            self.w(", ")
+            self.expr(node.msg, p)
+
+    def s_Global(self, node):
+        self.statement(node, "global ")
+        self.w(", ".join(node.names))
+
+    def s_Nonlocal(self, node):
+        self.statement(node, "nonlocal ")
+        self.w(", ".join(node.names))
+
+    def s_Return(self, node):
+        self.statement(node, "return")
+        if node.value is not None:
+            self.w(" ")
+            self.expr(node.value, _OP_PRECEDENCE[gast.Return])
+
+    def s_Raise(self, node):
+        self.statement(node, "raise")
+        if node.exc is not None:
+            self.w(" ")
+            self.expr(node.exc, _HIGHEST)
+            if node.cause is not None:
+                self.w(" from ")
+                self.expr(node.cause, _HIGHEST)
+
+    # -- expressions: `pp` is the precedence astor's parent would have set ------------
+
+    def expr(self, node, pp):
+        method = _EXPRESSION_WRITERS.get(node.__class__)
+        if method is None:
+            raise _Unsupported(node.__class__.__name__)
+        method(self, node, pp)
+
+    def e_Name(self, node, pp):
+        self.w(node.id)
+        if node.annotation is not None and node.ctx.__class__ is gast.Param:
+            self.w(": ")
+            self.expr(node.annotation, _HIGHEST)
+
+    def e_Attribute(self, node, pp):
+        self.expr(node.value, _HIGHEST)
+        self.w(".")
+        self.w(node.attr)
+
+    def e_Call(self, node, pp):
+        args = node.args
+        keywords = node.keywords
+        p = _COMMA if len(args) + len(keywords) > 1 else _CALL_ONE_ARG
+        self.expr(node.func, _HIGHEST)
+        self.w("(")
+        want_comma = False
+        lambda_arguments = self._lambda_arguments
+        for arg in args:
+            if want_comma:
+                self.w(", ")
+            want_comma = True
+            if arg.__class__ is gast.Lambda:
+                lambda_arguments[id(arg)] = node
+            self.expr(arg, p)
+        for keyword in keywords:
+            if want_comma:
+                self.w(", ")
+            want_comma = True
+            arg = keyword.arg or ""
+            self.w(arg)
+            self.w("=" if arg else "**")
+            self.expr(keyword.value, _COMMA)
+        self.w(")")
+
+    def e_Constant(self, node, pp):
+        value = node.value
+        if isinstance(value, (int, float, complex)):
+            state = self.open_delimiter("(", _OP_PRECEDENCE[gast.Constant] >= pp)
+            self._numeric(value)
+            self.close_delimiter(state, ")")
+        elif isinstance(value, str):
+            self._string(node, value, pp)
+        elif value is Ellipsis:
+            self.w("...")
+        else:
+            self.w(repr(value))
+
+    def _numeric(self, value):
+        text = _NUMERIC_REPRS.get(value.__class__)
+        if text is not None and not (value != value or value in _INFINITIES):
+            self.w(repr(value))
+            return
+        # Infinities, NaNs and complex numbers: astor's own spelling.
+        generator = astor.code_gen.SourceGenerator("    ")
+        generator._handle_numeric_constant(value)  # pylint: disable=protected-access
+        self.w("".join(generator.result))
+
+    def _string(self, node, value, pp):
+        embedded = (pp > _EXPR) + (pp >= _ASSIGN)
+        self.w("")
+        result = self.result
+        res_index, str_index = self.colinfo
+        current_line = result[res_index:]
+        if str_index:
+            current_line[0] = current_line[0][str_index:]
+        current_line = "".join(current_line)
+        text = _PRETTY_STRING(value, embedded, current_line, self.using_unicode_literals)
+        kind = getattr(node, "kind", False)
+        if kind:
+            text = kind + text
+        self.w(text)
+        lf = text.rfind("\n") + 1
+        if lf:
+            self.colinfo = len(result) - 1, lf
+            if node is not self._expression_statement_value:
+                self.exact = False
+
+    def e_JoinedStr(self, node, pp):
+        text = _ast_unparse(gast_to_ast(node))
+        if "\n" in text:
+            raise _Unsupported("an f-string spanning lines")
+        self.w(text)
+
+    def _comma_list(self, items, trailing=False):
+        for index, item in enumerate(items):
+            self.w(", " if index else "")
+            self.expr(item, _COMMA)
+        self.w("," if trailing else "")
+
+    def e_Tuple(self, node, pp):
+        elts = node.elts
+        state = self.open_delimiter("(", bool(_OP_PRECEDENCE[gast.Tuple] >= pp and elts))
+        self._comma_list(elts, len(elts) == 1)
+        self.close_delimiter(state, ")")
+
+    def e_List(self, node, pp):
+        self.w("[")
+        self._comma_list(node.elts)
+        self.result.append("]")
+
+    def e_Set(self, node, pp):
+        if node.elts:
+            self.w("{")
+            self._comma_list(node.elts)
+            self.result.append("}")
+        else:
+            self.w("{1}.__class__()")
+
+    def e_Dict(self, node, pp):
+        self.w("{")
+        for index, (key, value) in enumerate(zip(node.keys, node.values)):
+            self.w(", " if index else "")
+            if key is not None:
+                self.expr(key, _HIGHEST)
+                self.w(": ")
+            else:
+                self.w("**")
+            self.expr(value, _COMMA)
+        self.result.append("}")
+
+    def e_BinOp(self, node, pp):
+        op = node.op
+        p = _OP_PRECEDENCE[op.__class__]
+        state = self.open_delimiter("(", p >= pp)
+        if op.__class__ is gast.Pow:
+            self.expr(node.left, _POW + 1)
+            self.w(" %s " % _OP_SYMBOL[op.__class__])
+            self.expr(node.right, _POW_RHS)
+        else:
+            self.expr(node.left, p)
+            self.w(" %s " % _OP_SYMBOL[op.__class__])
+            self.expr(node.right, p + 1)
+        self.close_delimiter(state, ")")
+
+    def e_BoolOp(self, node, pp):
+        op_class = node.op.__class__
+        p = _OP_PRECEDENCE[op_class]
+        state = self.open_delimiter("(", p >= pp)
+        symbol = " %s " % _OP_SYMBOL[op_class]
+        for index, value in enumerate(node.values):
+            self.w(symbol if index else "")
+            self.expr(value, p + 1)
+        self.close_delimiter(state, ")")
+
+    def e_Compare(self, node, pp):
+        p = _OP_PRECEDENCE[node.ops[0].__class__]
+        state = self.open_delimiter("(", p >= pp)
+        self.expr(node.left, p + 1)
+        for op, right in zip(node.ops, node.comparators):
+            self.w(" %s " % _OP_SYMBOL[op.__class__])
+            self.expr(right, p + 1)
+        self.close_delimiter(state, ")")
+
+    def e_NamedExpr(self, node, pp):
+        p = _OP_PRECEDENCE[gast.NamedExpr]
+        state = self.open_delimiter("(", False)
+        self.expr(node.target, p)
+        self.w(" := ")
+        self.expr(node.value, p + 1)
+        self.close_delimiter(state, ")")
+
+    def e_UnaryOp(self, node, pp):
+        op_class = node.op.__class__
+        p = _OP_PRECEDENCE[op_class]
+        state = self.open_delimiter("(", p >= pp)
+        symbol = _OP_SYMBOL[op_class]
+        self.w(symbol)
+        self.w(" " if symbol.isalpha() else "")
+        self.expr(node.operand, p)
+        self.close_delimiter(state, ")")
+
+    def e_Subscript(self, node, pp):
+        self.expr(node.value, _HIGHEST)
+        self.w("[")
+        self.expr(node.slice, _OP_PRECEDENCE[gast.Subscript])
+        self.w("]")
+
+    def e_Slice(self, node, pp):
+        p = _OP_PRECEDENCE[gast.Slice]
+        if node.lower is not None:
+            self.expr(node.lower, p)
+        self.w(":")
+        if node.upper is not None:
+            self.expr(node.upper, p)
+        step = node.step
+        if step is not None:
+            self.w(":")
+            if not (step.__class__ is gast.Name and step.id == "None"):
+                self.expr(step, p)
+
+    def e_Yield(self, node, pp):
+        p = _OP_PRECEDENCE[gast.Yield]
+        state = self.open_delimiter("(", p >= pp)
+        self.w("yield")
+        if node.value is not None:
+            self.w(" ")
+            self.expr(node.value, p + 1)
+        self.close_delimiter(state, ")")
+
+    def e_YieldFrom(self, node, pp):
+        state = self.open_delimiter("(", _OP_PRECEDENCE[gast.YieldFrom] >= pp)
+        self.w("yield from ")
+        self.expr(node.value, _HIGHEST)
+        self.close_delimiter(state, ")")
+
+    def e_Await(self, node, pp):
+        state = self.open_delimiter("(", _OP_PRECEDENCE[gast.Await] >= pp)
+        self.w("await ")
+        self.expr(node.value, _HIGHEST)
+        self.close_delimiter(state, ")")
+
+    def e_Lambda(self, node, pp):
+        p = _OP_PRECEDENCE[gast.Lambda]
+        state = self.open_delimiter("(", p >= pp)
+        start = len(self.result)
+        self.w("lambda ")
+        self.arguments(node.args)
+        self.w(": ")
+        self.expr(node.body, p)
+        end = len(self.result)
+        self.close_delimiter(state, ")")
+        self.lambda_marks.append((self._lambda_arguments.get(id(node)), node, start, end))
+
+    def _generators(self, generators):
+        for generator in generators:
+            p = _OP_PRECEDENCE[gast.comprehension]
+            self.w(" async for " if generator.is_async else " for ")
+            self.expr(generator.target, _COMPREHENSION_TARGET)
+            self.w(" in ")
+            self.expr(generator.iter, p)
+            for condition in generator.ifs:
+                self.w(" if ")
+                self.expr(condition, p)
+
+    def e_ListComp(self, node, pp):
+        self.w("[")
+        self.expr(node.elt, _HIGHEST)
+        self._generators(node.generators)
+        self.result.append("]")
+
+    def e_SetComp(self, node, pp):
+        self.w("{")
+        self.expr(node.elt, _HIGHEST)
+        self._generators(node.generators)
+        self.result.append("}")
+
+    def e_DictComp(self, node, pp):
+        self.w("{")
+        self.expr(node.key, _HIGHEST)
+        self.w(": ")
+        self.expr(node.value, _HIGHEST)
+        self._generators(node.generators)
+        self.result.append("}")
+
+    def e_GeneratorExp(self, node, pp):
+        discard = _OP_PRECEDENCE[gast.GeneratorExp] >= pp or pp == _CALL_ONE_ARG
+        state = self.open_delimiter("(", discard)
+        self.expr(node.elt, _COMMA)
+        self._generators(node.generators)
+        self.close_delimiter(state, ")")
+
+    def e_IfExp(self, node, pp):
+        p = _OP_PRECEDENCE[gast.IfExp]
+        state = self.open_delimiter("(", p >= pp)
+        self.expr(node.body, p + 1)
+        self.w(" if ")
+        self.expr(node.test, p + 1)
+        self.w(" else ")
+        self.expr(node.orelse, p)
+        self.close_delimiter(state, ")")
+
+    def e_Starred(self, node, pp):
+        self.w("*")
+        self.expr(node.value, _HIGHEST)
+
+    def arguments(self, node):
+        if node.posonlyargs:
+            self.w(_ast_unparse(gast_to_ast(node)))
+            return
+        want_comma = False
+
+        def loop_args(args, defaults):
+            nonlocal want_comma
+            padding = [None] * (len(args) - len(defaults))
+            for arg, default in zip(args, padding + defaults):
+                if want_comma:
+                    self.w(", ")
+                want_comma = True
+                self.expr(arg, _HIGHEST)
+                if default is not None:
+                    self.w("=")
+                    self.expr(default, _COMMA)
+
+        loop_args(node.args, node.defaults)
+        if node.vararg is not None:
+            if want_comma:
+                self.w(", ")
+            want_comma = True
+            self.w("*")
+            self.expr(node.vararg, _HIGHEST)
+        if node.kwonlyargs:
+            if node.vararg is None:
+                if want_comma:
+                    self.w(", ")
+                want_comma = True
+                self.w("*")
+            loop_args(node.kwonlyargs, node.kw_defaults)
+        if node.kwarg is not None:
+            if want_comma:
+                self.w(", ")
+            want_comma = True
+            self.w("**")
+            self.expr(node.kwarg, _HIGHEST)
+
+    _lambda_arguments = None
+
+    def run(self, node):
+        self._lambda_arguments = {}
+        if isinstance(node, gast.stmt):
+            self.stmt(node)
+        else:
+            self.expr(node, _COMMA)
+        self.result.append("\n")
+        if set(self.result[0]) == set("\n"):
+            self.result[0] = ""
+
+
+_NUMERIC_REPRS = {int: True, float: True, bool: True}
+_INFINITIES = (float("inf"), float("-inf"))
+_STATEMENT_WRITERS = {
+    getattr(gast, name[2:]): method for name, method in vars(_FastUnparser).items()
+    if name.startswith("s_")}
+_EXPRESSION_WRITERS = {
+    getattr(gast, name[2:]): method for name, method in vars(_FastUnparser).items()
+    if name.startswith("e_")}
+
+
+class UnparseRecord:
+    """Where things are in a text written by unparse_statements (1-based lines, columns in
+    UTF-8 bytes, as the ast module counts them).
+
+    statement_lines: [(statement node, line it starts on)], outer statements first;
+    call_lambdas: [(Call node or None, Lambda node, (line, end line, column, end column))]
+      for every lambda, with the call it is a positional argument of;
+    exact: False when these could differ from what parsing the text gives (then parse it).
+    """
+
+    def __init__(self):
+        self.statement_lines = []
+        self.call_lambdas = []
+        self.exact = True
+
+
+def _positions(result, indices):
+    """{index: (line, byte column)} of the start of result[index], for sorted `indices`."""
+    positions = {}
+    line = 1
+    line_text = ""
+    previous = 0
+    join = "".join
+    for index in indices:
+        segment = join(result[previous:index])
+        breaks = segment.count("\n")
+        if breaks:
+            line += breaks
+            line_text = segment[segment.rfind("\n") + 1:]
+        else:
+            line_text += segment
+        positions[index] = (line, line_text)
+        previous = index
+    return positions
+
+
+def _record_positions(generator, record, first_line):
+    result = generator.result
+    text = "".join(result)
+    stripped = text.lstrip()
+    leading = text[:len(text) - len(stripped)]
+    if leading and not leading.endswith("\n"):
+        record.exact = False  # the chunk's first line would lose its indentation
+    line_shift = first_line - 1 - leading.count("\n")
+    if not generator.exact:
+        record.exact = False
+    wanted = {index for _, index in generator.statement_marks}
+    for _, _, start, end in generator.lambda_marks:
+        wanted.add(start)
+        wanted.add(end)
+    positions = _positions(result, sorted(wanted))
+    for node, index in generator.statement_marks:
+        record.statement_lines.append((node, positions[index][0] + line_shift))
+    for call, node, start, end in generator.lambda_marks:
+        line, line_text = positions[start]
+        end_line, end_text = positions[end]
+        record.call_lambdas.append((call, node, (
+            line + line_shift, end_line + line_shift, len(line_text.encode("utf-8")),
+            len(end_text.encode("utf-8")))))
+
+
+def unparse_statements(nodes, indentation="    ", header="", record=None):
+    """`header` followed by the source of a list of gast statements as `unparse` writes it,
+    generated from the gast tree itself (faster: no ast copy). With `record` (an
+    UnparseRecord), also says where statements and lambdas are in the result.
+
+    The nodes keep astor's bookkeeping attributes (`_pp`): this is meant for trees that are
+    unparsed once, as generated modules are; `unparse` is for everything else.
+    """
+    codes = [header + "# coding=utf-8"]
+    line = codes[0].count("\n") + 2  # where the next chunk starts
+    for n in nodes:
+        if type(n) not in _GAST_TO_AST:
+            code = unparse(n, indentation, include_encoding_marker=False).strip()
+            if record is not None:
+                record.exact = False
+        else:
+            try:
+                generator = _FastUnparser(indentation)
+                generator.run(n)
+            except _Unsupported:
+                if isinstance(n, ast.expr):
+                    n._pp = astor.op_util.Precedence.Comma  # pylint: disable=protected-access
+                # astor.to_source, keeping the generator for the record.
+                generator = _GastSourceGenerator(
+                    indentation, False, astor.code_gen.pretty_string)
+                generator.visit(n)
+                generator.result.append("\n")
+                if set(generator.result[0]) == set("\n"):
+                    generator.result[0] = ""
+            if record is not None:
+                _record_positions(generator, record, line)
+            code = "".join(generator.result).strip()
+        codes.append(code)
+        line += code.count("\n") + 1
+    return "\n".join(codes) + "\n"
 
 
 def unparse(node, indentation="    ", include_encoding_marker=True):

@@ -7,6 +7,7 @@ symbol with anno.Basic.QN; the analyses (activity, liveness, ...) work on these 
 import gast
 
 from autograph.pyct import anno
+from autograph.pyct import ast_util
 
 
 class Literal:
@@ -195,24 +196,40 @@ class QN:
 def _resolve(node):
     """Annotates bottom-up, so a parent can use its children's QNs (a plain recursion:
     this runs on every conversion and a NodeVisitor's dispatch costs more)."""
-    for field in node._fields:
-        value = getattr(node, field, None)
-        if isinstance(value, list):
+    node_class = node.__class__
+    fields = _fields_cache.get(node_class)
+    if fields is None:
+        fields = ast_util.node_fields(node_class)
+    values = node.__dict__
+    for field in fields:
+        value = values.get(field)
+        if value.__class__ is list:
             for item in value:
-                if isinstance(item, gast.AST):
+                if isinstance(item, _AST):
                     _resolve(item)
-        elif isinstance(value, gast.AST):
+        elif isinstance(value, _AST):
             _resolve(value)
-    node_type = type(node)
-    if node_type is gast.Name:
-        anno.setanno(node, anno.Basic.QN, QN(node.id))
-    elif node_type is gast.Attribute or node_type is gast.Subscript:
+    if node_class is _NAME:
+        annotations = values.get(_ANNO_FIELD)
+        if annotations is None:
+            annotations = values[_ANNO_FIELD] = {}
+        annotations[_QN_KEY] = QN(node.id)
+    elif node_class is gast.Attribute or node_class is gast.Subscript:
         qn = _composite_qn(node)
         if qn is not None:
             anno.setanno(node, anno.Basic.QN, qn)
         elif anno.hasanno(node, anno.Basic.QN):
             # Left over from before a transformation changed the expression.
             anno.delanno(node, anno.Basic.QN)
+
+
+# Fields that hold no nodes (names, flags, expression contexts) are skipped: nothing in
+# them is annotated.
+_fields_cache = ast_util._node_fields  # pylint: disable=protected-access
+_AST = gast.AST
+_NAME = gast.Name
+_ANNO_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
+_QN_KEY = anno.Basic.QN
 
 
 def _annotated_qn(node):

@@ -10,6 +10,7 @@ import textwrap
 import gast
 
 from autograph.pyct import anno
+from autograph.pyct import ast_util
 
 # Annotations that survive when a node is copied into a template; analyses are
 # re-run after each converter, so everything else is dropped to keep copies cheap.
@@ -86,22 +87,29 @@ def set_context(node, ctx):
             set_context(element, ctx)
     elif isinstance(node, (gast.Attribute, gast.Subscript)):
         node.ctx = ctx
-        _set_load(node.value)
+        # Only the assignable chain below is read; other expressions keep their contexts
+        # (a walrus or comprehension target inside `(ch := s[i]).isspace` stays a store).
+        set_context(node.value, gast.Load())
         if isinstance(node, gast.Subscript):
-            _set_load(node.slice)
+            set_context(node.slice, gast.Load())
     return node
 
 
-def _set_load(node):
-    for child in gast.walk(node):
-        if hasattr(child, "ctx") and not isinstance(child.ctx, gast.Param):
-            child.ctx = gast.Load()
+_NAME = gast.Name
+
+
+def _name(name, ctx):
+    """gast.Name(id=name, ctx=ctx, annotation=None, type_comment=None), without the cost
+    of gast's generic constructor (names are most of what templates make)."""
+    node = _NAME.__new__(_NAME)
+    node.__dict__ = {"id": name, "ctx": ctx, "annotation": None, "type_comment": None}
+    return node
 
 
 def _to_node(value, ctx):
     """Converts one replacement value (str, QN, or AST expression) into an expression node."""
     if isinstance(value, str):
-        return gast.Name(id=value, ctx=ctx, annotation=None, type_comment=None)
+        return _name(value, ctx)
     if hasattr(value, "ast") and not isinstance(value, gast.AST):  # a qual_names.QN
         return set_context(value.ast(), ctx)
     if isinstance(value, gast.AST):
@@ -119,7 +127,7 @@ def _param(value):
         name = str(value)
     else:
         raise TemplateError(f"cannot use {value!r} as a function parameter")
-    return gast.Name(id=name, ctx=gast.Param(), annotation=None, type_comment=None)
+    return _name(name, gast.Param.__new__(gast.Param))
 
 
 _REPLACE_VISITORS = {}  # node class -> _ReplaceTransformer method
@@ -249,6 +257,8 @@ def _parsed_template(template):
     """A fresh tree of `template`: parsed once, copied afterwards (copying is much faster)."""
     tree = _template_cache.get(template)
     if tree is None:
+        if len(_template_cache) >= _CACHE_LIMIT:
+            _template_cache.clear()
         tree = _template_cache[template] = gast.parse(textwrap.dedent(template))
     return copy_clean(tree, preserve_annos=())
 
@@ -257,6 +267,218 @@ def _check_replacements(replacements):
     for key in replacements:
         if not isinstance(key, str):
             raise TemplateError(f"replacement keys must be names, got {key!r}")
+
+
+# -- compiled templates ---------------------------------------------------------------
+# `replace` runs tens of times per converted function. Instead of copying the parsed
+# template and then walking the copy with _ReplaceTransformer, each (template, placeholder
+# names) pair is compiled once into a Python function that builds the result directly:
+# the fixed parts of the template become straight-line node constructions, and only the
+# placeholders are decided at run time. The result is what _ReplaceTransformer makes of a
+# fresh copy (tests/pyct/test_templates.py compares the two).
+
+
+def _substitute(value, ctx_class):
+    """A placeholder in an expression position (visit_Name, non-parameter case)."""
+    if isinstance(value, (list, tuple)):
+        return [_to_node(v, ctx_class.__new__(ctx_class)) for v in value]
+    return _to_node(value, ctx_class.__new__(ctx_class))
+
+
+def _substitute_param(value):
+    if isinstance(value, (list, tuple)):
+        return [_param(v) for v in value]
+    return _param(value)
+
+
+def _single(value, field, node_name):
+    if value.__class__ is list:
+        raise TemplateError(f"a list replaced the single {field!r} of {node_name}")
+    return value
+
+
+def _splice(values):
+    """A list field whose elements may be lists (spliced in)."""
+    result = []
+    for value in values:
+        if value.__class__ is list:
+            result.extend(value)
+        else:
+            result.append(value)
+    return result
+
+
+def _nonempty_body(values):
+    return values or [gast.Pass()]
+
+
+def _placeholder_statement(value, location):
+    """`placeholder` standing alone as a statement (visit_Expr)."""
+    statements = value if isinstance(value, (list, tuple)) else [value]
+    if all(isinstance(s, gast.stmt) for s in statements):
+        return list(statements)
+    new_value = _single(_substitute(value, gast.Load), "value", "Expr")
+    node = gast.Expr.__new__(gast.Expr)
+    node.__dict__ = {"value": new_value, **location}
+    return node
+
+
+def _attribute_name(value, attr):
+    if isinstance(value, gast.Name):
+        value = value.id
+    if not isinstance(value, str):
+        raise TemplateError(f"attribute name {attr!r} must be replaced by a str")
+    return value
+
+
+def _keyword_arg(value, arg):
+    if isinstance(value, gast.Name):
+        value = value.id
+    return value if isinstance(value, str) else arg
+
+
+def _definition_name(value):
+    return value.id if isinstance(value, gast.Name) else str(value)
+
+
+_PLAIN_CONSTANT_TYPES = (str, int, bool, type(None))
+_RENAMED_DEFINITIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+
+
+class _TemplateCompiler:
+    """Writes the source of a builder function for one template and placeholder set."""
+
+    def __init__(self, placeholders):
+        self.placeholders = placeholders
+        self.lines = []
+        self.namespace = {
+            "_substitute": _substitute, "_substitute_param": _substitute_param,
+            "_single": _single, "_splice": _splice, "_nonempty_body": _nonempty_body,
+            "_placeholder_statement": _placeholder_statement,
+            "_attribute_name": _attribute_name, "_keyword_arg": _keyword_arg,
+            "_definition_name": _definition_name,
+        }
+        self._classes = {}
+        self._count = 0
+
+    def _class(self, node_class):
+        name = self._classes.get(node_class)
+        if name is None:
+            name = self._classes[node_class] = f"C{len(self._classes)}"
+            self.namespace[name] = node_class
+        return name
+
+    def _constant(self, value):
+        if value.__class__ in _PLAIN_CONSTANT_TYPES:
+            return repr(value)
+        name = f"K{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    def _new_variable(self):
+        self._count += 1
+        return f"n{self._count}"
+
+    def node(self, node, substitute=True):
+        """Emits code building `node`; returns (expression, may_be_a_list)."""
+        placeholders = self.placeholders if substitute else ()
+        node_class = node.__class__
+        source = node.__dict__
+        location = {a: source[a] for a in _LOCATION_ATTRIBUTES if a in source}
+        if node_class is gast.Name and node.id in placeholders:
+            if isinstance(node.ctx, gast.Param):
+                return f"_substitute_param(R[{node.id!r}])", True
+            return f"_substitute(R[{node.id!r}], {self._class(node.ctx.__class__)})", True
+        if (node_class is gast.Expr and node.value.__class__ is gast.Name
+                and node.value.id in placeholders):
+            return (f"_placeholder_statement(R[{node.value.id!r}], "
+                    f"{self._constant(location)})"), True
+        fields = []
+        for field in node_class._fields:
+            value = source.get(field)
+            # A Name that is not a placeholder is kept as it is: its annotation is copied,
+            # not searched for placeholders.
+            substitute_children = substitute and node_class is not gast.Name
+            if value.__class__ is list:
+                items = []
+                dynamic = False
+                for item in value:
+                    if isinstance(item, gast.AST):
+                        code, item_dynamic = self.node(item, substitute_children)
+                        dynamic = dynamic or item_dynamic
+                    else:
+                        code = self._constant(item)
+                    items.append(code)
+                code = "[" + ", ".join(items) + "]"
+                if dynamic:
+                    code = f"_splice({code})"
+                    if (field in _NONEMPTY_BLOCKS and value
+                            and isinstance(value[0], gast.stmt)):
+                        code = f"_nonempty_body({code})"
+            elif isinstance(value, gast.AST):
+                code, dynamic = self.node(value, substitute_children)
+                if dynamic:
+                    code = f"_single({code}, {field!r}, {node_class.__name__!r})"
+            else:
+                if field == "attr" and node_class is gast.Attribute and value in placeholders:
+                    code = f"_attribute_name(R[{value!r}], {value!r})"
+                elif (field == "arg" and node_class is gast.keyword and value is not None
+                      and value in placeholders):
+                    code = f"_keyword_arg(R[{value!r}], {value!r})"
+                elif (field == "name" and node_class in _RENAMED_DEFINITIONS
+                      and value in placeholders):
+                    code = f"_definition_name(R[{value!r}])"
+                else:
+                    code = self._constant(value)
+            fields.append(f"{field!r}: {code}")
+        fields.extend(f"{a!r}: {v!r}" for a, v in location.items())
+        variable = self._new_variable()
+        class_name = self._class(node_class)
+        self.lines.append(f"    {variable} = {class_name}.__new__({class_name})")
+        self.lines.append(f"    {variable}.__dict__ = {{{', '.join(fields)}}}")
+        return variable, False
+
+    def build(self, statements):
+        items = [self.node(statement) for statement in statements]
+        result = "[" + ", ".join(code for code, _ in items) + "]"
+        if any(dynamic for _, dynamic in items):
+            result = f"_splice({result})"
+        source = "def build(R):\n" + "\n".join(self.lines) + f"\n    return {result}\n"
+        exec(compile(source, "<template>", "exec"), self.namespace)  # pylint: disable=exec-used
+        return self.namespace["build"]
+
+
+_builders = {}  # (template, placeholder names) -> builder function
+_uses = {}  # (template, placeholder names) -> uses so far, until it is compiled
+# Compiling costs about as much as a few dozen copies: a template is compiled on its second
+# use (templates made from generated names may be used only once). The caches are
+# emptied when they grow past _CACHE_LIMIT entries.
+_COMPILE_ON_USE = 2
+_CACHE_LIMIT = 4096
+
+
+def _builder(template, names):
+    """The compiled builder of (template, names), or None while it is still used too
+    rarely to be worth compiling."""
+    key = (template, names)
+    builder = _builders.get(key)
+    if builder is None:
+        uses = _uses.get(key, 0) + 1
+        if uses < _COMPILE_ON_USE:
+            if len(_uses) >= _CACHE_LIMIT:
+                _uses.clear()
+            _uses[key] = uses
+            return None
+        _uses.pop(key, None)
+        if len(_template_cache) >= _CACHE_LIMIT:
+            _template_cache.clear()
+        tree = _template_cache.get(template)
+        if tree is None:
+            tree = _template_cache[template] = gast.parse(textwrap.dedent(template))
+        if len(_builders) >= _CACHE_LIMIT:
+            _builders.clear()
+        builder = _builders[key] = _TemplateCompiler(frozenset(names)).build(tree.body)
+    return builder
 
 
 def replace(template, **replacements):
@@ -268,6 +490,21 @@ def replace(template, **replacements):
     function's parameters). Expression replacements are copied, never shared; statement
     blocks are moved into the result as they are.
     """
+    if not isinstance(template, str):
+        raise TemplateError(f"template must be a str, got {type(template).__name__}")
+    names = tuple(replacements)
+    builder = _builders.get((template, names))
+    if builder is None:
+        _check_replacements(replacements)
+        builder = _builder(template, names)
+        if builder is None:
+            return replace_by_copy(template, **replacements)
+    return builder(replacements)
+
+
+def replace_by_copy(template, **replacements):
+    """`replace` done by copying the parsed template and walking the copy (the reference
+    behaviour the compiled templates reproduce)."""
     _check_replacements(replacements)
     if not isinstance(template, str):
         raise TemplateError(f"template must be a str, got {type(template).__name__}")

@@ -9,7 +9,10 @@ from typing import NamedTuple
 import gast
 
 from autograph.pyct import anno
+from autograph.pyct import ast_util
 from autograph.pyct import parser
+
+_fields_cache = ast_util._node_fields  # pylint: disable=protected-access
 
 
 class EntityInfo(NamedTuple):
@@ -229,8 +232,15 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         """Visits the children of `node`, as ast.NodeTransformer does (lists returned for
         an element of a list field are spliced in, None removes it), with less overhead."""
         visit = self.visit
-        for field in node._fields:
-            old_value = getattr(node, field, None)
+        # Only the fields that may hold nodes: names, flags and expression contexts are
+        # left alone (visiting a context changes nothing; converters define no visitor
+        # for them).
+        fields = _fields_cache.get(node.__class__)
+        if fields is None:
+            fields = ast_util.node_fields(node.__class__)
+        values = node.__dict__
+        for field in fields:
+            old_value = values.get(field)
             if old_value.__class__ is list:
                 new_values = []
                 for value in old_value:

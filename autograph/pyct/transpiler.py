@@ -10,6 +10,7 @@ import types
 
 import gast
 
+from autograph.pyct import cfg
 from autograph.pyct import inspect_utils
 from autograph.pyct import loader
 from autograph.pyct import naming
@@ -197,7 +198,8 @@ class PyToPy:
       get_extra_locals(): {name: value} visible to the generated code, e.g. {'ag__': ...};
       get_caching_key(user_context): a hashable summary of the options that change the
         generated code (default: None, i.e. no options);
-      inspect_generated(tree, filename): sees the parsed generated module (default: nothing).
+      inspect_generated(tree, filename, record): sees the generated module (default:
+        nothing).
 
     transform(fn, user_context) -> (converted_function, module, source_map).
     """
@@ -224,10 +226,11 @@ class PyToPy:
         del ctx
         return node
 
-    def inspect_generated(self, tree, filename):
-        """Called with the parsed generated module (an `ast` tree) and its file, before the
-        converted code is used (default: nothing)."""
-        del tree, filename
+    def inspect_generated(self, tree, filename, record):
+        """Called with the generated module's file, before the converted code is used:
+        `record` is the parser.UnparseRecord of its text, and `tree` the parsed text (an
+        `ast` tree) when the record is not exact, else None (default: nothing)."""
+        del tree, filename, record
 
     def source_maps(self):
         """The source maps of every conversion cached so far (for error rewriting):
@@ -303,7 +306,8 @@ class PyToPy:
                 f"Cannot convert {fn.__qualname__}: its free variables {sorted(clashes)} "
                 "have the names of the converter's own symbols")
         ctx = self._make_context(fn, found, user_context, extra_locals)
-        node = self.transform_ast(node, ctx)
+        with cfg.release_graphs():
+            node = self.transform_ast(node, ctx)
         if isinstance(node, (list, tuple)) and len(node) == 1:
             node = node[0]
         if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
@@ -339,12 +343,21 @@ class PyToPy:
         """Writes and loads the module for `node`; returns (module, source, source_map,
         the converted code object)."""
         module_nodes = self._module_nodes(node, fn, found, ctx.info.future_features, extra_names)
-        source = self._module_header(fn, found) + parser.unparse(module_nodes)
-        # Parsed once: compiled by the loader and walked for the source map.
-        tree = ast.parse(source)
-        module, filename = loader.load_source(source, tree=tree)
-        source_map = origin_info.create_source_map(module_nodes, source, filename, tree)
-        self.inspect_generated(tree, filename)
+        record = parser.UnparseRecord()
+        source = parser.unparse_statements(
+            module_nodes, header=self._module_header(fn, found), record=record)
+        if record.exact:
+            # The unparser recorded where every statement and lambda went: no parse of
+            # the generated text is needed, and the loader compiles the text itself.
+            tree = None
+            module, filename = loader.load_source(source)
+            source_map = origin_info.source_map_from_lines(record.statement_lines, filename)
+        else:
+            # Parsed once: compiled by the loader and walked for the source map.
+            tree = ast.parse(source)
+            module, filename = loader.load_source(source, tree=tree)
+            source_map = origin_info.create_source_map(module_nodes, source, filename, tree)
+        self.inspect_generated(tree, filename, record)
         factory_code = getattr(module, FACTORY_NAME).__code__
         converted_code = next(c for c in factory_code.co_consts
                               if isinstance(c, types.CodeType) and c.co_name == def_name)

@@ -357,3 +357,28 @@ def test_graph_visitor_reaches_a_fixpoint_and_sees_dead_code():
     visitor.visit_forward()
     reached = {cfg.describe(n.ast_node): visitor.out[n] for n in graph.index.values()}
     assert reached == {"a": True, "a = a - 1": True, "return a": True, "dead = 1": False}
+
+
+def test_graphs_built_inside_release_graphs_let_go_of_their_tree():
+    import gc
+    import weakref
+    fn = gast.parse("def f(a):\n    while a:\n        a -= 1\n    return a\n").body[0]
+    kept = cfg.build(fn)[fn]  # built outside: keeps its edges
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with cfg.release_graphs():
+            tree = gast.parse("def g(a):\n    while a:\n        a -= 1\n    return a\n")
+            node = tree.body[0]
+            graph = cfg.build(node)[node]
+            assert any(n.next for n in graph.index.values())
+            alive = weakref.ref(node)
+            del tree, node
+        assert all(not n.next and not n.prev for n in graph.index.values())
+        del graph
+        # Freed by reference counting alone: the graph's edges formed the only cycles.
+        assert alive() is None
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    assert any(n.next for n in kept.index.values())

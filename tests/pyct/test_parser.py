@@ -559,3 +559,105 @@ def test_round_trip_of_grammar_heavy_stdlib_files(relative_path):
         original = ast.parse(f.read())
     regenerated = parser.unparse(parser.ast_to_gast(original))
     assert ast.dump(ast.parse(regenerated)) == ast.dump(original)
+
+
+# -- unparse_statements: the unparser of generated modules ------------------------------
+
+_UNPARSE_CORPUS = ["textwrap", "difflib", "ast", "argparse", "fractions", "dataclasses",
+                   "tokenize", "test.test_patma", "test.test_grammar"]
+
+
+def _module_statements(module_name):
+    import importlib
+    module = importlib.import_module(module_name)
+    with open(module.__file__, encoding="utf-8") as f:
+        source = f.read()
+    return source, lambda: parser.ast_to_gast(ast.parse(source)).body
+
+
+@pytest.mark.parametrize("module_name", _UNPARSE_CORPUS)
+def test_unparse_statements_writes_what_unparse_writes(module_name):
+    _, statements = _module_statements(module_name)
+    assert parser.unparse_statements(statements(), header="# h\n") == (
+        "# h\n" + parser.unparse(statements()))
+
+
+@pytest.mark.parametrize("name", sorted(ROUND_TRIP_SOURCES))
+def test_unparse_statements_of_every_construct(name):
+    source = textwrap.dedent(ROUND_TRIP_SOURCES[name])
+    statements = lambda: parser.ast_to_gast(ast.parse(source)).body  # noqa: E731
+    assert parser.unparse_statements(statements()) == parser.unparse(statements())
+
+
+def _annotated_statements(statements):
+    from autograph.pyct import anno
+    for index, node in enumerate(n for s in statements for n in gast.walk(s)):
+        anno.setanno(node, anno.Basic.ORIGIN, index)
+    return statements
+
+
+def _lambda_spans(tree):
+    return sorted((n.lineno, n.end_lineno, n.col_offset, n.end_col_offset)
+                  for n in ast.walk(tree) if isinstance(n, ast.Lambda))
+
+
+GENERATED_LOOKING_SOURCE = '''
+def create(ag__):
+    @decorator(lambda: 1)
+    def f(x, *args, k=lambda y: y + 'é', **kw):
+        """A docstring
+        on two lines."""
+        s = 'ünïcode'; t = ag__.if_exp(x, lambda: s, lambda: 'b', 'x')()
+        if x:
+            pass
+        elif ag__.or_(x, lambda: (lambda: x)())():
+            return {k: (lambda: v) for k, v in kw.items()}
+        else:
+            try:
+                y = [lambda q=ag__.and_(1, lambda: 2): q]
+            except (E, F) as e:
+                raise G from e
+            finally:
+                del y
+        while x:
+            x -= 1
+        else:
+            x = g(lambda: x, lambda: (yield))
+        return f
+    return f
+'''
+
+
+@pytest.mark.parametrize("module_name", _UNPARSE_CORPUS + ["<generated-looking>"])
+def test_unparse_record_agrees_with_a_parse_of_the_text(module_name):
+    from autograph.pyct import origin_info
+    if module_name == "<generated-looking>":
+        statements = lambda: parser.ast_to_gast(  # noqa: E731
+            ast.parse(GENERATED_LOOKING_SOURCE)).body
+    else:
+        _, statements = _module_statements(module_name)
+    nodes = _annotated_statements(statements())
+    record = parser.UnparseRecord()
+    text = parser.unparse_statements(nodes, header="# header\n", record=record)
+    tree = ast.parse(text)
+    assert sorted(span for _, _, span in record.call_lambdas) == _lambda_spans(tree)
+    if module_name == "<generated-looking>":
+        assert record.exact
+        assert {getattr(call.func, "attr", None) if call is not None else None for call, _, _ in
+                record.call_lambdas} >= {"if_exp", "or_", "and_", None}  # noqa: E501
+    if record.exact:
+        expected = origin_info.create_source_map(nodes, text, "gen.py", tree)
+        assert origin_info.source_map_from_lines(record.statement_lines, "gen.py") == expected
+
+
+def test_unparse_record_is_not_exact_where_a_string_spans_lines_inside_a_statement():
+    record = parser.UnparseRecord()
+    source = 'x = f("""first line of text\n    second line of the text""", y)'
+    text = parser.unparse_statements(parser.parse(source, single_node=False), record=record)
+    assert '"""first line of text\n' in text
+    assert not record.exact
+    record = parser.UnparseRecord()
+    parser.unparse_statements(parser.parse('"""a\nb"""\nx = 1', single_node=False),
+                              record=record)
+    assert record.exact
+    assert [line for _, line in record.statement_lines] == [2, 4]

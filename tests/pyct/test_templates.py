@@ -129,3 +129,79 @@ def test_replace_as_expression_rejects_statements():
 def test_bad_replacement_type():
     with pytest.raises(templates.TemplateError):
         templates.replace("x = v", v=3.5)
+
+
+# -- compiled templates reproduce the copy-and-walk reference ----------------------------
+
+def _dump(result):
+    def one(node):
+        text = gast.dump(node, include_attributes=True)
+        annotations = {str(k): v for n in gast.walk(node)
+                       for k, v in getattr(n, "___pyct_anno", {}).items()}
+        return text, sorted(annotations)
+    return [one(n) for n in result] if isinstance(result, list) else one(result)
+
+
+def _outcome(function, template, make_replacements):
+    try:
+        return "ok", _dump(function(template, **make_replacements()))
+    except templates.TemplateError as e:
+        return "error", str(e)
+
+
+def _annotated_expression():
+    node = expr("a.b[c]")
+    anno.setanno(node, anno.Basic.ORIGIN, "origin")
+    anno.setanno(node, anno.Static.SCOPE, "dropped")
+    return node
+
+
+_EQUIVALENCE_CASES = [
+    ("target = value + 1", lambda: dict(target="y", value="x")),
+    ("target = value", lambda: dict(target=expr("a[i]"), value=_annotated_expression())),
+    ("f(args)", lambda: dict(args=[expr("x"), "y", expr("z + 1")])),
+    ("f(a, args, b)", lambda: dict(args=[])),
+    ("def name(params):\n    body", lambda: dict(name="g", params=["a", "b"], body=[])),
+    ("def name(params):\n    body",
+     lambda: dict(name=gast.Name("h", gast.Load(), None, None), params=[],
+                  body=gast.parse("x = 1\ny = 2").body)),
+    ("def name(a, *params):\n    return a", lambda: dict(name="g", params=["b", "c"])),
+    ("if not flag:\n    rest", lambda: dict(flag="f", rest=gast.parse("pass").body)),
+    ("if not flag:\n    rest\nelse:\n    other", lambda: dict(flag="f", rest=[], other=[])),
+    ("body\nx = 1", lambda: dict(body=expr("y + 1"))),
+    ("body", lambda: dict(body=[expr("y"), expr("z")])),
+    ("x = obj.attr", lambda: dict(obj="o", attr="field")),
+    ("x = obj.attr", lambda: dict(obj="o", attr=gast.Name("f", gast.Load(), None, None))),
+    ("x = obj.attr", lambda: dict(obj="o", attr=expr("1"))),
+    ("f(key=value)", lambda: dict(key="k", value=expr("v"))),
+    ("f(key=value)", lambda: dict(key=expr("1"), value="v")),
+    ("class name(base):\n    x = 1", lambda: dict(name="K", base="B")),
+    ("lambda x: value", lambda: dict(value=expr("x * 2"), x="ignored")),
+    ("def f(a: ann = default):\n    pass", lambda: dict(ann="int", default=expr("3"))),
+    ("global x, y\nx = (1, 'a', b'b', 1.5, None, ..., 1j)", lambda: dict(x="renamed")),
+    ("x = {1: a, **b}", lambda: dict(a="q", b=expr("d"))),
+    ("x = name", lambda: dict(name=3)),
+    ("del target", lambda: dict(target=expr("a.b"))),
+    ("for target in iterate:\n    body", lambda: dict(target=expr("(i, j)"), iterate="it",
+                                                    body=[])),
+    ("x = a\ny = a", lambda: dict(a=expr("[1, 2]"))),
+]
+
+
+@pytest.mark.parametrize("template, make_replacements", _EQUIVALENCE_CASES)
+def test_compiled_templates_build_what_the_reference_builds(template, make_replacements):
+    expected = _outcome(templates.replace_by_copy, template, make_replacements)
+    # A template is compiled on its second use and reused after that.
+    for _ in range(3):
+        assert _outcome(templates.replace, template, make_replacements) == expected
+
+
+def test_compiled_templates_return_fresh_nodes_and_move_statement_blocks():
+    value = expr("x + 1")
+    block = gast.parse("y = 2").body
+    first = templates.replace("if c:\n    body\nz = value", body=block, value=value)
+    second = templates.replace("if c:\n    body\nz = value", body=[], value=value)
+    assert first[0].body[0] is block[0]  # moved, not copied
+    assert first[1].value is not value and second[1].value is not first[1].value
+    assert first[0].test is not second[0].test
+    assert isinstance(second[0].body[0], gast.Pass)

@@ -14,7 +14,11 @@ It also runs qual_names.resolve on the node.
 import gast
 
 from autograph.pyct import anno
+from autograph.pyct import ast_util
 from autograph.pyct import qual_names
+
+_fields_cache = ast_util._node_fields  # pylint: disable=protected-access
+_AST = gast.AST
 
 class Scope:
     """What one scope does with symbols (sets of qual_names.QN).
@@ -178,14 +182,21 @@ class ActivityAnalyzer(gast.NodeVisitor):
         return method(self, node)
 
     def generic_visit(self, node):
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
+        # Fields that never hold nodes (names, flags, expression contexts) are skipped:
+        # visiting them records nothing.
+        fields = _fields_cache.get(node.__class__)
+        if fields is None:
+            fields = ast_util.node_fields(node.__class__)
+        values = node.__dict__
+        visit = self.visit
+        for field in fields:
+            value = values.get(field)
+            if value.__class__ is list:
                 for item in value:
-                    if isinstance(item, gast.AST):
-                        self.visit(item)
-            elif isinstance(value, gast.AST):
-                self.visit(value)
+                    if isinstance(item, _AST):
+                        visit(item)
+            elif isinstance(value, _AST):
+                visit(value)
 
     # Scope management.
     def _enter(self, isolated, function_name=None):

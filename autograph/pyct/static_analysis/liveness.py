@@ -15,12 +15,6 @@ from autograph.pyct.static_analysis import activity
 _LOOPS = (gast.While, gast.For, gast.AsyncFor)
 
 
-def _killed(symbol, kill):
-    if symbol in kill:
-        return True
-    return symbol.is_composite() and not kill.isdisjoint(symbol.owner_set)
-
-
 class Analyzer(cfg.GraphVisitor):
     """Backward dataflow over one graph: in_[node] / out[node] are frozensets of QNs."""
 
@@ -29,6 +23,17 @@ class Analyzer(cfg.GraphVisitor):
                         for node in graph.index.values()}
         self.exit_live = frozenset(exit_live)
         self._leaving = graph.exit | graph.error
+        # Live sets only ever hold symbols that some node reads (or exit_live): for each
+        # owner among them, the composite symbols it owns, which die with it.
+        dependents = {}
+        universe = set(self.exit_live)
+        for effects in self.effects.values():
+            universe |= effects.read
+        for symbol in universe:
+            if symbol.is_composite():
+                for owner in symbol.owner_set:
+                    dependents.setdefault(owner, set()).add(symbol)
+        self._dependents = dependents
         super().__init__(graph)
 
     def init_state(self, node):
@@ -36,11 +41,22 @@ class Analyzer(cfg.GraphVisitor):
 
     def visit_node(self, node):
         live_out = set(self.exit_live) if node in self._leaving else set()
+        in_ = self.in_
         for successor in node.next:
-            live_out |= self.in_[successor]
+            live_out |= in_[successor]
         effects = self.effects[node]
         kill = effects.modified
-        live_in = frozenset(effects.read | {s for s in live_out if not _killed(s, kill)})
+        if kill:
+            # A symbol dies when it or one of its owners is assigned.
+            survivors = live_out - kill
+            dependents = self._dependents
+            for symbol in kill:
+                owned = dependents.get(symbol)
+                if owned:
+                    survivors -= owned
+            live_in = frozenset(effects.read | survivors)
+        else:
+            live_in = frozenset(effects.read | live_out)
         self.out[node] = frozenset(live_out)
         if live_in != self.in_[node]:
             self.in_[node] = live_in

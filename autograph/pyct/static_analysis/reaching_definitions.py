@@ -265,6 +265,17 @@ class _DefinedAnalyzer(cfg.GraphVisitor):
         self.entry_state = entry_state
         self.effects = {node: activity.node_effects(node)
                         for node in graph.index.values()}
+        # States only hold symbols of the entry state or modified by some node: for each
+        # owner among them, the composite symbols it owns (what _drop_owned_symbols drops).
+        universe = set(entry_state)
+        for effects in self.effects.values():
+            universe |= effects.modified
+        owned = {}
+        for symbol in universe:
+            if symbol.is_composite():
+                for owner in symbol.owner_set:
+                    owned.setdefault(owner, set()).add(symbol)
+        self._owned = owned
         super().__init__(graph)
 
     def init_state(self, node):
@@ -285,12 +296,17 @@ class _DefinedAnalyzer(cfg.GraphVisitor):
             modified = effects.modified
             if deleted or modified:
                 state = set(state)
+                owned = self._owned
                 # The same steps, in the same order, as Analyzer.visit_node.
                 for symbol in deleted:
                     state.discard(symbol)
-                    _drop_owned_symbols(state, symbol)
+                    dropped = owned.get(symbol)
+                    if dropped:
+                        state -= dropped
                 for symbol in modified - deleted:
-                    _drop_owned_symbols(state, symbol)
+                    dropped = owned.get(symbol)
+                    if dropped:
+                        state -= dropped
                     state.add(symbol)
                 state = frozenset(state)
         if state != self.out[node]:
@@ -322,7 +338,8 @@ def _annotate_defined_vars(function_node, graph, parent_state, owners):
     analyzer = _DefinedAnalyzer(graph, entry_state)
     analyzer.visit_forward()
 
-    for cfg_node in graph.index.values():
+    # Where nested functions and lambdas start from (None: there are none to analyze).
+    for cfg_node in graph.index.values() if owners is not None else ():
         ast_node = cfg_node.ast_node
         if isinstance(ast_node, (gast.FunctionDef, gast.AsyncFunctionDef)):
             owners[ast_node] = (analyzer.out, cfg_node)
@@ -346,9 +363,9 @@ def resolve_defined_vars(node, graphs=None):
     values `resolve` gives (about three times cheaper); returns `node`."""
     if graphs is None:
         graphs = cfg.build(node)
-    owners = {}
+    owners = {} if len(graphs) > 1 else None
     for function_node in reversed(list(graphs)):
-        if function_node in owners:
+        if owners and function_node in owners:
             states, cfg_node = owners[function_node]
             parent_state = states[cfg_node] or frozenset()
         else:
