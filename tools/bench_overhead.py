@@ -6,7 +6,10 @@ the time ratio. No symbolic values are involved: this is the cost of the inline 
 checks of converted statements and expressions, and of the calls routed through
 `ag__.converted` and the builtins' overloads.
 
-    python tools/bench_overhead.py [--repeat N] [--conversion N] [--depth]
+    python tools/bench_overhead.py [--repeat N] [--cpu-time] [--conversion N] [--depth]
+
+--cpu-time times with the process's CPU clock instead of the wall clock: on a machine
+shared with other jobs, time spent waiting for a core then does not count.
 
 With --conversion N it also reports the full conversion pipeline time (parse, analyses,
 all converters, unparse, load) per function, median over N fresh copies of a typical
@@ -225,12 +228,12 @@ def recursion_depths():
         print(f"{name:<32} {max_depth(fn):>8} {max_depth(api.to_graph(fn)):>9}")
 
 
-def best_time(fn, args, repeat):
+def best_time(fn, args, repeat, clock=time.perf_counter):
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fn(*args)
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return min(times)
 
 
@@ -244,6 +247,8 @@ def same(a, b):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time with the process's CPU clock (time.process_time)")
     parser.add_argument("--conversion", type=int, default=0, metavar="N")
     parser.add_argument("--depth", action="store_true",
                         help="also report the recursion depth reachable through each "
@@ -265,8 +270,9 @@ def main(argv=None):
         if not same(converted(*inputs), expected):
             print(f"{name:<16} RESULT MISMATCH")
             continue
-        original_time = best_time(fn, inputs, args.repeat)
-        converted_time = best_time(converted, inputs, args.repeat)
+        clock = time.process_time if args.cpu_time else time.perf_counter
+        original_time = best_time(fn, inputs, args.repeat, clock)
+        converted_time = best_time(converted, inputs, args.repeat, clock)
         ratio = converted_time / original_time
         ratios.append(ratio)
         print(f"{name:<16} {original_time * 1e3:9.2f}ms {converted_time * 1e3:9.2f}ms "

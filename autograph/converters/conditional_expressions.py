@@ -5,8 +5,9 @@ branch to run, so it adds no frame of its own):
     (a if v else b) if (v := cond) is True or v is False or ag__.type_(v) in ag__.PLAIN_TYPES
     else ag__.if_exp(v, lambda: a, lambda: b, 'a if cond else b')()
 
-The overload's branches keep the overload form (see logical_expressions for where only
-that form is used)."""
+A condition whose value is certainly a Python bool (`x is None`) needs no test: the
+expression stays as it is. The overload's branches keep the overload form (see
+logical_expressions for where only that form is used)."""
 
 import re
 
@@ -66,7 +67,9 @@ class ConditionalExpressionTransformer(converter.Base):
         return " ".join(text.split())
 
     def visit_IfExp(self, node):
-        if has_named_expr(node.body) or has_named_expr(node.orelse):
+        from autograph.converters import logical_expressions  # it imports this module
+        if (has_named_expr(node.body) or has_named_expr(node.orelse)
+                or logical_expressions.is_python_valued(node.test)):
             return self.generic_visit(node)
         expr_repr = gast.Constant(value=self._source_of(node), kind=None)
         template = "ag__.if_exp(test, lambda: true_value, lambda: false_value, expr_repr)()"
@@ -75,7 +78,6 @@ class ConditionalExpressionTransformer(converter.Base):
             return templates.replace_as_expression(
                 template, test=node.test, true_value=node.body, false_value=node.orelse,
                 expr_repr=expr_repr)
-        from autograph.converters import logical_expressions  # it imports this module
         body_graph = logical_expressions.functional_copy(self, node.body)
         orelse_graph = logical_expressions.functional_copy(self, node.orelse)
         node = self.generic_visit(node)

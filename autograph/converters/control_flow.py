@@ -4,12 +4,18 @@ symbolic ones.
 
 Each statement becomes a "dual" form: its condition (or iterable) is computed once into a
 temporary; when that value is a Python value (bools first, then the exact-type test the
-overloads use, then `is_tensor`) the statement runs inline, as written, with its blocks
-converted the same way; otherwise its "graph" form runs: the overload call. The block
-functions of all graph forms (a block's graph form calls those of the statements inside
-it) are defined once, in one local function `graph_forms()` returning them, which only a
-statement taking its graph form calls: the Python path creates none of them, and the code
-stays about twice the size of the original.
+overloads use, then `ag__.is_plain` for other types) the statement runs inline, as
+written, with its blocks converted the same way; otherwise its graph form runs:
+`graph_forms().if_stmt_2(cond)`. A condition that is certainly a Python bool (`x is None`,
+`k in d`, a constant: see logical_expressions.is_python_valued) needs neither: such a
+statement stays as it is.
+
+The graph forms of all statements are defined once, in one local function `graph_forms()`
+returning them (`ag__.GraphForms(ag__.locals_())`), which only a statement taking its graph
+form calls: the Python path creates none of them. There, each statement has its block
+functions and one function calling its overload with them (`def if_stmt_2(cond):
+ag__.if_stmt(cond, if_body_2, ...)()`), which the graph forms of enclosing blocks call too.
+Statements carrying the same variables share one get_state/set_state pair.
 
 In the graph form every variable a block assigns is declared `nonlocal` (or `global`) in
 its function, so every variable stays the one variable of the user's function: scoping,
@@ -26,6 +32,7 @@ attribute and item targets such as `self.total` or `state["n"]`.
 import gast
 
 from autograph.converters import logical_expressions
+from autograph.converters.conditional_expressions import has_named_expr
 from autograph.core import converter
 from autograph.pyct import anno, ast_util, templates
 from autograph.pyct import cfg
@@ -93,6 +100,28 @@ def _name(name, ctx=gast.Load):
     return gast.Name(id=name, ctx=ctx(), annotation=None, type_comment=None)
 
 
+def _ref(name):
+    """The expression reading `name`: a generated function, `ag__.x` or None (built
+    directly: a template per name would be parsed anew for every name)."""
+    if name == "None":
+        return gast.Constant(value=None, kind=None)
+    if name.startswith("ag__."):
+        return gast.Attribute(value=_name("ag__"), attr=name[len("ag__."):], ctx=gast.Load())
+    return _name(name)
+
+
+def _call_statement(func, args):
+    return gast.Expr(value=gast.Call(func=func, args=args, keywords=[]))
+
+
+def _flags_test(flags, operator, identity):
+    """`flag_1 is False and flag_2 is False ...` (or any such combination)."""
+    terms = [gast.Compare(left=_name(flag), ops=[identity()],
+                          comparators=[gast.Constant(value=False, kind=None)])
+             for flag in flags]
+    return terms[0] if len(terms) == 1 else gast.BoolOp(op=operator(), values=terms)
+
+
 def _with_origin(node, statements):
     """Generated statements (a list or one) report the user's statement `node` (tracebacks,
     the statement named by graph-path errors)."""
@@ -129,7 +158,10 @@ class _Function:
         self.declared_in_blocks = set()  # names the generated functions declare nonlocal
         self.maybe_undefined = set()  # outputs that may be unbound when a statement starts
         self.graph_defs = []  # the block functions of every graph form, defined together
-        self.factory = None  # (name of the function defining them, name of its result)
+        self.factory = None  # the name of the function defining them
+        # (output, maybe undefined) tuple -> its (get_state, set_state) names: statements
+        # carrying the same variables share one pair.
+        self.state_functions = {}
 
 
 def _map_blocks(statement, process):
@@ -225,11 +257,10 @@ class ControlFlowTransformer(converter.Base):
         declare the user's variables nonlocal: nested one level deeper, they still reach
         the user's function.
         """
-        factory_name, _ = function.factory
-        names = [d.name for d in function.graph_defs]
-        result = gast.Call(
-            func=templates.replace_as_expression("ag__.GraphForms"), args=[],
-            keywords=[gast.keyword(arg=n, value=_name(n)) for n in names])
+        factory_name = function.factory or self.new_function_name("graph_forms")
+        # Its locals are the block functions (and the user's variables it passes on to
+        # them): one short line, whatever their number.
+        result = templates.replace_as_expression("ag__.GraphForms(ag__.locals_())")
         factory = gast.FunctionDef(
             name=factory_name, args=gast.arguments(
                 args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
@@ -238,47 +269,24 @@ class ControlFlowTransformer(converter.Base):
             returns=None, type_comment=None, type_params=[])
         return [factory]
 
-    def _factory_names(self):
+    def _factory_name(self):
         function = self.function
         if function.factory is None:
-            function.factory = (self.new_function_name("graph_forms"),
-                                self.new_symbol("forms"))
+            function.factory = self.new_function_name("graph_forms")
         return function.factory
 
-    def _defs_out(self, statements):
-        """Moves the block function definitions of `statements` to the function's graph
-        forms; returns the rest (the overload call)."""
-        rest = []
-        for statement in statements:
-            if (isinstance(statement, gast.FunctionDef)
-                    and statement.name in self.generated_functions):
-                self.function.graph_defs.append(statement)
-            else:
-                rest.append(statement)
-        return rest
+    def _graph_entry(self, node, entry, args):
+        """`graph_forms().entry(args)`: a statement of the Python form taking its graph
+        form (its condition or iterable found symbolic)."""
+        forms = gast.Call(func=_name(self._factory_name()), args=[], keywords=[])
+        return _with_origin(node, [_call_statement(
+            gast.Attribute(value=forms, attr=entry, ctx=gast.Load()), args)])
 
-    def _graph_entry(self, node, calls):
-        """The graph form of a statement at the user function's level: its block
-        functions come from the graph forms' function."""
-        factory_name, forms = self._factory_names()
-        generated = self.generated_functions
-        calls = _copy(calls)
-        for call in calls:
-            for child in ast_util.walk(call):
-                for field in child._fields:
-                    value = getattr(child, field, None)
-                    values = value if isinstance(value, list) else [value]
-                    for index, item in enumerate(values):
-                        if (isinstance(item, gast.Name) and item.id in generated
-                                and isinstance(item.ctx, gast.Load)):
-                            replacement = gast.Attribute(value=_name(forms), attr=item.id,
-                                                         ctx=gast.Load())
-                            if isinstance(value, list):
-                                value[index] = replacement
-                            else:
-                                setattr(child, field, replacement)
-        entry = templates.replace("forms = factory()", forms=forms, factory=factory_name)
-        return _with_origin(node, entry + calls)
+    @staticmethod
+    def _call(node, name, args):
+        """`name(args)` (a graph form calling the function that runs a statement's
+        overload), reporting the user's statement `node`."""
+        return _with_origin(node, [_call_statement(_name(name), args)])
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -343,24 +351,28 @@ class ControlFlowTransformer(converter.Base):
         return [node], ([functional] if graph else None)
 
     @staticmethod
-    def _python_test(name, symbolic_test="is_tensor"):
-        """`v is a Python value`: for conditions, the bools first (most are), then the exact
-        type test the overloads use, then `is_tensor` (the builtins under ag__: the user's
-        `type` may be shadowed)."""
-        template = "ag__.type_(name) in ag__.PLAIN_TYPES or not ag__.symbolic_test(name)"
-        if symbolic_test == "is_tensor":
-            template = "name is True or name is False or " + template
-        return _skipped(templates.replace_as_expression(
-            template, name=name, symbolic_test=symbolic_test))
-
-    @staticmethod
-    def _symbolic_test(name, template="test"):
-        """`v is symbolic` (the negation of _python_test) inside `template`."""
-        return _skipped(templates.replace_as_expression(template, test=templates.replace_as_expression(
-            "name is not True and name is not False and ag__.type_(name) not in "
-            "ag__.PLAIN_TYPES and ag__.is_tensor(name)", name=name)))
+    def _python_test(name, template="name is True or name is False or ag__.type_(name) in "
+                                    "ag__.PLAIN_TYPES or ag__.is_plain(name)"):
+        """`v is a Python value`: for conditions, the bools first (most are), then the
+        exact-type test the overloads use (inline: both are far cheaper than a call,
+        and NumPy bools and ints are common conditions), then `ag__.is_plain` for other
+        types; a loop's iterable is tested once per loop, by one call."""
+        return _skipped(templates.replace_as_expression(template, name=name))
 
     def _if(self, node, graph):
+        if logical_expressions.is_python_valued(node.test):
+            # `if x is None:` tests a Python bool: the statement stays as it is, in both
+            # forms (its blocks converted).
+            python_body, graph_body = self._convert_block(node.body, graph)
+            python_else, graph_else = self._convert_block(node.orelse, graph)
+            functional = None
+            if graph:
+                functional = [_with_origin(node, gast.If(
+                    test=_copy(node.test), body=graph_body or [gast.Pass()],
+                    orelse=graph_else))]
+            node.body = python_body or [gast.Pass()]
+            node.orelse = python_else
+            return [node], functional
         python_body, graph_body = self._convert_block(node.body, True)
         python_else, graph_else = self._convert_block(node.orelse, True)
         # The condition is computed once, into a temporary (a name is just read again).
@@ -371,11 +383,7 @@ class ControlFlowTransformer(converter.Base):
             test = test.operand
         simple = isinstance(test, gast.Name)
         cond = test.id if simple else self.new_symbol("cond")
-        graph_test = _name(cond)
-        if negated:
-            graph_test = templates.replace_as_expression("ag__.not_(cond)", cond=cond)
-        graph_part = _with_origin(node, self._defs_out(
-            self._graph_if(node, graph_test, graph_body, graph_else)))
+        entry = self._graph_if(node, graph_body, graph_else, negated)
         inline_test = _name(cond)
         if negated:  # `not` of a value just found to be a Python value stays as it is
             inline_test = gast.UnaryOp(op=gast.Not(), operand=inline_test)
@@ -385,33 +393,50 @@ class ControlFlowTransformer(converter.Base):
         python = [] if simple else [gast.Assign(targets=[_name(cond, gast.Store)],
                                                 value=test, type_comment=None)]
         python.append(gast.If(test=self._python_test(cond), body=[_with_origin(node, inline)],
-                              orelse=self._graph_entry(node, graph_part)))
+                              orelse=self._graph_entry(node, entry, [_name(cond)])))
         _with_origin(node, python)
-        functional = None
-        if graph:
-            functional = [] if simple else _with_origin(node, [gast.Assign(
-                targets=[_name(cond, gast.Store)], value=_copy(test), type_comment=None)])
-            functional += graph_part
+        functional = self._call(node, entry, [_copy(test)]) if graph else None
         return python, functional
 
     def _while(self, node, graph):
         if self._has_loop_options(node):
             # Loop options are for graph loops: such a loop keeps its graph form only.
-            functional = _with_origin(node, self._defs_out(self._graph_while(
-                node, self._convert_block(node.body, True)[1])))
+            args = self._graph_while(node, self._convert_block(node.body, True)[1])
+            entry = self._overload_function(node, "while_stmt", [], args)
             python_else, graph_else = self._convert_block(node.orelse, graph)
-            return (self._graph_entry(node, functional) + python_else,
-                    functional + graph_else if graph else None)
+            return (self._graph_entry(node, entry, []) + python_else,
+                    self._call(node, entry, []) + graph_else if graph else None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
+        if extra_test is None and logical_expressions.is_python_valued(node.test):
+            # `while True:`, `while x is not None:`: a Python loop in both forms.
+            python_body, graph_body = self._convert_block(node.body, graph)
+            python_else, graph_else = self._convert_block(node.orelse, graph)
+            functional = None
+            if graph:
+                functional = [_with_origin(node, gast.While(
+                    test=_copy(node.test), body=graph_body or [gast.Pass()], orelse=[]))]
+                functional += graph_else
+            node.body = python_body or [gast.Pass()]
+            node.orelse = []
+            return [node] + python_else, functional
         python_body, graph_body = self._convert_block(node.body, True)
         test = node.test
-        if extra_test is not None:
+        flags = None if extra_test is None else self._flags(extra_test)
+        if flags and not has_named_expr(test):  # a walrus would bind in the lambda
+            # `not break_ and test` (a lowered break/return): while every flag is exactly
+            # False (always, on Python values) that is `test` itself; otherwise the
+            # overload form (rare: the loop is ending, or a flag turned symbolic).
+            test = templates.replace_as_expression(
+                "test if all_false else ag__.and_(flags_test, lambda: test_copy)()",
+                test=test, test_copy=_copy(node.test),
+                all_false=_flags_test(flags, gast.And, gast.Is),
+                flags_test=self._overload_form(extra_test))
+        elif extra_test is not None:
             test = gast.BoolOp(op=gast.And(), values=[_copy(extra_test), test])
-        graph_part = _with_origin(node, self._defs_out(self._graph_while(node, graph_body)))
-        # The graph form inside the enclosing graph form calls while_stmt; here the
+        args = self._graph_while(node, graph_body)
+        # Inside an enclosing graph form, the loop is a while_stmt call; here the
         # condition was just computed (symbolic): straight to the graph loop.
-        inline_graph_part = self._graph_entry(node, graph_part)
-        inline_graph_part[-1].value.func.attr = "while_graph"
+        entry = self._overload_function(node, "while_graph", [], _copy(args))
         cond = self.new_symbol("cond")
         # The condition runs exactly once per iteration; when it turns symbolic, the rest
         # of the loop runs as a graph loop (which traces the condition itself).
@@ -424,28 +449,36 @@ class ControlFlowTransformer(converter.Base):
             "if symbolic:\n"
             "    graph_part",
             cond=cond, test=test, body=python_body or [gast.Pass()],
-            stop=self._symbolic_test(cond, f"test or not {cond}"),
-            symbolic=self._symbolic_test(cond), graph_part=inline_graph_part)
+            stop=self._python_test(
+                cond, "name is not True and (ag__.type_(name) not in ag__.PLAIN_TYPES "
+                      "and not ag__.is_plain(name) or not name)"),
+            symbolic=self._python_test(cond, "not ag__.is_plain(name)"),
+            graph_part=self._graph_entry(node, entry, []))
         _with_origin(node, python)
         _with_origin(node, python[0].body)
         python_else, graph_else = self._convert_block(node.orelse, graph)
-        functional = graph_part + graph_else if graph else None
+        functional = None
+        if graph:
+            functional = _with_origin(node, [_call_statement(_ref("ag__.while_stmt"), args)])
+            functional += graph_else
         return python + python_else, functional
 
     def _for(self, node, graph):
         if self._has_loop_options(node):
-            functional = _with_origin(node, self._defs_out(self._graph_for(
-                node, node.iter, self._convert_block(node.body, True)[1])))
+            entry = self._graph_for(node, self._convert_block(node.body, True)[1])
             python_else, graph_else = self._convert_block(node.orelse, graph)
-            return (self._graph_entry(node, _copy(functional)) + python_else,
-                    functional + graph_else if graph else None)
+            return (self._graph_entry(node, entry, [node.iter]) + python_else,
+                    self._call(node, entry, [_copy(node.iter)]) + graph_else
+                    if graph else None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
         python_body, graph_body = self._convert_block(node.body, True)
-        iterated = self.new_symbol("iterated")
-        graph_part = _with_origin(node, self._defs_out(
-            self._graph_for(node, _name(iterated), graph_body)))
-        graph_entry = self._graph_entry(node, graph_part)
-        python_test = self._python_test(iterated, "is_symbolic_iterable")
+        # A name is just read again (nothing runs in between), unless the loop must
+        # rebind what it iterates (to its iterator, for a graph loop to take it over).
+        simple = extra_test is None and isinstance(node.iter, gast.Name)
+        iterated = node.iter.id if simple else self.new_symbol("iterated")
+        entry = self._graph_for(node, graph_body)
+        graph_entry = self._graph_entry(node, entry, [_name(iterated)])
+        python_test = self._python_test(iterated, "ag__.is_plain_iterable(name)")
         if extra_test is None:
             python = templates.replace(
                 "iterated = iterable\n"
@@ -456,6 +489,8 @@ class ControlFlowTransformer(converter.Base):
                 "    graph_part",
                 iterated=iterated, iterable=node.iter, python_test=python_test,
                 target=node.target, body=python_body or [gast.Pass()], graph_part=graph_entry)
+            if simple:
+                python = python[1:]
         else:
             # The extra test (break/return flags: True, False or symbolic) is checked before
             # the first iteration and after each body; when it turns symbolic, the graph
@@ -478,7 +513,7 @@ class ControlFlowTransformer(converter.Base):
                 extra_test_graph=self._overload_form(extra_test), target=node.target,
                 body=python_body or [gast.Pass()], graph_part=graph_entry)
         _with_origin(node, python)
-        _with_origin(node, python[1].body)
+        _with_origin(node, python[-1].body if simple else python[1].body)
         if extra_test is not None:
             loop = python[1].body[1].body[0]
             _with_origin(node, loop)
@@ -486,10 +521,7 @@ class ControlFlowTransformer(converter.Base):
         python_else, graph_else = self._convert_block(node.orelse, graph)
         functional = None
         if graph:
-            functional = _with_origin(node, [gast.Assign(
-                targets=[_name(iterated, gast.Store)], value=_copy(node.iter),
-                type_comment=None)])
-            functional += graph_part + graph_else
+            functional = self._call(node, entry, [_copy(node.iter)]) + graph_else
         return python + python_else, functional
 
     @staticmethod
@@ -509,9 +541,14 @@ class ControlFlowTransformer(converter.Base):
         flags = self._flags(extra_test)
         if flags is None:
             return gast.Constant(value=True, kind=None)
-        parts = [f"ag__.type_({iterated}) not in ag__.PLAIN_TYPES"] + [
-            f"{flag} is not True and {flag} is not False" for flag in flags]
-        return _skipped(templates.replace_as_expression(" or ".join(parts)))
+        not_bools = [gast.BoolOp(op=gast.And(), values=[
+            gast.Compare(left=_name(flag), ops=[gast.IsNot()],
+                         comparators=[gast.Constant(value=value, kind=None)])
+            for value in (True, False)]) for flag in flags]
+        return _skipped(templates.replace_as_expression(
+            "ag__.type_(iterated) not in ag__.PLAIN_TYPES or not_bools", iterated=iterated,
+            not_bools=not_bools[0] if len(not_bools) == 1 else gast.BoolOp(
+                op=gast.Or(), values=not_bools)))
 
     @staticmethod
     def _overload_form(extra_test):
@@ -531,14 +568,15 @@ class ControlFlowTransformer(converter.Base):
         """`if extra_test is not True: break` (the loop must stop, or continue as a graph
         loop). The extra test is `not flag_1 and not flag_2 ...` (lowered break/return):
         while every flag is exactly False it is True, and that is tested first, cheaply."""
-        stop = templates.replace("if extra_test is not True:\n    break",
-                                 extra_test=ControlFlowTransformer._overload_form(extra_test))
+        overload_form = ControlFlowTransformer._overload_form(extra_test)
         flags = ControlFlowTransformer._flags(extra_test)
         if flags is None:
-            return stop
-        any_set = _skipped(templates.replace_as_expression(
-            " or ".join(f"{flag} is not False" for flag in flags)))
-        return templates.replace("if any_set:\n    stop", any_set=any_set, stop=stop)
+            return templates.replace("if extra_test is not True:\n    break",
+                                     extra_test=overload_form)
+        test = _skipped(templates.replace_as_expression(
+            "any_set and extra_test is not True",
+            any_set=_flags_test(flags, gast.Or, gast.IsNot), extra_test=overload_form))
+        return templates.replace("if test:\n    break", test=test)
 
     @staticmethod
     def _has_loop_options(node):
@@ -575,20 +613,31 @@ class ControlFlowTransformer(converter.Base):
         self.function.declared_in_blocks |= declared - self.function.globals
         node = templates.replace("def name(params):\n    body", name=name, params=params,
                                  body=body)[0]
-        node.body = self._declarations(modified_names | declared) + node.body
+        # Only what the function's own statements bind: a nested statement's blocks are
+        # functions of their own (siblings among the graph forms), declaring theirs.
+        own = converter.own_bindings(node)
+        node.body = self._declarations((modified_names | declared) & own) + node.body
         return node
 
     def _state_functions(self, outputs, defined_before):
         """get_state/set_state definitions (or the shared no-op ones) for `outputs`."""
         if not outputs:
             return [], "ag__.get_no_state", "ag__.set_no_state"
+        maybe_undefined = [defined_before is not None and not output.is_composite()
+                           and str(output) not in defined_before for output in outputs]
+        key = tuple(zip(map(str, outputs), maybe_undefined))
+        shared = self.function.state_functions.get(key)
+        if shared is not None:
+            self.function.maybe_undefined.update(
+                str(o) for o, undefined in zip(outputs, maybe_undefined) if undefined)
+            return [], shared[0], shared[1]
         get_state = self.new_function_name("get_state")
         set_state = self.new_function_name("set_state")
+        self.function.state_functions[key] = (get_state, set_state)
         values = []
-        for output in outputs:
+        for output, undefined in zip(outputs, maybe_undefined):
             expression = output.ast()
-            if (defined_before is not None and not output.is_composite()
-                    and str(output) not in defined_before):
+            if undefined:
                 self.function.maybe_undefined.add(str(output))
                 expression = templates.replace_as_expression(
                     "ag__.value_or_undefined(lambda: value, name)", value=expression,
@@ -631,8 +680,23 @@ class ControlFlowTransformer(converter.Base):
 
     # if -----------------------------------------------------------------------
 
-    def _graph_if(self, node, test, body, orelse):
-        """Today's functional form of an if: block functions and an if_stmt call."""
+    def _overload_function(self, node, overload, params, args, call_result=False):
+        """`def overload_N(params): ag__.overload(args)` among the graph forms (with `()`
+        after the call when the overload returns the function to run); returns its name."""
+        name = self.new_function_name(overload)
+        call = gast.Call(func=_ref("ag__." + overload), args=args, keywords=[])
+        if call_result:
+            call = gast.Call(func=call, args=[], keywords=[])
+        definition = templates.replace("def name(params):\n    call", name=name,
+                                       params=[_name(p, gast.Param) for p in params],
+                                       call=gast.Expr(value=call))[0]
+        self.function.graph_defs.append(definition)
+        _with_origin(node, definition.body)
+        return name
+
+    def _graph_if(self, node, body, orelse, negated):
+        """The graph form of an if: its block functions and `def if_stmt_N(cond)` calling
+        ag__.if_stmt with them (among the graph forms); returns that function's name."""
         body_scope = anno.getanno(node, anno.Static.BODY_SCOPE)
         orelse_scope = anno.getanno(node, anno.Static.ORELSE_SCOPE, None)
         modified = set(body_scope.modified)
@@ -643,20 +707,20 @@ class ControlFlowTransformer(converter.Base):
         state_defs, get_state, set_state = self._state_functions(outputs, defined_before)
 
         body_name = self.new_function_name("if_body")
-        statements = state_defs + [self._block_function(
+        definitions = state_defs + [self._block_function(
             body_name, [], body or [gast.Pass()], _simple(body_scope.modified))]
         orelse_name = "None"
         if orelse:
             orelse_name = self.new_function_name("else_body")
-            statements.append(self._block_function(
+            definitions.append(self._block_function(
                 orelse_name, [], orelse, _simple(orelse_scope.modified)))
-        statements += templates.replace(
-            "ag__.if_stmt(test, body_name, orelse_name, get_state, set_state, symbol_names, "
-            "nouts)()",
-            test=test, body_name=body_name, orelse_name=orelse_name, get_state=get_state,
-            set_state=set_state, symbol_names=self._symbol_names(outputs),
-            nouts=gast.Constant(value=len(outputs), kind=None))
-        return statements
+        self.function.graph_defs.extend(definitions)
+        test = (templates.replace_as_expression("ag__.not_(cond)") if negated
+                else _name("cond"))
+        args = [test] + [_ref(n) for n in (body_name, orelse_name, get_state, set_state)] + [
+                self._symbol_names(outputs), gast.Constant(value=len(outputs), kind=None)]
+        return self._overload_function(node, "if_stmt", ["cond"], args, call_result=True)
+
 
     # loops --------------------------------------------------------------------
 
@@ -675,7 +739,8 @@ class ControlFlowTransformer(converter.Base):
                          values=list(options.values()))
 
     def _graph_while(self, node, body):
-        """Today's functional form of a while loop (its else block excluded)."""
+        """The block functions of a while loop's graph form (its else block excluded),
+        among the graph forms; returns the arguments of its while_stmt call."""
         body_scope = anno.getanno(node, anno.Static.BODY_SCOPE)
         cond_scope = anno.getanno(node, anno.Static.COND_SCOPE, None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
@@ -694,17 +759,16 @@ class ControlFlowTransformer(converter.Base):
                                      test=test)[0]
         test_def.body = self._declarations(_simple(cond_modified)) + test_def.body
         body_name = self.new_function_name("loop_body")
-        statements = state_defs + [test_def, self._block_function(
-            body_name, [], body, _simple(body_scope.modified))]
-        statements += templates.replace(
-            "ag__.while_stmt(test_name, body_name, get_state, set_state, symbol_names, opts)",
-            test_name=test_name, body_name=body_name, get_state=get_state,
-            set_state=set_state, symbol_names=self._symbol_names(outputs),
-            opts=self._loop_options(node))
-        return statements
+        self.function.graph_defs.extend(state_defs + [
+            test_def, self._block_function(body_name, [], body, _simple(body_scope.modified))])
+        return [_ref(n) for n in (test_name, body_name, get_state, set_state)] + [
+                self._symbol_names(outputs), self._loop_options(node)]
 
-    def _graph_for(self, node, iterated, body):
-        """Today's functional form of a for loop over `iterated` (its else block excluded)."""
+
+    def _graph_for(self, node, body):
+        """The graph form of a for loop (its else block excluded): its block functions and
+        `def for_stmt_N(iterated)` calling ag__.for_stmt with them (among the graph forms);
+        returns that function's name."""
         body_scope = anno.getanno(node, anno.Static.BODY_SCOPE)
         iterate_scope = anno.getanno(node, anno.Static.ITERATE_SCOPE, None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
@@ -717,26 +781,25 @@ class ControlFlowTransformer(converter.Base):
         state_defs, get_state, set_state = self._state_functions(outputs, defined_before)
 
         loop_body = body or [gast.Pass()]
-        statements = list(state_defs)
+        definitions = list(state_defs)
         extra_test_name = "None"
         if extra_test is not None:
             extra_test_name = self.new_function_name("extra_test")
-            statements += templates.replace("def extra_test_name():\n    return extra_test",
-                                            extra_test_name=extra_test_name,
-                                            extra_test=extra_test)
+            definitions += templates.replace("def extra_test_name():\n    return extra_test",
+                                             extra_test_name=extra_test_name,
+                                             extra_test=extra_test)
         body_name = self.new_function_name("loop_body")
         iterate = self.new_symbol("itr")
         body = templates.replace("target = iterate", target=node.target,
                                  iterate=iterate) + loop_body
-        statements.append(self._block_function(
+        definitions.append(self._block_function(
             body_name, [iterate], body, _simple(modified)))
-        statements += templates.replace(
-            "ag__.for_stmt(iter_, extra_test, body_name, get_state, set_state, symbol_names, "
-            "opts)",
-            iter_=iterated, extra_test=extra_test_name, body_name=body_name,
-            get_state=get_state, set_state=set_state,
-            symbol_names=self._symbol_names(outputs), opts=self._loop_options(node))
-        return statements
+        self.function.graph_defs.extend(definitions)
+        args = [_name("iterated")] + [_ref(n) for n in (
+            extra_test_name, body_name, get_state, set_state)] + [
+                self._symbol_names(outputs), self._loop_options(node)]
+        return self._overload_function(node, "for_stmt", ["iterated"], args)
+
 
 
 def transform(node, ctx):

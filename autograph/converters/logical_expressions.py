@@ -4,11 +4,13 @@ function computing the result, so it adds no frame of its own).
 
 The inline form tests the left operand's exact type once, as the overloads do:
 
-    (b if v else v) if (v := a) is True or v is False or ag__.type_(v) in ag__.PLAIN_TYPES
+    (v and b) if (v := a) is True or v is False or ag__.type_(v) in ag__.PLAIN_TYPES
     else ag__.and_(v, lambda: b)()
 
 (no temporary when `a` is a name). The right operand still runs only when Python would run
-it, and the result is the same object Python returns. The overload's operand keeps today's
+it, and the result is the same object Python returns. A left operand whose value is
+certainly a Python bool (`x is None`, `k in d`, see is_python_valued) needs no test: the
+operator stays as it is. The overload's operand keeps today's
 functional form (tracing runs it once), so code grows with size times nesting depth. Inside
 comprehensions (where a walrus would bind in the enclosing function, and is not allowed at
 all in some places), in the graph forms of control flow and in the lambdas given to
@@ -26,6 +28,26 @@ _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp
 # is known to be a Python value): left as they are, only their operands are converted.
 INLINE_TEST = "inline type test"
 _THUNK_OVERLOADS = frozenset({"and_", "or_", "if_exp"})
+
+
+_IDENTITY_OR_MEMBERSHIP = (gast.Is, gast.IsNot, gast.In, gast.NotIn)
+
+
+def is_python_valued(node):
+    """True when an expression's value is certainly a Python value, never symbolic, so a
+    statement or operator testing it needs no graph form: a constant, an identity or
+    membership test (`x is None`, `k in d`: Python makes their result a bool whatever the
+    operands are), and `not`/`and`/`or` of such expressions."""
+    node_class = node.__class__
+    if node_class is gast.Constant:
+        return True
+    if node_class is gast.Compare:
+        return all(op.__class__ in _IDENTITY_OR_MEMBERSHIP for op in node.ops)
+    if node_class is gast.UnaryOp:
+        return node.op.__class__ is gast.Not and is_python_valued(node.operand)
+    if node_class is gast.BoolOp:
+        return all(is_python_valued(v) for v in node.values)
+    return False
 
 
 def is_overload_call(node):
@@ -141,6 +163,14 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
                 has_named_expr(v) for v in node.values[1:]):
             return self.generic_visit(node)
         overload = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
+        if is_python_valued(node.values[0]):
+            # `x is None or ...`: Python's own operator on a Python bool, in both forms.
+            rest = (node.values[1] if len(node.values) == 2
+                    else gast.BoolOp(op=node.op, values=node.values[1:]))
+            rest = self.visit_BoolOp(rest) if len(node.values) > 2 else self.visit(rest)
+            result = gast.BoolOp(op=node.op, values=[self.visit(node.values[0]), rest])
+            anno.setanno(result, INLINE_TEST, True)
+            return result
         if self.functional_depth:
             node = self.generic_visit(node)
             # a and b and c == a and (b and c): nest from the right.
@@ -157,15 +187,16 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
         right = self.visit_BoolOp(right) if len(node.values) > 2 else self.visit(right)
         left = self.visit(left)
         test, read = self.python_test(left)
-        python = "right if read else read" if isinstance(node.op, gast.And) else (
-            "read if read else right")
+        python = "read and right" if isinstance(node.op, gast.And) else "read or right"
         return self.mark_inline_test(templates.replace_as_expression(
             f"({python}) if test else {overload}(read, lambda: right_graph)()",
             right=right, read=read, test=test, right_graph=right_graph))
 
     def visit_UnaryOp(self, node):
+        python_valued = is_python_valued(node)
         node = self.generic_visit(node)
-        if not isinstance(node.op, gast.Not) or anno.getanno(node, INLINE_TEST, False):
+        if (not isinstance(node.op, gast.Not) or python_valued
+                or anno.getanno(node, INLINE_TEST, False)):
             return node
         if self.functional_depth:
             return templates.replace_as_expression("ag__.not_(operand)", operand=node.operand)

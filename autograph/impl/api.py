@@ -285,15 +285,63 @@ def to_graph(entity, recursive=True):
     return _convert_requested(entity, _user_options(recursive))
 
 
+def _original_function(entity):
+    """The Python function whose source to_graph converts for `entity` (or None)."""
+    while True:
+        if isinstance(entity, (types.MethodType, staticmethod, classmethod)):
+            entity = entity.__func__
+        elif isinstance(entity, functools.partial):
+            entity = entity.func
+        elif type(entity) in _FUNCTION_TYPES:
+            return _convert_wrappers.get(entity, entity)
+        elif inspect.isclass(entity):
+            return None
+        else:
+            call = getattr(type(entity), "__call__", None)
+            return call if type(call) in _FUNCTION_TYPES else None
+
+
+def _with_user_signature(source, original):
+    """`source` (a converted function) with the header of the user's own definition.
+
+    The generated module has placeholders for defaults and annotations (the user's were
+    evaluated where the function was defined, and the converted function takes those
+    values): showing `threshold=None` for `threshold=0.5` would mislead a reader.
+    """
+    import ast
+    import textwrap
+    try:
+        generated = ast.parse(source).body[0]
+        user = ast.parse(textwrap.dedent(inspect.getsource(original))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return source
+    lines = source.splitlines(keepends=True)
+    # The generated header is one line (the unparser writes it so), as is the user's
+    # once unparsed.
+    if not (isinstance(generated, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and type(user) is type(generated) and user.name == generated.name
+            and not generated.decorator_list and generated.body
+            and generated.body[0].lineno > generated.lineno
+            and lines[generated.lineno - 1].rstrip().endswith(":")):
+        return source
+    user.decorator_list = []
+    user.body = [ast.Pass()]
+    header = ast.unparse(user).split("\n", 1)[0]
+    lines[generated.lineno - 1] = header + "\n"
+    return "".join(lines)
+
+
 def to_code(entity, recursive=True):
-    """The converted source of `entity`, as a string."""
+    """The converted source of `entity`, as a string (with the user's own signature)."""
     converted = to_graph(entity, recursive=recursive)
     while isinstance(converted, (types.MethodType, functools.partial)):
         converted = getattr(converted, "__func__", None) or converted.func
     if converted is entity or getattr(converted, "__code__", None) is getattr(
             entity, "__code__", None):
         raise ConversionError(f"{entity!r} is not converted (see the log at verbosity 1)")
-    return conversion.generated_source(converted)
+    source = conversion.generated_source(converted)
+    original = _original_function(entity)
+    return source if original is None else _with_user_signature(source, original)
 
 
 def convert(recursive=True):

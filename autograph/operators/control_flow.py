@@ -10,10 +10,12 @@ from autograph.operators.symbolic import (
 
 
 class GraphForms:
-    """The block functions of a converted function's graph forms, by name (what its
-    `graph_forms()` returns; generated code reads them as attributes)."""
+    """The block functions of a converted function's graph forms, by name: its
+    `graph_forms()` returns `ag__.GraphForms(ag__.locals_())`, and generated code reads
+    them as attributes (the user's variables the factory passes on to them come along,
+    under names no generated code reads)."""
 
-    def __init__(self, **functions):
+    def __init__(self, functions):
         self.__dict__.update(functions)
 
 

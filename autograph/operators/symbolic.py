@@ -25,6 +25,20 @@ PLAIN_TYPES = frozenset({bool, int, float, complex, str, bytes, type(None), list
 # `iter` may be shadowed or rebound; these never are).
 type_ = type
 iter_ = iter
+# The graph forms' factory returns its own locals (the block functions it defines); the
+# builtin, called through this alias, still sees the calling frame (it is C code).
+locals_ = locals
+
+
+def is_plain(value):
+    """True when `value` is a Python value, not a symbolic tensor: what a converted
+    statement tests (after `value is True or value is False`) to run inline."""
+    return type(value) in PLAIN_TYPES or not is_tensor(value)
+
+
+def is_plain_iterable(value):
+    """True when a converted `for` runs as a Python loop over `value`."""
+    return type(value) in PLAIN_TYPES or not is_symbolic_iterable(value)
 
 
 def is_symbolic_iterable(value):

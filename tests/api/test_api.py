@@ -70,9 +70,22 @@ def test_tracebacks_point_at_the_users_file_and_line():
 
 def test_to_code_returns_readable_source():
     source = api.to_code(annotated)
-    assert source.startswith("def annotated(")
+    # The user's own signature, not the generated module's placeholders.
+    assert source.startswith("def annotated(a: int, b: str='x', *, c=3) -> str:\n")
     assert "ag__.if_stmt(" in source
     assert "create_converted_entity" not in source
+
+
+def test_to_code_shows_the_users_defaults_for_methods_too():
+    class Scaler:
+        def scale(self, x, factor=0.5, *, offset=2):
+            if x:
+                return x * factor + offset
+            return offset
+
+    source = api.to_code(Scaler().scale)
+    assert source.startswith("def scale(self, x, factor=0.5, *, offset=2):\n")
+    assert api.to_graph(Scaler().scale)(4) == 4.0
 
 
 def test_convert_decorator_and_pickling_by_reference():

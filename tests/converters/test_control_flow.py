@@ -236,8 +236,7 @@ def test_loop_variables_follow_the_liveness_rule():
     source = code(f)
     # a: modified and read by the condition; b: only read; c: written before any read in
     # the body and unused after the loop.
-    assert ("ag__.while_graph(forms.loop_test, forms.loop_body, forms.get_state, "
-            "forms.set_state, ('a',), {})") in source
+    assert "ag__.while_graph(loop_test, loop_body, get_state, set_state, ('a',), {})" in source
     assert_same_behaviour(f, (0, 10), (5, 1))
 
 
@@ -255,16 +254,75 @@ def test_python_values_run_the_statements_inline():
     source = code(f)
     # The block functions of the graph forms are defined in one function, which only the
     # branches taken on symbolic values call.
-    assert "for v in iterated:" in source and "if cond:" in source
-    factory, body = source.split("    iterated = ", 1)
+    assert "for v in values:" in source and "if cond:" in source
+    factory, body = source.split("    total = 0", 1)
     assert factory.count("\n    def ") == 1 and "def graph_forms():" in factory
     assert "def " not in body
-    assert body.count("forms = graph_forms()") == 2  # the if's and the for's graph forms
-    for line in body.splitlines():
-        if "forms = graph_forms()" in line:
-            index = body.splitlines().index(line)
-            assert body.splitlines()[index - 1].strip() == "else:"
+    lines = [line.strip() for line in body.splitlines()]
+    # The if's and the for's graph forms: one line each, in the else of the type test.
+    assert [line for line in lines if "graph_forms()" in line] == [
+        "graph_forms().if_stmt(cond)", "graph_forms().for_stmt(values)"]
+    for index, line in enumerate(lines):
+        if "graph_forms()" in line:
+            assert lines[index - 1] == "else:"
+    assert ("if cond is True or cond is False or ag__.type_(cond) in ag__.PLAIN_TYPES or "
+            "ag__.is_plain(cond):") in lines
+    assert "if ag__.is_plain_iterable(values):" in lines
     assert_same_behaviour(f, ([1, 5, 3],), ([],))
+
+
+def test_python_valued_conditions_keep_the_statement_as_it_is():
+    def f(values, seen):
+        found = []
+        i = 0
+        while i is not None:  # identity tests are Python bools: no type test, no graph form
+            if values[i] in seen:
+                found.append(values[i])
+            elif not values[i] is None:
+                seen.add(values[i])
+            i = i + 1 if i + 1 < len(values) else None
+        return sorted(seen), found
+
+    source = code(f)
+    assert "    while i is not None:\n" in source and "        if values[i] in seen:\n" in source
+    assert "        elif not values[i] is None:\n" in source
+    assert "graph_forms" not in source and "while True" not in source
+    assert_same_behaviour(f, lambda: ([1, 2, 2, None, 3], set()), lambda: ([5], {5}))
+
+
+def test_loop_with_break_tests_its_flag_cheaply():
+    def f(xs, stop):
+        k = 0
+        total = 0
+        while k < len(xs):
+            if xs[k] == stop:
+                break
+            total += xs[k]
+            k += 1
+        else:
+            total = -total
+        return total, k
+
+    source = code(f)
+    # While the flag is exactly False (always, on Python values) the test is the user's.
+    assert "cond_1 = k < ag__.converted_1(len)(xs) if break_ is False else " in source
+    assert_same_behaviour(f, ([1, 2, 3], 2), ([1, 2, 3], 7), ([], 0))
+
+
+def test_statements_carrying_the_same_variables_share_their_state_functions():
+    def f(values):
+        total = 0
+        for v in values:
+            if v > 0:
+                total += v
+            if v > 10:
+                total += 1
+        return total
+
+    source = code(f)
+    assert source.count("def get_state") == 1 and source.count("def set_state") == 1
+    assert source.count("get_state, set_state, ('total',), 1)") == 2
+    assert_same_behaviour(f, ([1, -5, 30],), ([],))
 
 
 def test_while_condition_runs_exactly_once_per_iteration():

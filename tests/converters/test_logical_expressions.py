@@ -38,9 +38,26 @@ def test_python_operands_run_inline():
 
     source = code(f)
     # The Python form, with the overload form for symbolic operands beside it.
-    assert "(b if a else a) if a is True or a is False or " in source
+    assert "a and b if a is True or a is False or ag__.type_(a) in ag__.PLAIN_TYPES else" in source
     assert "(not a) if a is True or a is False or " in source or \
         "not a if a is True or a is False or " in source
+
+
+def test_python_valued_operands_keep_the_operator():
+    def f(x, items, log):
+        a = x is None or log.append("right of or") or len(items)
+        b = x in items and (log.append("right of and") or items[0])
+        c = not x is None
+        d = "empty" if x is None else "some"
+        return a, b, c, d, log
+
+    source = code(f)
+    # Identity and membership tests are Python bools: only the other operands are tested.
+    assert "a = x is None or (" in source and "b = x in items and (" in source
+    assert "c = not x is None\n" in source
+    assert "d = 'empty' if x is None else 'some'\n" in source
+    assert_same_behaviour(f, lambda: (None, [3], []), lambda: (3, [3], []),
+                          lambda: (4, [3], []))
 
 
 class Noisy:

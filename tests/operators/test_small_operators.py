@@ -59,3 +59,37 @@ def test_ld_raises_unbound_local_error_for_undefined():
 def test_overloads_without_a_graph_path_say_so():
     with pytest.raises(NotImplementedError, match="not supported by this overload yet"):
         ag.graph_path("no_such_overload")
+
+
+def test_plain_value_tests_of_converted_statements():
+    import numpy as np
+    import runtime as rt
+
+    class Flag:  # a user type: not one of the plain types, still a Python value
+        def __bool__(self):
+            return False
+
+    for value in (True, 0, np.int64(3), np.bool_(False), [], collections.deque(), Flag()):
+        assert ag.is_plain(value) and ag.is_plain_iterable(value)
+    seen = {}
+
+    def trace(x):
+        seen["plain"] = ag.is_plain(x)
+        seen["plain_iterable"] = ag.is_plain_iterable(x)
+        return x
+
+    rt.function(trace, backend="numpy")(np.ones(2))
+    assert seen == {"plain": False, "plain_iterable": False}
+
+
+def test_graph_forms_are_the_factorys_own_locals():
+    def graph_forms():
+        def if_body():
+            return "if_body"
+
+        def for_stmt(iterated):
+            return iterated
+        return ag.GraphForms(ag.locals_())  # the builtin sees this frame through the alias
+
+    forms = graph_forms()
+    assert forms.if_body() == "if_body" and forms.for_stmt(3) == 3
