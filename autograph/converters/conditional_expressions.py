@@ -67,6 +67,13 @@ class ConditionalExpressionTransformer(converter.Base):
         return " ".join(text.split())
 
     def visit_IfExp(self, node):
+        result = self._converted_if_exp(node)
+        new_trees = self.__dict__.get("new_trees")
+        if new_trees is not None and result is not node:
+            new_trees.append(result)
+        return result
+
+    def _converted_if_exp(self, node):
         from autograph.converters import logical_expressions  # it imports this module
         if (has_named_expr(node.body) or has_named_expr(node.orelse)
                 or logical_expressions.is_python_valued(node.test)):
@@ -95,6 +102,23 @@ def transform(node, ctx):
     from autograph.converters import logical_expressions  # it imports this module
     transformer = logical_expressions.inline_transformer(ConditionalExpressionTransformer,
                                                          ctx)
+    # One walk finds what this converter and logical_expressions (which runs next) visit.
+    relevant, logical_relevant = converter.nodes_containing_each(
+        node, ConditionalExpressionTransformer.target_types,
+        logical_expressions.LogicalExpressionTransformer.target_types)
+    transformer._relevant = relevant  # pylint: disable=protected-access
     if not transformer.has_targets(node):
+        logical_expressions.hand_over_relevance(ctx, node, logical_relevant)
         return node
-    return transformer.visit(node)
+    transformer.new_trees = []
+    result = transformer.visit(node)
+    # What logical_expressions would find in the tree now: the nodes it found before,
+    # those above a rewritten expression (they held an IfExp), and what holds its targets
+    # in the new expressions (the nested ones were copied into the outer ones, and are
+    # walked again there). A superset only makes it look at nodes it leaves unchanged.
+    logical_types = logical_expressions.LogicalExpressionTransformer.target_types
+    logical_relevant |= relevant
+    for tree in transformer.new_trees:
+        logical_relevant |= converter.nodes_containing(tree, logical_types)
+    logical_expressions.hand_over_relevance(ctx, result, logical_relevant)
+    return result

@@ -205,10 +205,20 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
             "(not read) if test else ag__.not_(read)", read=read, test=test))
 
 
+def hand_over_relevance(ctx, root, relevant):
+    """Records, for the transform of `root` that follows, a set of node ids holding every
+    node the relevance walk would find (conditional_expressions, which runs just before,
+    finds it in its own walk)."""
+    ctx.logical_relevance = (root, relevant)
+
+
 def transform(node, ctx):
+    handed_over = ctx.__dict__.pop("logical_relevance", None)
     if not ctx.user.options.uses(converter.Feature.LOGICAL_EXPRESSIONS):
         return node
     transformer = LogicalExpressionTransformer(ctx)
+    if handed_over is not None and handed_over[0] is node:
+        transformer._relevant = handed_over[1]  # pylint: disable=protected-access
     if not transformer.has_targets(node):
         return node
     transformer._init_scopes()  # pylint: disable=protected-access

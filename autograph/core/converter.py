@@ -299,6 +299,78 @@ def _nodes_containing(root, node_types):
     return relevant
 
 
+def nodes_containing_each(root, first_types, second_types):
+    """(_nodes_containing(root, first_types), _nodes_containing(root, second_types)), from
+    one walk (for two converters that run one after the other)."""
+    first = set()
+    second = set()
+    add_first = first.add
+    add_second = second.add
+    fields_cache = ast_util._node_fields  # pylint: disable=protected-access
+    node_fields = ast_util.node_fields
+    node_base = gast.AST
+    constant_class = gast.Constant
+    name_class = gast.Name
+    # Bit 1: holds a node of first_types; bit 2: of second_types.
+    constant_bits = (issubclass(constant_class, first_types)
+                     | issubclass(constant_class, second_types) << 1)
+    name_bits = issubclass(name_class, first_types) | issubclass(name_class, second_types) << 1
+
+    def leaf(item, bits):
+        if bits & 1:
+            add_first(id(item))
+        if bits & 2:
+            add_second(id(item))
+        return bits
+
+    def visit(node):
+        found = 0
+        node_class = node.__class__
+        fields = fields_cache.get(node_class)
+        if fields is None:
+            fields = node_fields(node_class)
+        values = node.__dict__
+        for field in fields:
+            value = values.get(field)
+            if value.__class__ is list:
+                for item in value:
+                    item_class = item.__class__
+                    if item_class is constant_class:
+                        if constant_bits:
+                            found |= leaf(item, constant_bits)
+                    elif item_class is name_class and item.annotation is None:
+                        if name_bits:
+                            found |= leaf(item, name_bits)
+                    elif isinstance(item, node_base):
+                        found |= visit(item)
+            else:
+                value_class = value.__class__
+                if value_class is constant_class:
+                    if constant_bits:
+                        found |= leaf(value, constant_bits)
+                elif value_class is name_class and value.annotation is None:
+                    if name_bits:
+                        found |= leaf(value, name_bits)
+                elif isinstance(value, node_base):
+                    found |= visit(value)
+        if found & 1 or isinstance(node, first_types):
+            add_first(id(node))
+            found |= 1
+        if found & 2 or isinstance(node, second_types):
+            add_second(id(node))
+            found |= 2
+        return found
+
+    visit(root)
+    del visit  # it refers to itself: a cycle the collector would have to find
+    return first, second
+
+
+def nodes_containing(root, node_types):
+    """ids of the nodes of a tree that are, or have below them, a node of `node_types`."""
+    return _nodes_containing(root, node_types)
+
+
 def contains(node, node_types):
     """True when the tree has a node of one of `node_types` (a cheap check that lets a
     converter skip a tree it would not change)."""

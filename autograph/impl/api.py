@@ -310,6 +310,8 @@ def _with_user_signature(source, original):
     """
     import ast
     import textwrap
+    if source.startswith("lambda"):
+        return _lambda_with_user_signature(source, original)
     try:
         generated = ast.parse(source).body[0]
         user = ast.parse(textwrap.dedent(inspect.getsource(original))).body[0]
@@ -329,6 +331,32 @@ def _with_user_signature(source, original):
     header = ast.unparse(user).split("\n", 1)[0]
     lines[generated.lineno - 1] = header + "\n"
     return "".join(lines)
+
+
+def _lambda_with_user_signature(source, original):
+    """_with_user_signature for a converted lambda: the user's parameters (with their
+    defaults) instead of the generated ones (`y=None` placeholders)."""
+    import ast
+    from autograph.pyct import parser
+    from autograph.pyct.errors import PyCTError
+    try:
+        user_source = parser.parse_entity(original)[1]
+        # Parenthesized: a lambda's text may span lines.
+        user = ast.parse(f"({user_source.strip()})", mode="eval").body
+        generated = ast.parse(f"({source.strip()})", mode="eval").body
+    except (OSError, TypeError, SyntaxError, ValueError, PyCTError):
+        return source
+    if not (isinstance(user, ast.Lambda) and isinstance(generated, ast.Lambda)):
+        return source
+    user_args, generated_args = user.args, generated.args
+    if [a.arg for a in ast.walk(user_args) if isinstance(a, ast.arg)] != [
+            a.arg for a in ast.walk(generated_args) if isinstance(a, ast.arg)]:
+        return source
+    if not user_args.defaults and not any(user_args.kw_defaults):
+        return source  # no placeholders to replace
+    # Lambda parameters have no annotations and the generated defaults are `None`: the
+    # first colon ends the generated parameters.
+    return f"lambda {ast.unparse(user_args)}{source[source.index(':'):]}"
 
 
 def to_code(entity, recursive=True):

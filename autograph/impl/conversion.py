@@ -204,6 +204,10 @@ _CONVERTER_NEEDS = {
     # Item writes to lists the function appends to (after lists: ag__.list_append).
     slices: lambda c, root: c.subscript_store and (
         "append" in c.attributes or "list_append" in c.attributes),
+    # The only IfExp a converter makes (control_flow's `test if <flags are False> else
+    # ...` for a loop with a lowered break) has a Python-valued test, which
+    # conditional_expressions leaves as it is: without the user's own, it changes nothing.
+    conditional_expressions: lambda c, root: gast.IfExp in c.types,
     # It rewrites functions that control_flow annotated with MAYBE_UNDEFINED: only the
     # user's own functions (the ones it generates are made after its visit).
     variables: lambda c, root: c.nested_scopes or anno.hasanno(
@@ -248,37 +252,44 @@ def _recorded_thunk_lambda_spans(record):
     return frozenset(spans)
 
 
-def _thunk_paths(code, spans, path=(), found=None):
-    """Paths (co_consts indices from `code`) of the lambda code objects made at `spans`: a
-    lambda's LOAD_CONST carries the position of the lambda expression."""
-    if found is None:
-        found = []
+def _thunk_constants(code, spans):
+    """Indices in code.co_consts of the lambda code objects made at `spans`: a lambda's
+    LOAD_CONST carries the position of the lambda expression."""
+    found = set()
+    raw = code.co_code
     positions = None
-    raw = code.co_code if any(
-        isinstance(const, types.CodeType) and const.co_name == "<lambda>"
-        for const in code.co_consts) else b""
+    for index, const in enumerate(code.co_consts):
+        if not (isinstance(const, types.CodeType) and const.co_name == "<lambda>"):
+            continue
+        if index > 255:  # needs EXTENDED_ARG: rare, read the instructions one by one
+            offsets = _load_offsets(raw, index)
+        else:
+            # Searched in C; a match at an odd offset straddles two instructions.
+            pattern = bytes((_LOAD_CONST, index))
+            offsets = []
+            offset = raw.find(pattern)
+            while offset >= 0:
+                if not offset & 1 and (offset == 0 or raw[offset - 2] != _EXTENDED_ARG):
+                    offsets.append(offset)
+                offset = raw.find(pattern, offset + 1)
+        for offset in offsets:
+            if positions is None:
+                positions = list(code.co_positions())
+            if positions[offset >> 1] in spans:
+                found.add(index)
+    return found
+
+
+def _load_offsets(raw, index):
+    """Offsets of the LOAD_CONST instructions of constant `index` in bytecode `raw`."""
+    offsets = []
     extended = 0
     for offset in range(0, len(raw), 2):
         opcode, argument = raw[offset], raw[offset + 1] | extended
         extended = (argument << 8) if opcode == _EXTENDED_ARG else 0
-        if opcode != _LOAD_CONST:
-            continue
-        const = code.co_consts[argument]
-        if isinstance(const, types.CodeType) and const.co_name == "<lambda>":
-            if positions is None:
-                positions = list(code.co_positions())
-            if positions[offset // 2] in spans:
-                found.append(path + (argument,))
-    for index, const in enumerate(code.co_consts):
-        if isinstance(const, types.CodeType):
-            _thunk_paths(const, spans, path + (index,), found)
-    return found
-
-
-def _code_at(code, path):
-    for index in path:
-        code = code.co_consts[index]
-    return code
+        if opcode == _LOAD_CONST and argument == index:
+            offsets.append(offset)
+    return offsets
 
 
 # id(generated code) -> (generated code, the code run instead: the user's name, file and
@@ -291,44 +302,76 @@ _generated_locations = {}
 MAP_LOCATIONS_TO_SOURCE = True
 
 
-def _mark_blocks(code, block_names, owner_names, blocks, lambdas):
-    """`code` with its nested block functions renamed after the user function they belong
-    to (tracebacks read `in f`, not `in if_body`), collecting the block functions and the
-    lambdas for the frame-counting overloads (warnings.warn, sys._getframe)."""
-    is_block = code.co_name in block_names
-    names = owner_names if is_block else (code.co_name, code.co_qualname)
-    old_constants = code.co_consts
-    constants = tuple(
-        _mark_blocks(c, block_names, names, blocks, lambdas)
-        if isinstance(c, types.CodeType) else c for c in old_constants)
-    if is_block:
-        code = code.replace(co_consts=constants, co_name=names[0], co_qualname=names[1])
-    elif any(new is not old for new, old in zip(constants, old_constants)):
-        code = code.replace(co_consts=constants)
-    if is_block:
-        blocks.append(code)
-    elif code.co_name == "<lambda>":
-        lambdas.append(code)
-    return code
+class _Rebuild:
+    """One pass over a converted code object and its nested ones: the user's file and lines
+    (code_locations; `line_map` None keeps the generated ones), nested block functions
+    renamed after the user function they belong to (tracebacks read `in f`, not
+    `in if_body`), and the block functions, lambdas and generated thunk lambdas collected
+    for the frame-counting overloads (warnings.warn, sys._getframe)."""
+
+    __slots__ = ("block_names", "line_map", "filename", "spans", "blocks", "lambdas",
+                 "thunks")
+
+    def __init__(self, block_names, line_map, filename, spans):
+        self.block_names = block_names
+        self.line_map = line_map
+        self.filename = filename
+        self.spans = spans
+        self.blocks = []
+        self.lambdas = []
+        self.thunks = []
+
+    def code(self, code, names, is_thunk=False, rename=None):
+        """`code` rebuilt; `names` (co_name, co_qualname) are what its blocks are named;
+        `rename`, if given, is the code's own new (co_name, co_qualname)."""
+        changes = {}
+        if rename is not None:
+            changes["co_name"], changes["co_qualname"] = rename
+        name = code.co_name if rename is None else rename[0]
+        is_block = name in self.block_names
+        if is_block:
+            changes["co_name"], changes["co_qualname"] = names
+        else:
+            names = (name, code.co_qualname if rename is None else rename[1])
+        old_constants = code.co_consts
+        thunks = ()
+        if self.spans and any(isinstance(c, types.CodeType) and c.co_name == "<lambda>"
+                              for c in old_constants):
+            thunks = _thunk_constants(code, self.spans)
+        constants = tuple(
+            self.code(c, names, index in thunks) if isinstance(c, types.CodeType) else c
+            for index, c in enumerate(old_constants))
+        if any(new is not old for new, old in zip(constants, old_constants)):
+            changes["co_consts"] = constants
+        if self.line_map is not None:
+            changes.update(code_locations.remapped_fields(code, self.line_map, self.filename))
+        if changes:
+            code = code.replace(**changes)
+        if is_block:
+            self.blocks.append(code)
+        elif name == "<lambda>":
+            self.lambdas.append(code)
+        if is_thunk:
+            self.thunks.append(code)
+        return code
 
 
 def _rebuilt_code(fn, code, module, source_map, context):
     entry = _rebuilt_codes.get(id(code))
     if entry is not None and entry[0] is code:
         return entry[1]
-    new_code = code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
     generated_file = getattr(module, "__file__", None)
-    spans = _thunk_spans.get(generated_file)
-    thunk_paths = _thunk_paths(code, spans) if spans else ()
+    line_map = original_file = None
     if MAP_LOCATIONS_TO_SOURCE and generated_file:
         line_map, original_file = code_locations.line_map_from(source_map, generated_file)
-        if line_map and original_file:
-            new_code = code_locations.remap(new_code, line_map, original_file)
-    blocks, lambdas = [], []
-    new_code = _mark_blocks(new_code, context.generated_function_names,
-                            (new_code.co_name, new_code.co_qualname), blocks, lambdas)
-    py_builtins.register_generated_code(blocks, lambdas,
-                                        [_code_at(new_code, path) for path in thunk_paths])
+        if not (line_map and original_file):
+            line_map = None
+    rebuild = _Rebuild(context.generated_function_names, line_map, original_file,
+                       _thunk_spans.get(generated_file))
+    user_code = fn.__code__
+    new_code = rebuild.code(code, (user_code.co_name, user_code.co_qualname),
+                            rename=(user_code.co_name, user_code.co_qualname))
+    py_builtins.register_generated_code(rebuild.blocks, rebuild.lambdas, rebuild.thunks)
     _rebuilt_codes[id(code)] = (code, new_code)
     _generated_locations[new_code] = (generated_file, code.co_firstlineno)
     return new_code

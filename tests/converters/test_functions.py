@@ -37,3 +37,17 @@ def test_docstring_only_function():
         """Only a docstring."""
 
     assert_same_behaviour(f, ())
+
+
+scaled = lambda x, y=2, *rest, k=[1], **more: x * y + len(k)  # noqa: E731
+pair = (lambda u=1: u, lambda v=(2,
+                                  3): v)
+
+
+def test_lambda_code_shows_its_own_defaults():
+    # The generated module has placeholders for defaults (the converted lambda takes the
+    # user's values); the printed code must show the user's, as it does for functions.
+    assert code(scaled).startswith("lambda x, y=2, *rest, k=[1], **more: ")
+    assert code(pair[0]).startswith("lambda u=1: ")
+    assert code(pair[1]).startswith("lambda v=(2, 3): ")
+    assert_same_behaviour(scaled, 3)
