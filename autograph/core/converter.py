@@ -242,66 +242,14 @@ class LazyLocalNames:
 
 def _nodes_containing(root, node_types):
     """ids of the nodes of a tree that are, or have below them, a node of `node_types`."""
-    relevant = set()
-    add = relevant.add
-    fields_cache = ast_util._node_fields  # pylint: disable=protected-access
-    node_fields = ast_util.node_fields
-    node_base = gast.AST
-    constant_class = gast.Constant
-    name_class = gast.Name
-    constant_is_target = issubclass(constant_class, node_types)
-    name_is_target = issubclass(name_class, node_types)
-
-    # Runs over every node for several converters: the child iteration is inlined, and
-    # constants and names without annotation (leaves, about half of all nodes) are
-    # handled without a call.
-    def visit(node):
-        found = False
-        node_class = node.__class__
-        fields = fields_cache.get(node_class)
-        if fields is None:
-            fields = node_fields(node_class)
-        values = node.__dict__
-        for field in fields:
-            value = values.get(field)
-            if value.__class__ is list:
-                for item in value:
-                    item_class = item.__class__
-                    if item_class is constant_class:
-                        if constant_is_target:
-                            add(id(item))
-                            found = True
-                    elif item_class is name_class and item.annotation is None:
-                        if name_is_target:
-                            add(id(item))
-                            found = True
-                    elif isinstance(item, node_base) and visit(item):
-                        found = True
-            else:
-                value_class = value.__class__
-                if value_class is constant_class:
-                    if constant_is_target:
-                        add(id(value))
-                        found = True
-                elif value_class is name_class and value.annotation is None:
-                    if name_is_target:
-                        add(id(value))
-                        found = True
-                elif isinstance(value, node_base) and visit(value):
-                    found = True
-        if found or isinstance(node, node_types):
-            add(id(node))
-            return True
-        return False
-
-    visit(root)
-    del visit  # it refers to itself: a cycle the collector would have to find
-    return relevant
+    return nodes_containing_each(root, node_types, ())[0]
 
 
 def nodes_containing_each(root, first_types, second_types):
-    """(_nodes_containing(root, first_types), _nodes_containing(root, second_types)), from
-    one walk (for two converters that run one after the other)."""
+    """(ids of the nodes that are, or have below them, a node of `first_types`; the same
+    for `second_types`), from one walk (two converters that run one after the other share
+    it). The child iteration is inlined and constants and unannotated names (leaves, about
+    half of all nodes) are handled without a call: it runs over every node."""
     first = set()
     second = set()
     add_first = first.add
