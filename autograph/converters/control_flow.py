@@ -44,9 +44,10 @@ _ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
 _LOCATIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
-def _copy(node):
+def _copy(node, shell=False):
     """A deep copy of an AST (or a list of them) keeping every annotation: the graph form of
-    a block is a copy of what its Python form was made from."""
+    a block is a copy of what its Python form was made from. With `shell`, a compound
+    statement is copied without its blocks (and its handlers/cases as shells)."""
     if node.__class__ is list:
         return [_copy(n) for n in node]
     node_class = node.__class__
@@ -55,33 +56,11 @@ def _copy(node):
     target = new_node.__dict__
     for field in node_class._fields:
         value = source.get(field)
-        if value.__class__ is list:
-            value = [_copy(v) if isinstance(v, (gast.AST, list)) else v for v in value]
-        elif isinstance(value, gast.AST):
-            value = _copy(value)
-        target[field] = value
-    for attribute in _LOCATIONS:
-        if attribute in source:
-            target[attribute] = source[attribute]
-    annotations = source.get(_ANNOTATIONS_FIELD)
-    if annotations:
-        target[_ANNOTATIONS_FIELD] = dict(annotations)
-    return new_node
-
-
-def _shell(node):
-    """A copy of a compound statement without its blocks (and handlers/cases as shells)."""
-    node_class = node.__class__
-    source = node.__dict__
-    new_node = node_class.__new__(node_class)
-    target = new_node.__dict__
-    for field in node_class._fields:
-        value = source.get(field)
-        if field in _BLOCK_FIELDS and value.__class__ is list and (
+        if shell and field in _BLOCK_FIELDS and value.__class__ is list and (
                 not value or isinstance(value[0], gast.stmt)):
             value = []
-        elif field in ("handlers", "cases"):
-            value = [_shell(v) for v in value]
+        elif shell and field in ("handlers", "cases"):
+            value = [_copy(v, shell=True) for v in value]
         elif value.__class__ is list:
             value = [_copy(v) if isinstance(v, (gast.AST, list)) else v for v in value]
         elif isinstance(value, gast.AST):
@@ -335,7 +314,7 @@ class ControlFlowTransformer(converter.Base):
         parts = list(getattr(node, "handlers", ())) + list(getattr(node, "cases", ()))
         if not blocks and not parts:
             return [node], ([_copy(node)] if graph else None)
-        functional = _shell(node) if graph else None
+        functional = _copy(node, shell=True) if graph else None
         for field in blocks:
             python_block, graph_block = self._convert_block(getattr(node, field), graph)
             setattr(node, field, python_block or [gast.Pass()])

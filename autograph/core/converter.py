@@ -148,7 +148,8 @@ _DECLARATIONS = frozenset({gast.Global, gast.Nonlocal})
 
 def _own_scope_names(function_node):
     """(names the function's own code binds, names it declares global or nonlocal), from
-    one walk of its own scope (runs for several converters on every function)."""
+    one walk of its own scope (runs for several converters on every function, so the child
+    iteration is inlined: ast_util.child_nodes here made the walk 2-3x slower)."""
     bound = set()
     declared = set()
     add = bound.add

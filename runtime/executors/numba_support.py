@@ -316,13 +316,7 @@ def ta_write_array(buf, written, size, dynamic, i, value, site):
         if written.any():
             raise GraphFail(site, i, -1)
         buf = np.empty((buf.shape[0],) + value.shape, buf.dtype)
-    if i >= buf.shape[0]:
-        buf, written = ta_grow(buf, written, i + 1)
-    if i >= size:
-        size = i + 1
-    buf[i] = value
-    written[i] = True
-    return buf, written, size
+    return ta_write(buf, written, size, dynamic, i, value, site)
 
 
 @numba.njit(**_JIT)

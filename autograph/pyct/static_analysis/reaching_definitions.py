@@ -59,6 +59,14 @@ def _drop_owned(state, symbol):
         del state[key]
 
 
+def _incoming(visitor, node):
+    """The states flowing into `node`: its predecessors' out states (and the entry state)."""
+    states = [visitor.out[p] for p in node.prev]
+    if node is visitor.graph.entry:
+        states.append(visitor.entry_state)
+    return states
+
+
 class Analyzer(cfg.GraphVisitor):
     """Forward dataflow over one graph. States: {QN: frozenset of Definitions} or None
     (not reached yet)."""
@@ -84,10 +92,7 @@ class Analyzer(cfg.GraphVisitor):
         return self.definitions[key]
 
     def in_state(self, node):
-        states = [self.out[p] for p in node.prev]
-        if node is self.graph.entry:
-            states.append(self.entry_state)
-        return _join(states)
+        return _join(_incoming(self, node))
 
     def visit_node(self, node):
         state = self.in_state(node)
@@ -282,10 +287,7 @@ class _DefinedAnalyzer(cfg.GraphVisitor):
         return None
 
     def in_state(self, node):
-        states = [self.out[p] for p in node.prev]
-        if node is self.graph.entry:
-            states.append(self.entry_state)
-        return _intersection(states)
+        return _intersection(_incoming(self, node))
 
     def visit_node(self, node):
         state = self.in_state(node)
