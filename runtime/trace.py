@@ -226,64 +226,16 @@ def _fast_key(args):
 _KEY_SCALARS = frozenset(_PYTHON_SCALARS)
 
 
-class Function:
-    """A staged callable: traces `fn` once per input signature, then runs the graph.
+def _unset(*args, **kwargs):
+    raise TypeError("rt.Function called before it was initialised")
 
-    Per-call path (`__call__`): when every argument is positional and a plain leaf (exact
-    ndarray, NumPy scalar, Python scalar) and no graph is being built, the key is a flat
-    tuple built without generic flattening (`_fast_key`; one array: `(dtype, ndim)`, and
-    before that an identity test against the last one-array signature), one dict lookup
-    finds the trace's entry, and the entry calls the compiled graph (for the Numba
-    executor often the Numba dispatcher itself: `ConcreteFunction.direct_entry`; its
-    errors are translated in the except clause). Everything else (keywords, nested
-    structures, other objects, the first call of a signature) takes the general path,
-    which also fills the fast table.
 
-    Hooks for wrappers that subclass it (ag.function), so that they add no call layer:
-      `_function_to_trace()`       the function traced (default: `python_function`);
-      `_inline_call(args, kwargs)`  called instead when invoked while another graph is built
-                                   (default: run `python_function`, its ops join that graph);
-      `_eager_call(args, kwargs)`   called instead while functions run eagerly (default:
-                                   `python_function`);
-      `_on_error(error)`            if set, called with an exception from tracing or running
-                                   (must raise); default None: the exception propagates;
-      `output_transform`            if set, applied to every result (set it while tracing:
-                                   entries made after it is set apply it).
-    """
+def _staged_call(self):
+    """The per-call path of Function `self` (see Function): a plain function closing
+    over `self`, so that calling the staged function costs one Python frame and no
+    slot_tp_call (an instance __call__ costs about 0.15 us more per call)."""
 
-    _on_error = None
-    output_transform = None
-
-    def __init__(self, fn, backend="numpy", input_signature=None):
-        self.python_function = fn
-        self.backend = backend
-        self.input_signature = None if input_signature is None else list(input_signature)
-        self.trace_count = 0
-        self._cache = {}
-        self._fast = {}     # _fast_key(args) -> entry(*args) returning the result
-        self._fast_errors = {}   # _fast_key(args) -> translate(error), for direct entries
-        self._last = (None, -1, None)   # (dtype, ndim, entry) of the last one-array call
-        functools.update_wrapper(self, fn)
-
-    def __get__(self, instance, owner):
-        if instance is None:
-            return self
-        return BoundFunction(self, instance)
-
-    def __reduce__(self):
-        # Pickled by reference, like the function it stages: unpickling finds it by name in
-        # its module (as multiprocessing needs). Traces and compiled code are not pickled.
-        return self.__qualname__
-
-    def _key(self, args, kwargs):
-        arrays = []
-        if kwargs:
-            key = _leaf_key((args, kwargs), arrays)
-        else:
-            key = tuple([_leaf_key(a, arrays) for a in args])
-        return key, arrays
-
-    def __call__(self, *args, **kwargs):
+    def __call__(*args, **kwargs):
         # One frame for both paths (tracebacks through a staged function show one entry).
         if not (kwargs or _building or _run_eagerly):
             if len(args) == 1 and type(args[0]) is _ARRAY:
@@ -347,6 +299,77 @@ class Function:
                 raise
             self._on_error(error)
             raise
+
+
+    return __call__
+
+
+class Function(functools.partial):
+    """A staged callable: traces `fn` once per input signature, then runs the graph.
+
+    A functools.partial subclass: calling it runs `_staged_call(self)` with no Python layer
+    in between. The per-call path: when every argument is positional and a plain leaf
+    (exact ndarray, NumPy scalar, Python scalar) and no graph is being built, the key is a flat
+    tuple built without generic flattening (`_fast_key`; one array: `(dtype, ndim)`, and
+    before that an identity test against the last one-array signature), one dict lookup
+    finds the trace's entry, and the entry calls the compiled graph (for the Numba
+    executor often the Numba dispatcher itself: `ConcreteFunction.direct_entry`; its
+    errors are translated in the except clause). Everything else (keywords, nested
+    structures, other objects, the first call of a signature) takes the general path,
+    which also fills the fast table.
+
+    Hooks for wrappers that subclass it (ag.function), so that they add no call layer:
+      `_function_to_trace()`       the function traced (default: `python_function`);
+      `_inline_call(args, kwargs)`  called instead when invoked while another graph is built
+                                   (default: run `python_function`, its ops join that graph);
+      `_eager_call(args, kwargs)`   called instead while functions run eagerly (default:
+                                   `python_function`);
+      `_on_error(error)`            if set, called with an exception from tracing or running
+                                   (must raise); default None: the exception propagates;
+      `output_transform`            if set, applied to every result (set it while tracing:
+                                   entries made after it is set apply it).
+    """
+
+    _on_error = None
+    output_transform = None
+
+    def __new__(cls, *args, **kwargs):
+        del args, kwargs   # __init__'s
+        # A functools.partial whose function is the per-call path: a C-level __call__
+        # forwarding to one plain function (see _staged_call). It closes over the instance,
+        # so it is installed once the instance exists (__setstate__ replaces the function).
+        self = super().__new__(cls, _unset)
+        self.__setstate__((_staged_call(self), (), None, None))
+        return self
+
+    def __init__(self, fn, backend="numpy", input_signature=None):
+        self.python_function = fn
+        self.backend = backend
+        self.input_signature = None if input_signature is None else list(input_signature)
+        self.trace_count = 0
+        self._cache = {}
+        self._fast = {}     # _fast_key(args) -> entry(*args) returning the result
+        self._fast_errors = {}   # _fast_key(args) -> translate(error), for direct entries
+        self._last = (None, -1, None)   # (dtype, ndim, entry) of the last one-array call
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        return BoundFunction(self, instance)
+
+    def __reduce__(self):
+        # Pickled by reference, like the function it stages: unpickling finds it by name in
+        # its module (as multiprocessing needs). Traces and compiled code are not pickled.
+        return self.__qualname__
+
+    def _key(self, args, kwargs):
+        arrays = []
+        if kwargs:
+            key = _leaf_key((args, kwargs), arrays)
+        else:
+            key = tuple([_leaf_key(a, arrays) for a in args])
+        return key, arrays
 
     def _fast_entry(self, concrete, args):
         """(entry, translate): entry(*args) -> result for calls with the same fast key as
