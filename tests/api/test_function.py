@@ -232,6 +232,25 @@ def test_maximum_iterations_counts_the_python_iterations_before_the_graph_loop()
     assert _grows_until(np.ones(2), 100.0) == (100.0, 100)
 
 
+def test_staged_function_looks_like_the_function_it_stages():
+    import copy
+    import inspect
+
+    def scaled(x, scale: float = 2.0, *, shift=0.0):
+        """Scales and shifts."""
+        return x * scale + shift
+
+    scaled.tag = "kept"
+    staged = ag.function(scaled)
+    assert inspect.signature(staged) == inspect.signature(scaled)
+    assert (staged.__name__, staged.__qualname__, staged.__doc__, staged.__module__) == (
+        scaled.__name__, scaled.__qualname__, scaled.__doc__, scaled.__module__)
+    assert staged.__wrapped__ is scaled and staged.tag == "kept"
+    assert copy.copy(staged) is staged and copy.deepcopy(staged) is staged
+    assert repr(staged).startswith("<ag.function") and callable(staged)
+    np.testing.assert_array_equal(staged(np.ones(2), 3.0, shift=1.0), [4.0, 4.0])
+
+
 def test_ag_functions_pickle_by_reference_and_work_in_a_process_pool():
     import concurrent.futures
     import multiprocessing
