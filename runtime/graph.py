@@ -15,6 +15,8 @@ Printed form (stable numbering, one op per line, nested graphs indented)::
     }
 """
 
+import threading
+
 import numpy as np
 
 from runtime import errors
@@ -370,16 +372,24 @@ def describe_node(node, root=None):
 
 # --- the graph-building context --------------------------------------------------------------
 
-_building = []   # stack of graphs being built; the last one receives new nodes
+# Each thread builds its own graphs: a thread running a staged function while another one
+# traces must neither see nor add to that thread's graph.
+_local = threading.local()
+# The graphs being built by all threads: empty means nobody is tracing, the one test the
+# per-call paths of staged functions make (cheaper than reading the thread's own stack).
+_building = []
 
 
 def current_graph():
-    """The graph being built, or None when running eagerly."""
-    return _building[-1] if _building else None
+    """The graph this thread is building, or None when running eagerly."""
+    if not _building:
+        return None
+    stack = getattr(_local, "stack", None)
+    return stack[-1] if stack else None
 
 
 class building:
-    """Context manager: nodes recorded inside go to `graph`."""
+    """Context manager: nodes recorded inside (by this thread) go to `graph`."""
 
     __slots__ = ("graph",)
 
@@ -387,10 +397,15 @@ class building:
         self.graph = graph
 
     def __enter__(self):
+        stack = getattr(_local, "stack", None)
+        if stack is None:
+            stack = _local.stack = []
+        stack.append(self.graph)
         _building.append(self.graph)
         return self.graph
 
     def __exit__(self, *exc):
-        popped = _building.pop()
+        popped = _local.stack.pop()
         assert popped is self.graph
+        _building.remove(popped)   # one list operation: atomic for the other threads
         return False

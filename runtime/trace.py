@@ -8,12 +8,13 @@ so `x.shape[0]` is symbolic and a new length reuses the trace.
 """
 
 import functools
+import threading
 
 import numpy as np
 
 from runtime import nest
 from runtime.executors import get_executor
-from runtime.graph import Graph, _building, building
+from runtime.graph import Graph, _building, building, current_graph
 from runtime.tensor import Tensor, is_tensor
 
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
@@ -183,6 +184,10 @@ def _stack_tensor_array(value, inputs):
 
 _run_eagerly = False
 
+# Held while tracing (re-entrant: a trace may trace other functions): threads trace one at
+# a time; running traced functions never waits for it.
+_tracing = threading.RLock()
+
 
 def run_functions_eagerly(flag):
     """Debugging switch: when true, every staged function runs its Python function eagerly
@@ -268,8 +273,9 @@ def _staged_call(self):
                     raise
         elif _run_eagerly:
             return self._eager_call(args, kwargs)
-        elif _building:
-            # Called while tracing another function: trace through it (inline).
+        elif current_graph() is not None:
+            # Called while this thread traces another function: trace through it (inline).
+            # (Another thread tracing changes nothing here.)
             return self._inline_call(args, kwargs)
         # The general path: keywords, nested arguments, other objects, new signatures.
         try:
@@ -426,6 +432,12 @@ class Function(functools.partial):
             raise
 
     def _trace(self, args, kwargs, key, arrays):
+        # One trace at a time in the process: tracing is rare and short next to running,
+        # and the converted code's trace-time bookkeeping is shared (see _tracing).
+        with _tracing:
+            return self._trace_locked(args, kwargs, key, arrays)
+
+    def _trace_locked(self, args, kwargs, key, arrays):
         if self.input_signature is not None:
             specs = self._check_signature(arrays)
         else:

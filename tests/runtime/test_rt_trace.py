@@ -267,3 +267,32 @@ def test_staged_functions_pickle_by_reference_like_the_functions_they_wrap():
         copy = pickle.loads(pickle.dumps(staged))
         assert copy is staged
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(_staged_double))(x), x * 2)
+
+
+def test_a_thread_running_a_traced_function_is_not_caught_in_another_threads_trace():
+    import threading
+    started, release = threading.Event(), threading.Event()
+
+    def slow_to_trace(x):
+        started.set()   # runs while the graph is being built
+        assert release.wait(10)
+        return rt.ones_like(x) + x
+
+    fast = rt.function(lambda x: rt.ones_like(x) * 2 + x)
+    np.testing.assert_array_equal(fast(np.zeros(2)), [2.0, 2.0])   # traced here, in this thread
+    slow = rt.function(slow_to_trace)
+    results = {}
+    tracer = threading.Thread(target=lambda: results.setdefault("slow", slow(np.ones(3))))
+    tracer.start()
+    try:
+        assert started.wait(10)
+        # The other thread is tracing: calls here still run their own graphs, values out.
+        assert rt.current_graph() is None
+        value = fast(np.ones(2))
+        assert type(value) is np.ndarray and value.tolist() == [3.0, 3.0]
+        assert fast.trace_count == 1
+    finally:
+        release.set()
+        tracer.join(10)
+    np.testing.assert_array_equal(results["slow"], [2.0, 2.0, 2.0])
+    assert rt.current_graph() is None
