@@ -14,9 +14,10 @@ class AssertTransformer(converter.Base):
         if not __debug__:
             return []
         if node.msg is None:
-            return templates.replace("ag__.assert_stmt(test, None)", test=node.test)
-        return templates.replace("ag__.assert_stmt(test, lambda: msg)", test=node.test,
-                                 msg=node.msg)
+            return templates.replace("ag__.assert_stmt(test, None)",
+                                     test=templates.moved(node.test))
+        return templates.replace("ag__.assert_stmt(test, lambda: msg)",
+                                 test=templates.moved(node.test), msg=templates.moved(node.msg))
 
 
 def transform(node, ctx):

@@ -79,7 +79,8 @@ class CallTreeTransformer(converter.Base):
         if (not node.keywords and arity in (1, 2, 3)
                 and not any(isinstance(a, gast.Starred) for a in node.args)):
             resolver = f"ag__.converted_{arity}"
-        new_func = templates.replace_as_expression(f"{resolver}(func)", func=node.func)
+        new_func = templates.replace_as_expression(f"{resolver}(func)",
+                                                   func=templates.moved(node.func))
         node.func = new_func
         return node
 

@@ -39,7 +39,13 @@ from autograph.pyct import cfg
 from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+# The statements whose graph forms read liveness and reaching definitions.
+_CONVERTED_STATEMENTS = (gast.If, gast.While, gast.For)
 _BLOCK_FIELDS = ("body", "orelse", "finalbody")
+_SIMPLE_STATEMENTS = frozenset({
+    gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.Delete,
+    gast.Pass, gast.Break, gast.Continue, gast.Raise, gast.Assert, gast.Import,
+    gast.ImportFrom, gast.Global, gast.Nonlocal})
 _ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
 _LOCATIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
@@ -64,7 +70,11 @@ def _copy(node, shell=False):
         elif value.__class__ is list:
             value = [_copy(v) if isinstance(v, (gast.AST, list)) else v for v in value]
         elif isinstance(value, gast.AST):
-            value = _copy(value)
+            value_class = value.__class__
+            if value_class._fields or value.__dict__:
+                value = _copy(value)
+            else:  # an expression context or operator (a third of the nodes copied here)
+                value = value_class.__new__(value_class)
         target[field] = value
     for attribute in _LOCATIONS:
         if attribute in source:
@@ -76,7 +86,12 @@ def _copy(node, shell=False):
 
 
 def _name(name, ctx=gast.Load):
-    return gast.Name(id=name, ctx=ctx(), annotation=None, type_comment=None)
+    # Built directly, as templates build names: gast's generic constructor (for the name
+    # and its context) costs as much again, and names are most of what is made here.
+    node = gast.Name.__new__(gast.Name)
+    node.__dict__ = {"id": name, "ctx": ctx.__new__(ctx), "annotation": None,
+                     "type_comment": None}
+    return node
 
 
 def _ref(name):
@@ -112,10 +127,12 @@ def _with_origin(node, statements):
     return statements
 
 
-def _skipped(expression):
-    """Later converters (and/or/not) must leave the generated type tests alone."""
-    anno.setanno(expression, anno.Basic.SKIP_PROCESSING, True)
-    return expression
+def _skipped(node):
+    """Later converters (and/or/not) must leave the generated type tests alone; nor is
+    there anything for them in the generated functions made of names and constants only
+    (their relevance walks then skip them too)."""
+    anno.setanno(node, anno.Basic.SKIP_PROCESSING, True)
+    return node
 
 
 def _names(symbols):
@@ -134,6 +151,8 @@ class _Function:
         self.globals = _names(scope.globals) if scope is not None else set()
         self.nonlocals = _names(scope.nonlocals) if scope is not None else set()
         self.params = _names(scope.params) if scope is not None else set()
+        # Whether its own code may hold global/nonlocal statements (activity found some).
+        self.declares = scope is None or bool(scope.globals or scope.nonlocals)
         self.declared_in_blocks = set()  # names the generated functions declare nonlocal
         self.maybe_undefined = set()  # outputs that may be unbound when a statement starts
         self.graph_defs = []  # the block functions of every graph form, defined together
@@ -194,10 +213,11 @@ class ControlFlowTransformer(converter.Base):
 
     def visit_FunctionDef(self, node):
         function = _Function(node)
-        found = {gast.Global: set(), gast.Nonlocal: set()}
-        node.body = _strip_declarations(node.body, found) or [gast.Pass()]
-        function.globals |= found[gast.Global]
-        function.nonlocals |= found[gast.Nonlocal]
+        if function.declares:
+            found = {gast.Global: set(), gast.Nonlocal: set()}
+            node.body = _strip_declarations(node.body, found) or [gast.Pass()]
+            function.globals |= found[gast.Global]
+            function.nonlocals |= found[gast.Nonlocal]
         self.functions.append(function)
         try:
             node.body = self._convert_block(node.body, False)[0] or [gast.Pass()]
@@ -213,8 +233,10 @@ class ControlFlowTransformer(converter.Base):
         if function.maybe_undefined:
             anno.setanno(node, converter.AgAnno.MAYBE_UNDEFINED,
                          frozenset(function.maybe_undefined))
-        unbound = (function.declared_in_blocks - converter.own_bindings(node) - function.params
-                   - function.globals - function.nonlocals)
+        unbound = (function.declared_in_blocks - function.params - function.globals
+                   - function.nonlocals)
+        if unbound:
+            unbound -= self.own_bindings(node)
         for name in sorted(unbound):
             prologue.extend(templates.replace("name: ag__.Undefined", name=name))
         if prologue:
@@ -308,6 +330,8 @@ class ControlFlowTransformer(converter.Base):
 
     def _compound(self, node, graph):
         """Any other statement: its blocks (try, with, match, ...) converted both ways."""
+        if node.__class__ in _SIMPLE_STATEMENTS:  # most statements: no blocks to look for
+            return [node], ([_copy(node)] if graph else None)
         blocks = [field for field in _BLOCK_FIELDS
                   if isinstance(getattr(node, field, None), list)
                   and getattr(node, field) and isinstance(getattr(node, field)[0], gast.stmt)]
@@ -407,8 +431,8 @@ class ControlFlowTransformer(converter.Base):
             # overload form (rare: the loop is ending, or a flag turned symbolic).
             test = templates.replace_as_expression(
                 "test if all_false else ag__.and_(flags_test, lambda: test_copy)()",
-                test=test, test_copy=_copy(node.test),
-                all_false=_flags_test(flags, gast.And, gast.Is),
+                test=templates.moved(test), test_copy=templates.moved(_copy(node.test)),
+                all_false=templates.moved(_flags_test(flags, gast.And, gast.Is)),
                 flags_test=self._overload_form(extra_test))
         elif extra_test is not None:
             test = gast.BoolOp(op=gast.And(), values=[_copy(extra_test), test])
@@ -427,11 +451,12 @@ class ControlFlowTransformer(converter.Base):
             "    body\n"
             "if symbolic:\n"
             "    graph_part",
-            cond=cond, test=test, body=python_body or [gast.Pass()],
-            stop=self._python_test(
+            # The test is the user's (or made from it above), used nowhere else now.
+            cond=cond, test=templates.moved(test), body=python_body or [gast.Pass()],
+            stop=templates.moved(self._python_test(
                 cond, "name is not True and (ag__.type_(name) not in ag__.PLAIN_TYPES "
-                      "and not ag__.is_plain(name) or not name)"),
-            symbolic=self._python_test(cond, "not ag__.is_plain(name)"),
+                      "and not ag__.is_plain(name) or not name)")),
+            symbolic=templates.moved(self._python_test(cond, "not ag__.is_plain(name)")),
             graph_part=self._graph_entry(node, entry, []))
         _with_origin(node, python)
         _with_origin(node, python[0].body)
@@ -466,8 +491,9 @@ class ControlFlowTransformer(converter.Base):
                 "        body\n"
                 "else:\n"
                 "    graph_part",
-                iterated=iterated, iterable=node.iter, python_test=python_test,
-                target=node.target, body=python_body or [gast.Pass()], graph_part=graph_entry)
+                iterated=iterated, iterable=templates.moved(node.iter),
+                python_test=templates.moved(python_test), target=templates.moved(node.target),
+                body=python_body or [gast.Pass()], graph_part=graph_entry)
             if simple:
                 python = python[1:]
         else:
@@ -485,12 +511,14 @@ class ControlFlowTransformer(converter.Base):
                 "if maybe_graph:\n"
                 "    if ag__.for_needs_graph(iterated, extra_test_graph):\n"
                 "        graph_part",
-                iterated=iterated, iterable=node.iter, python_test=python_test,
+                iterated=iterated, iterable=templates.moved(node.iter),
+                python_test=templates.moved(python_test),
                 extra_test=self._overload_form(extra_test),
                 stop=self._stop_test(extra_test),
-                maybe_graph=self._maybe_graph(iterated, extra_test),
-                extra_test_graph=self._overload_form(extra_test), target=node.target,
-                body=python_body or [gast.Pass()], graph_part=graph_entry)
+                maybe_graph=templates.moved(self._maybe_graph(iterated, extra_test)),
+                extra_test_graph=self._overload_form(extra_test),
+                target=templates.moved(node.target), body=python_body or [gast.Pass()],
+                graph_part=graph_entry)
         _with_origin(node, python)
         _with_origin(node, python[-1].body if simple else python[1].body)
         if extra_test is not None:
@@ -563,6 +591,11 @@ class ControlFlowTransformer(converter.Base):
 
     # Helpers ------------------------------------------------------------------
 
+    def own_bindings(self, function_node):
+        """converter.own_bindings, cheaper when the user's function has no walrus (the
+        code generated until now has none of its own)."""
+        return converter.own_bindings(function_node, self.walrus)
+
     @property
     def function(self):
         return self.functions[-1]
@@ -594,7 +627,7 @@ class ControlFlowTransformer(converter.Base):
                                  body=body)[0]
         # Only what the function's own statements bind: a nested statement's blocks are
         # functions of their own (siblings among the graph forms), declaring theirs.
-        own = converter.own_bindings(node)
+        own = self.own_bindings(node)
         node.body = self._declarations((modified_names | declared) & own) + node.body
         return node
 
@@ -619,17 +652,21 @@ class ControlFlowTransformer(converter.Base):
             if undefined:
                 self.function.maybe_undefined.add(str(output))
                 expression = templates.replace_as_expression(
-                    "ag__.value_or_undefined(lambda: value, name)", value=expression,
-                    name=gast.Constant(value=str(output), kind=None))
+                    "ag__.value_or_undefined(lambda: value, name)",
+                    value=templates.moved(expression),
+                    name=templates.moved(gast.Constant(value=str(output), kind=None)))
             values.append(expression)
         state_tuple = gast.Tuple(elts=values, ctx=gast.Load())
         get_def = templates.replace("def get_state():\n    return state", get_state=get_state,
-                                    state=state_tuple)
+                                    state=templates.moved(state_tuple))
         vars_ = self.new_symbol("vars_")
         targets = gast.Tuple(elts=[o.ast() for o in outputs], ctx=gast.Store())
         set_def = templates.replace("def set_state(vars_):\n    targets = vars_",
-                                    set_state=set_state, vars_=vars_, targets=targets)
+                                    set_state=set_state, vars_=vars_,
+                                    targets=templates.moved(targets))
         set_def[0].body = self._declarations(_simple(outputs)) + set_def[0].body
+        _skipped(get_def[0])
+        _skipped(set_def[0])
         return get_def + set_def, get_state, set_state
 
     @staticmethod
@@ -671,6 +708,9 @@ class ControlFlowTransformer(converter.Base):
                                        call=gast.Expr(value=call))[0]
         self.function.graph_defs.append(definition)
         _with_origin(node, definition.body)
+        # Names and constants only, unless it passes loop options (the user's expressions).
+        if not any(arg.__class__ is gast.Dict and arg.keys for arg in args):
+            _skipped(definition)
         return name
 
     def _graph_if(self, node, body, orelse, negated):
@@ -782,12 +822,21 @@ class ControlFlowTransformer(converter.Base):
 
 
 def transform(node, ctx):
-    activity.resolve(node, ctx)
-    graphs = cfg.build(node)
-    liveness.resolve(node, ctx, graphs)
-    # Only DEFINED_VARS_IN is read here: the cheaper analysis that computes just that.
-    reaching_definitions.resolve_defined_vars(node, graphs)
+    # The analyses share one walk of the tree: activity's, which also records the effects
+    # of the CFG nodes for liveness and reaching definitions, and whether there are
+    # lambdas for the CFG builder to look for. Nothing here reads the qualified-name
+    # annotations: activity computes the names as it goes instead.
+    effects = activity.Effects()
+    activity.resolve(node, ctx, effects=effects, annotate_names=False)
+    graphs = cfg.build(node, find_lambdas=bool(effects.lambdas))
+    activity.record_effects(graphs, effects)
+    # Only the statements converted here are annotated: liveness after them (and into
+    # loops), and DEFINED_VARS_IN (the cheaper analysis that computes just that).
+    liveness.resolve(node, ctx, graphs, statement_types=_CONVERTED_STATEMENTS)
+    reaching_definitions.resolve_defined_vars(node, graphs,
+                                              statement_types=_CONVERTED_STATEMENTS)
     transformer = ControlFlowTransformer(ctx)
+    transformer.walrus = effects.walrus
     transformer.functions = []
     transformer.generated_functions = set()
     return transformer.visit(node)

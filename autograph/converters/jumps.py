@@ -7,7 +7,7 @@ Python would have reached it.
 
 import gast
 
-from autograph.pyct import anno, ast_util, templates
+from autograph.pyct import anno, templates
 
 _FUNCTION_OR_CLASS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
 _LOOPS = (gast.For, gast.AsyncFor, gast.While)
@@ -33,13 +33,13 @@ class JumpLowering:
         stack = [node]
         while stack:
             child = stack.pop()
-            if isinstance(child, gast.stmt) and self.is_jump(child):
+            if self.is_jump(child):
                 return True
             if isinstance(child, _FUNCTION_OR_CLASS):
                 continue
             if isinstance(child, _LOOPS) and child is not node and not self.enter_loops:
                 continue
-            stack.extend(ast_util.child_nodes(child))
+            _push_statements(child, stack)
         return False
 
     def block(self, statements):
@@ -121,5 +121,23 @@ def own_jumps(loop, jump_type):
             return True
         if isinstance(child, _FUNCTION_OR_CLASS + _LOOPS):
             continue
-        stack.extend(ast_util.child_nodes(child))
+        _push_statements(child, stack)
     return False
+
+
+_STATEMENT_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _push_statements(statement, stack):
+    """Pushes the statements directly inside a compound statement (jumps are statements,
+    so the walks for them never enter expressions, most of a tree)."""
+    values = statement.__dict__
+    for field in _STATEMENT_BLOCKS:
+        block = values.get(field)
+        if block.__class__ is list:
+            stack.extend(block)
+    for field in ("handlers", "cases"):
+        parts = values.get(field)
+        if parts:
+            for part in parts:
+                stack.extend(part.body)

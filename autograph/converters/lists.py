@@ -27,7 +27,7 @@ class ListTransformer(converter.Base):
     statements_only = True
 
     def visit_FunctionDef(self, node):
-        self.locals_stack.append(converter.LazyLocalNames(node))
+        self.locals_stack.append(converter.LazyLocalNames(node, self.walrus))
         try:
             return self.generic_visit(node)
         finally:
@@ -48,7 +48,7 @@ class ListTransformer(converter.Base):
         if name is None or len(node.value.args) != 1:
             return node
         return templates.replace("target = ag__.list_append(target, element)",
-                                 target=name, element=node.value.args[0])
+                                 target=name, element=templates.moved(node.value.args[0]))
 
     def visit_Assign(self, node):
         node = self.generic_visit(node)
@@ -59,12 +59,14 @@ class ListTransformer(converter.Base):
             return node
         index = node.value.args[0] if node.value.args else gast.Constant(value=None, kind=None)
         return templates.replace("target, element = ag__.list_pop(target, index, None)",
-                                 target=name, element=node.targets[0], index=index)
+                                 target=name, element=templates.moved(node.targets[0]),
+                                 index=templates.moved(index))
 
 
 def transform(node, ctx):
     if not ctx.user.options.uses(converter.Feature.LISTS):
         return node
     transformer = ListTransformer(ctx)
+    transformer.walrus = converter.may_hold_walrus(ctx)
     transformer.locals_stack = []
     return transformer.visit(node)

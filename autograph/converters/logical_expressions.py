@@ -104,9 +104,11 @@ class InlineScopes:
             return self._visit_functional(node)
         return self.generic_visit(node)
 
-    def python_test(self, value):
+    def python_test(self, value, move=True):
         """(test that `value` is a Python value, expression to read it again): a name is
-        read twice, anything else is computed once into the temporary."""
+        read twice, anything else is computed once into the temporary. `value` (the
+        operand of the node being replaced) moves into the test, or is copied if not
+        `move`."""
         if isinstance(value, gast.Name):
             read = value.id
             tested = value
@@ -117,7 +119,7 @@ class InlineScopes:
         # Bools first: most operands are comparisons.
         test = templates.replace_as_expression(
             "tested is True or read is False or ag__.type_(read) in ag__.PLAIN_TYPES",
-            tested=tested, read=read)
+            tested=templates.moved(tested) if move else tested, read=read)
         return test, read
 
     @staticmethod
@@ -177,7 +179,8 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
             result = node.values[-1]
             for left in reversed(node.values[:-1]):
                 result = templates.replace_as_expression(
-                    f"{overload}(left, lambda: right)()", left=left, right=result)
+                    f"{overload}(left, lambda: right)()", left=templates.moved(left),
+                    right=templates.moved(result))
             return result
         left = node.values[0]
         right = (node.values[1] if len(node.values) == 2
@@ -188,9 +191,10 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
         left = self.visit(left)
         test, read = self.python_test(left)
         python = "read and right" if isinstance(node.op, gast.And) else "read or right"
+        moved = templates.moved
         return self.mark_inline_test(templates.replace_as_expression(
             f"({python}) if test else {overload}(read, lambda: right_graph)()",
-            right=right, read=read, test=test, right_graph=right_graph))
+            right=moved(right), read=read, test=moved(test), right_graph=moved(right_graph)))
 
     def visit_UnaryOp(self, node):
         python_valued = is_python_valued(node)
@@ -199,10 +203,11 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
                 or anno.getanno(node, INLINE_TEST, False)):
             return node
         if self.functional_depth:
-            return templates.replace_as_expression("ag__.not_(operand)", operand=node.operand)
+            return templates.replace_as_expression("ag__.not_(operand)",
+                                                   operand=templates.moved(node.operand))
         test, read = self.python_test(node.operand)
         return self.mark_inline_test(templates.replace_as_expression(
-            "(not read) if test else ag__.not_(read)", read=read, test=test))
+            "(not read) if test else ag__.not_(read)", read=read, test=templates.moved(test)))
 
 
 def hand_over_relevance(ctx, root, relevant):

@@ -45,8 +45,8 @@ class ReturnTransformer(converter.Base):
             value = statement.value if statement.value is not None else gast.Constant(
                 value=None, kind=None)
             # The value first: if computing it raises, no return happened.
-            return templates.replace("retval = value\ndo_return = True",
-                                     retval=retval, value=value, do_return=do_return)
+            return templates.replace("retval = value\ndo_return = True", retval=retval,
+                                     value=templates.moved(value), do_return=do_return)
 
         def stop_loop(loop):
             jumps.add_extra_loop_test(

@@ -44,7 +44,8 @@ class SliceTransformer(converter.Base):
     statements_only = True
 
     def visit_FunctionDef(self, node):
-        self.lists_stack.append(_appended_lists(node, converter.LazyLocalNames(node)))
+        self.lists_stack.append(
+            _appended_lists(node, converter.LazyLocalNames(node, self.walrus)))
         try:
             return self.generic_visit(node)
         finally:
@@ -62,10 +63,12 @@ class SliceTransformer(converter.Base):
                 and _is_simple_index(target.slice)):
             return node
         return templates.replace("target = ag__.set_item(target, index, value)",
-                                 target=target.value.id, index=target.slice, value=node.value)
+                                 target=target.value.id, index=templates.moved(target.slice),
+                                 value=templates.moved(node.value))
 
 
 def transform(node, ctx):
     transformer = SliceTransformer(ctx)
+    transformer.walrus = converter.may_hold_walrus(ctx)
     transformer.lists_stack = []
     return transformer.visit(node)

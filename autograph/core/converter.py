@@ -116,6 +116,12 @@ class Base(transformer.Base):
             return node
         return super().visit(node)
 
+    def children_to_skip(self):
+        # What `visit` returns unchanged: expressions of a statements-only converter,
+        # subtrees without a target.
+        return ((gast.expr,) if self.statements_only else (),
+                self._relevant if self.target_types else None)
+
     def has_targets(self, node):
         """True when `node` holds a node of `target_types` (the walk that finds out is the
         one `visit` uses to skip subtrees, so a transform can test this first for free)."""
@@ -146,10 +152,48 @@ _NAMED_PATTERNS = frozenset({gast.MatchAs, gast.MatchStar, gast.MatchMapping})
 _DECLARATIONS = frozenset({gast.Global, gast.Nonlocal})
 
 
-def _own_scope_names(function_node):
+# Without walrus operators, the only fields of these nodes that can bind a name (in a
+# function's own scope): the walk of _own_scope_names then leaves out their expressions
+# (most of a tree). Names, definitions, aliases, comprehensions and declarations are
+# handled before fields are looked at; any other node has all its fields walked.
+_BINDING_FIELDS = {
+    gast.Assign: ("targets",),
+    gast.AugAssign: ("target",),
+    gast.AnnAssign: ("target",),
+    gast.Delete: ("targets",),
+    gast.For: ("target", "body", "orelse"),
+    gast.AsyncFor: ("target", "body", "orelse"),
+    gast.While: ("body", "orelse"),
+    gast.If: ("body", "orelse"),
+    gast.With: ("items", "body"),
+    gast.AsyncWith: ("items", "body"),
+    gast.withitem: ("optional_vars",),
+    gast.Try: ("body", "handlers", "orelse", "finalbody"),
+    gast.TryStar: ("body", "handlers", "orelse", "finalbody"),
+    gast.ExceptHandler: ("name", "body"),
+    gast.Match: ("cases",),
+    gast.match_case: ("pattern", "body"),
+    gast.MatchMapping: ("patterns",),
+    gast.MatchClass: ("patterns", "kwd_patterns"),
+    gast.MatchValue: (),
+    gast.MatchSingleton: (),
+    gast.Expr: (),
+    gast.Return: (),
+    gast.Raise: (),
+    gast.Assert: (),
+    gast.Attribute: (),  # a store into an attribute or item binds no name
+    gast.Subscript: (),
+}
+
+
+def _own_scope_names(function_node, walrus=True):
     """(names the function's own code binds, names it declares global or nonlocal), from
     one walk of its own scope (runs for several converters on every function, so the child
-    iteration is inlined: ast_util.child_nodes here made the walk 2-3x slower)."""
+    iteration is inlined: ast_util.child_nodes here made the walk 2-3x slower).
+
+    walrus=False says the function holds no walrus operator (`:=`, which binds wherever
+    it is): only the places that can bind otherwise are walked (see _BINDING_FIELDS).
+    """
     bound = set()
     declared = set()
     add = bound.add
@@ -158,6 +202,7 @@ def _own_scope_names(function_node):
     push = stack.append
     fields_cache = ast_util._node_fields  # pylint: disable=protected-access
     node_fields = ast_util.node_fields
+    binding_fields = {} if walrus else _BINDING_FIELDS
     node_base = gast.AST
     name_class = gast.Name
     while stack:
@@ -166,12 +211,13 @@ def _own_scope_names(function_node):
         if node_class is name_class:
             if node.ctx.__class__ in _BINDING_CONTEXTS:
                 add(node.id)
-            if node.annotation is not None:
+            if walrus and node.annotation is not None:
                 push(node.annotation)
             continue
         if node_class in _DEFINITIONS:
             add(node.name)
-            stack.extend(node.decorator_list)
+            if walrus:
+                stack.extend(node.decorator_list)
             continue
         if node_class is gast.Lambda:
             continue
@@ -179,6 +225,8 @@ def _own_scope_names(function_node):
             add((node.asname or node.name).partition(".")[0])
             continue
         if node_class in _COMPREHENSION_CLASSES:
+            if not walrus:
+                continue
             # Only the outermost iterable is evaluated here; walrus targets bind here too.
             push(node.generators[0].iter)
             bound.update(n.target.id for n in ast_util.walk(node)
@@ -195,9 +243,11 @@ def _own_scope_names(function_node):
                 value = getattr(node, name_field, None)
                 if isinstance(value, str):
                     add(value)
-        fields = fields_cache.get(node_class)
+        fields = binding_fields.get(node_class)
         if fields is None:
-            fields = node_fields(node_class)
+            fields = fields_cache.get(node_class)
+            if fields is None:
+                fields = node_fields(node_class)
         values = node.__dict__
         for field in fields:
             value = values.get(field)
@@ -210,34 +260,45 @@ def _own_scope_names(function_node):
     return bound, declared
 
 
-def own_bindings(function_node):
-    """Names a function's own code binds (not counting what its nested scopes bind)."""
-    return _own_scope_names(function_node)[0]
+def own_bindings(function_node, walrus=True):
+    """Names a function's own code binds (not counting what its nested scopes bind);
+    walrus=False says it holds no walrus operator (a cheaper walk)."""
+    return _own_scope_names(function_node, walrus)[0]
 
 
-def local_names(function_node):
+def local_names(function_node, walrus=True):
     """Names local to a function: its parameters and what its own code binds, minus the
-    names it declares global or nonlocal."""
+    names it declares global or nonlocal. walrus=False says it holds no walrus operator
+    (a cheaper walk)."""
     args = function_node.args
     params = {a.id for a in args.posonlyargs + args.args + args.kwonlyargs}
     params.update(a.id for a in (args.vararg, args.kwarg) if a is not None)
-    bound, declared = _own_scope_names(function_node)
+    bound, declared = _own_scope_names(function_node, walrus)
     return (bound | params) - declared
+
+
+def may_hold_walrus(ctx):
+    """False when the converted entity's source has no `:=`, so neither has its tree
+    (converters add walrus operators only in and/or and if-else conversion, which run
+    last): the walks for bindings may then leave out expressions."""
+    source = ctx.info.source_code
+    return not isinstance(source, str) or ":=" in source
 
 
 class LazyLocalNames:
     """`name in LazyLocalNames(function_node)` is `name in local_names(function_node)`,
     computed on the first test only (most functions never need it)."""
 
-    __slots__ = ("function_node", "_names")
+    __slots__ = ("function_node", "walrus", "_names")
 
-    def __init__(self, function_node):
+    def __init__(self, function_node, walrus=True):
         self.function_node = function_node
+        self.walrus = walrus
         self._names = None
 
     def __contains__(self, name):
         if self._names is None:
-            self._names = frozenset(local_names(self.function_node))
+            self._names = frozenset(local_names(self.function_node, self.walrus))
         return name in self._names
 
 
@@ -250,7 +311,8 @@ def nodes_containing_each(root, first_types, second_types):
     """(ids of the nodes that are, or have below them, a node of `first_types`; the same
     for `second_types`), from one walk (two converters that run one after the other share
     it). The child iteration is inlined and constants and unannotated names (leaves, about
-    half of all nodes) are handled without a call: it runs over every node."""
+    half of all nodes) are handled without a call: it runs over every node. Subtrees marked
+    SKIP_PROCESSING, which transformers never enter, are not walked."""
     first = set()
     second = set()
     add_first = first.add
@@ -260,6 +322,7 @@ def nodes_containing_each(root, first_types, second_types):
     node_base = gast.AST
     constant_class = gast.Constant
     name_class = gast.Name
+    skip = anno.Basic.SKIP_PROCESSING
     # Bit 1: holds a node of first_types; bit 2: of second_types.
     constant_bits = (issubclass(constant_class, first_types)
                      | issubclass(constant_class, second_types) << 1)
@@ -279,6 +342,9 @@ def nodes_containing_each(root, first_types, second_types):
         if fields is None:
             fields = node_fields(node_class)
         values = node.__dict__
+        annotations = values.get(_ANNOTATIONS_FIELD)
+        if annotations and skip in annotations:
+            return 0  # never visited: what is below does not count
         for field in fields:
             value = values.get(field)
             if value.__class__ is list:

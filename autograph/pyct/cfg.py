@@ -95,7 +95,8 @@ class Graph(collections.namedtuple(
         and `assert` outside any try, the last nodes of a `finally` reached by an
         exception. Exceptions raised by calls are not tracked.
       index: {ast node: Node} for each Node's ast_node, in source order.
-      stmt_prev: {statement: frozenset of Nodes outside it with an edge into it}.
+      stmt_prev: {statement: frozenset of Nodes outside it with an edge into it} (looked
+        up by key; computed on first look-up).
       stmt_next: {statement: frozenset of Nodes outside it with an edge from it}, i.e.
         what runs right after the statement (including via break/return/exceptions).
       stmt_entry: {statement: the first Node executed for it}.
@@ -207,25 +208,41 @@ class _FunctionBuilder:
         self.exits.update(self.leaves)
         for node in self.index.values():
             node.freeze()
-        stmt_prev, stmt_next = {}, {}
-        for statement, nodes in self.statement_nodes.items():
-            inside = set(nodes)
-            stmt_prev[statement] = frozenset(
-                p for n in nodes for p in n.prev if p not in inside)
-            stmt_next[statement] = frozenset(
-                s for n in nodes for s in n.next if s not in inside)
         return Graph(entry=self.entry, exit=frozenset(self.exits),
                      error=frozenset(self.errors), index=self.index,
-                     stmt_prev=stmt_prev, stmt_next=stmt_next,
+                     stmt_prev=_StatementEdges(self.statement_nodes, "prev"),
+                     stmt_next=_StatementEdges(self.statement_nodes, "next"),
                      stmt_entry=dict(self.stmt_entry))
+
+
+class _StatementEdges(dict):
+    """Graph.stmt_prev or stmt_next: {statement: frozenset of the Nodes outside it with an
+    edge into it (`prev`) or from it (`next`)}, computed for a statement when it is first
+    looked up (`edges[statement]`): the analyses of a conversion may need it for a few
+    statements only. Look it up before release_graphs unlinks the graph."""
+
+    def __init__(self, statement_nodes, direction):
+        super().__init__()
+        self._statement_nodes = statement_nodes
+        self._direction = direction
+
+    def __missing__(self, statement):
+        nodes = self._statement_nodes[statement]
+        inside = set(nodes)
+        direction = self._direction
+        edges = frozenset(
+            other for n in nodes for other in getattr(n, direction) if other not in inside)
+        self[statement] = edges
+        return edges
 
 
 class _GraphBuilder(gast.NodeVisitor):
     """Walks a tree, building a graph for each function and lambda found."""
 
-    def __init__(self):
+    def __init__(self, find_lambdas=True):
         self.graphs = {}
         self.builder = None
+        self.find_lambdas = find_lambdas
 
     # Functions and lambdas.
     def _build_function(self, node, body):
@@ -269,7 +286,7 @@ class _GraphBuilder(gast.NodeVisitor):
 
     def visit_expression(self, node):
         """Finds the lambdas inside an expression; expressions add no CFG nodes."""
-        if node is None:
+        if node is None or not self.find_lambdas:
             return
         if node.__class__ is gast.Lambda:
             self.visit_Lambda(node)
@@ -307,6 +324,8 @@ class _GraphBuilder(gast.NodeVisitor):
             self._expressions_of(node)
 
     def _expressions_of(self, node):
+        if not self.find_lambdas:
+            return
         for child in gast.iter_child_nodes(node):
             if isinstance(child, gast.expr):
                 self.visit_expression(child)
@@ -485,9 +504,13 @@ def _irrefutable(case):
     return isinstance(pattern, gast.MatchAs) and pattern.pattern is None
 
 
-def build(node):
-    """Builds graphs for every function and lambda in `node`: {function node: Graph}."""
-    builder = _GraphBuilder()
+def build(node, find_lambdas=True):
+    """Builds graphs for every function and lambda in `node`: {function node: Graph}.
+
+    find_lambdas=False says that `node` holds no lambda (as activity analysis may know):
+    expressions, which make no CFG nodes, are then not searched for lambdas.
+    """
+    builder = _GraphBuilder(find_lambdas)
     builder.visit(node)
     built = getattr(_released, "graphs", None)
     if built is not None:

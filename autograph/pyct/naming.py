@@ -1,6 +1,7 @@
 """Fresh symbol names for generated code that never clash with the user's names."""
 
 import builtins
+import collections
 import keyword
 
 
@@ -24,17 +25,30 @@ class Namer:
 
     def __init__(self, global_namespace):
         self.global_namespace = global_namespace
+        # A ChainMap's `in` is a Python-level loop over its maps: test them directly.
+        self._namespaces = (tuple(global_namespace.maps)
+                            if isinstance(global_namespace, collections.ChainMap)
+                            else (global_namespace,))
         self.generated_names = set()
         self.reserved_names = set()
+        # name_root -> the number of the name last returned for it by a search from the
+        # root itself without reserved_locals: every candidate up to it was taken then, and
+        # taken names stay taken, so the next such search starts after it (converters ask
+        # for the same few roots tens of times per function).
+        self._last_number = {}
 
     def reserve(self, names):
         """Marks `names` (e.g. every identifier used by the function) as taken."""
         self.reserved_names.update(names)
 
     def _is_taken(self, name, reserved_locals):
-        return (name in self.generated_names or name in self.reserved_names
-                or name in reserved_locals or name in self.global_namespace
-                or hasattr(builtins, name) or keyword.iskeyword(name))
+        if (name in self.generated_names or name in self.reserved_names
+                or name in reserved_locals):
+            return True
+        for namespace in self._namespaces:
+            if name in namespace:
+                return True
+        return hasattr(builtins, name) or keyword.iskeyword(name)
 
     def new_symbol(self, name_root, reserved_locals=()):
         """Returns `name_root`, or `name_root_<n>` with the smallest n making it unique."""
@@ -44,11 +58,20 @@ class Namer:
         root, _, suffix = name_root.rpartition("_")
         if root and suffix.isdigit():
             number = int(suffix)
+            searched_from_root = False
         else:
             root, number = name_root, 0
+            searched_from_root = not taken_locals
         name = name_root
+        if searched_from_root:
+            last = self._last_number.get(root)
+            if last is not None:
+                number = last + 1
+                name = f"{root}_{number}"
         while self._is_taken(name, taken_locals):
             number += 1
             name = f"{root}_{number}"
+        if searched_from_root:
+            self._last_number[root] = number
         self.generated_names.add(name)
         return name

@@ -193,9 +193,11 @@ class QN:
         return f"QN({self._str!r})"
 
 
-def _resolve(node):
+def _resolve(node, names):
     """Annotates bottom-up, so a parent can use its children's QNs (a plain recursion:
-    this runs on every conversion and a NodeVisitor's dispatch costs more)."""
+    this runs on every conversion and a NodeVisitor's dispatch costs more). `names`
+    ({identifier: QN}) gives all Names of one identifier the same QN (QNs are immutable;
+    making one per Name was most of the cost of this pass)."""
     node_class = node.__class__
     fields = _fields_cache.get(node_class)
     if fields is None:
@@ -206,14 +208,17 @@ def _resolve(node):
         if value.__class__ is list:
             for item in value:
                 if isinstance(item, _AST):
-                    _resolve(item)
+                    _resolve(item, names)
         elif isinstance(value, _AST):
-            _resolve(value)
+            _resolve(value, names)
     if node_class is _NAME:
         annotations = values.get(_ANNO_FIELD)
         if annotations is None:
             annotations = values[_ANNO_FIELD] = {}
-        annotations[_QN_KEY] = QN(node.id)
+        qn = names.get(node.id)
+        if qn is None:
+            qn = names[node.id] = QN(node.id)
+        annotations[_QN_KEY] = qn
     elif node_class is gast.Attribute or node_class is gast.Subscript:
         qn = _composite_qn(node)
         if qn is not None:
@@ -268,9 +273,24 @@ def qn_of(node):
     return None
 
 
+def computed_qn(node, names):
+    """qn_of(node) computed from the expression itself, whatever its annotations, for
+    analyses that do without resolve's annotations; `names` ({identifier: QN}) gives every
+    Name of one identifier the same QN."""
+    node_class = node.__class__
+    if node_class is _NAME:
+        qn = names.get(node.id)
+        if qn is None:
+            qn = names[node.id] = QN(node.id)
+        return qn
+    if node_class is gast.Attribute or node_class is gast.Subscript:
+        return _composite_qn(node, lambda child: computed_qn(child, names))
+    return None
+
+
 def resolve(node):
     """Sets anno.Basic.QN on every Name, Attribute and Subscript in `node` that names a symbol."""
-    _resolve(node)
+    _resolve(node, {})
     return node
 
 

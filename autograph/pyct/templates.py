@@ -106,10 +106,43 @@ def _name(name, ctx):
     return node
 
 
+class _Moved:
+    """A replacement handed over to the template (see `moved`)."""
+
+    __slots__ = ("node", "used")
+
+    def __init__(self, node):
+        self.node = node
+        self.used = False
+
+
+def moved(node):
+    """`node` as a replacement the template takes as it is instead of copying it (at one
+    of its places in the template; any other place gets a copy).
+
+    For an expression nothing else refers to once the template is made: a node built for
+    it (a name, a constant, the result of another template) or a part of the node it
+    replaces. Most replacements are such nodes, and copying them, at every level of
+    nesting, was much of the cost of generating code. Unlike a copy (which keeps
+    PRESERVED_ANNOTATIONS only), it keeps all its annotations: move only nodes whose other
+    annotations no later step acts on.
+    """
+    if not isinstance(node, gast.AST):
+        raise TemplateError(f"only an AST node can be moved into a template, got {node!r}")
+    return _Moved(node)
+
+
 def _to_node(value, ctx):
-    """Converts one replacement value (str, QN, or AST expression) into an expression node."""
+    """Converts one replacement value (str, QN, AST expression, or a `moved` one) into an
+    expression node."""
     if isinstance(value, str):
         return _name(value, ctx)
+    if value.__class__ is _Moved:
+        node = value.node
+        if value.used:
+            node = copy_clean(node)
+        value.used = True
+        return set_context(node, ctx)
     if hasattr(value, "ast") and not isinstance(value, gast.AST):  # a qual_names.QN
         return set_context(value.ast(), ctx)
     if isinstance(value, gast.AST):
@@ -487,8 +520,8 @@ def replace(template, **replacements):
     A replacement may be a str (a name), a qual_names.QN, an AST expression, an AST
     statement or a list of statements (for a placeholder standing alone as a statement),
     or a list of expressions/names (spliced into call arguments, tuple elements or a
-    function's parameters). Expression replacements are copied, never shared; statement
-    blocks are moved into the result as they are.
+    function's parameters). Expression replacements are copied, never shared, unless
+    wrapped in `moved`; statement blocks are moved into the result as they are.
     """
     if not isinstance(template, str):
         raise TemplateError(f"template must be a str, got {type(template).__name__}")

@@ -228,9 +228,18 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         _VISITORS[(transformer_class, node_class)] = visitor
         return visitor
 
+    def children_to_skip(self):
+        """(node classes, ids or None): children of those classes, and any child whose id is
+        not among the ids (None: no such restriction), are left as they are by
+        generic_visit, not visited. A subclass whose visit returns such children unchanged
+        says so here: each visit is a call, for most children of most nodes."""
+        return (), None
+
     def generic_visit(self, node):
         """Visits the children of `node`, as ast.NodeTransformer does (lists returned for
-        an element of a list field are spliced in, None removes it), with less overhead."""
+        an element of a list field are spliced in, None removes it), with less overhead,
+        except those `children_to_skip` leaves as they are."""
+        skipped_classes, visited_ids = self.children_to_skip()
         visit = self.visit
         # Only the fields that may hold nodes: names, flags and expression contexts are
         # left alone (visiting a context changes nothing; converters define no visitor
@@ -244,7 +253,9 @@ class Base(NodeStateTracker, gast.NodeTransformer):
             if old_value.__class__ is list:
                 new_values = []
                 for value in old_value:
-                    if isinstance(value, ast.AST):
+                    if isinstance(value, ast.AST) and not (
+                            isinstance(value, skipped_classes)
+                            or visited_ids is not None and id(value) not in visited_ids):
                         value = visit(value)
                         if value is None:
                             continue
@@ -253,7 +264,9 @@ class Base(NodeStateTracker, gast.NodeTransformer):
                             continue
                     new_values.append(value)
                 old_value[:] = new_values
-            elif isinstance(old_value, ast.AST):
+            elif isinstance(old_value, ast.AST) and not (
+                    isinstance(old_value, skipped_classes)
+                    or visited_ids is not None and id(old_value) not in visited_ids):
                 new_node = visit(old_value)
                 if new_node is None:
                     delattr(node, field)

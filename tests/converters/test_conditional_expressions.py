@@ -48,3 +48,15 @@ def test_recursion_through_a_conditional_expression_adds_no_frame():
         return 0 if n == 0 else 1 + f(n - 1)
 
     assert api.to_graph(f)(800) == 800
+
+
+def test_source_segments_split_lines_as_ast_does():
+    import ast
+    from autograph.converters import conditional_expressions
+    for source in ("x = (a if b\n     else c)\n", "x = (a if b\r\n else c)\r\n",
+                   "\x0cx = (a if b\relse c)\n", "s = 'é\u2028'\nx = (a if b\n else c)"):
+        tree = ast.parse(source)
+        node = tree.body[-1].value
+        lines = conditional_expressions._split_lines(source)
+        assert conditional_expressions._source_segment(lines, node) == (
+            ast.get_source_segment(source, node))

@@ -102,3 +102,13 @@ def test_qn_of_works_without_annotations():
     assert str(qual_names.qn_of(expression)) == "x.y[0][k]"
     assert not anno.hasanno(expression, anno.Basic.QN)
     assert qual_names.qn_of(gast.parse("x[k + 1]").body[0].value) is None
+
+
+def test_computed_names_match_the_resolved_annotations_and_are_shared():
+    tree = gast.parse("a.b[c].d = x[0] + a.b[c].d + f(y)[1]")
+    qual_names.resolve(tree)
+    names = {}
+    for node in gast.walk(tree):
+        computed = qual_names.computed_qn(node, names)
+        assert computed == anno.getanno(node, anno.Basic.QN, None)
+    assert names["a"] is qual_names.computed_qn(gast.parse("a").body[0].value, names)

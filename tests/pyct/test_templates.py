@@ -205,3 +205,24 @@ def test_compiled_templates_return_fresh_nodes_and_move_statement_blocks():
     assert first[1].value is not value and second[1].value is not first[1].value
     assert first[0].test is not second[0].test
     assert isinstance(second[0].body[0], gast.Pass)
+
+
+def test_a_moved_replacement_is_used_as_it_is_and_copied_for_a_second_place():
+    value = gast.parse("a + b").body[0].value
+    [statement] = templates.replace("x = value\ny = value", value=templates.moved(value))[:1]
+    assert statement.value is value
+    both = templates.replace("x = (value, value)", value=templates.moved(value))
+    first, second = both[0].value.elts
+    assert first is value and second is not value
+    assert gast.dump(second) == gast.dump(value)
+
+
+def test_a_moved_target_gets_the_store_context():
+    target = gast.parse("a.b").body[0].value
+    [assign] = templates.replace("target = 1", target=templates.moved(target))
+    assert assign.targets[0] is target and isinstance(target.ctx, gast.Store)
+
+
+def test_only_nodes_can_be_moved():
+    with pytest.raises(templates.TemplateError):
+        templates.moved("name")

@@ -172,3 +172,19 @@ def test_apply_to_single_assignments_splits_literal_tuples():
     transformer.Base(_context()).apply_to_single_assignments(
         node.targets, node.value, lambda t, v: pairs.append((_source(t), _source(v))))
     assert pairs == [("a\n", "1\n"), ("b\n", "2\n"), ("c\n", "3\n")]
+
+
+def test_children_to_skip_are_left_as_they_are():
+    class RenameOutsideCalls(transformer.Base):
+        """Renames names, except inside calls (which it says it skips)."""
+
+        def children_to_skip(self):
+            return (gast.Call,), None
+
+        def visit_Name(self, node):
+            node.id = node.id.upper()
+            return node
+
+    node = parser.parse("def f(a):\n    return a + g(a)")
+    RenameOutsideCalls(_context()).visit(node)
+    assert "return A + g(a)" in _source(node)

@@ -8,7 +8,7 @@
     ORELSE_SCOPE; Try / TryStar: BODY_SCOPE, ORELSE_SCOPE; ExceptHandler, With,
     AsyncWith, match_case: BODY_SCOPE; Call: ARGS_SCOPE (positional and keyword args);
   parameter Name nodes: IS_PARAM.
-It also runs qual_names.resolve on the node.
+It also runs qual_names.resolve on the node (unless told not to: see resolve).
 """
 
 import gast
@@ -157,11 +157,18 @@ class ActivityAnalyzer(gast.NodeVisitor):
     one CFG node (see `effects`).
     """
 
-    def __init__(self, scope, annotate=True):
+    def __init__(self, scope, annotate=True, effects=None, names=None):
         self.scope = scope
         self.annotate = annotate
+        # {identifier: QN} when the QNs are computed here (qual_names.computed_qn) instead
+        # of read from the anno.Basic.QN annotations of qual_names.resolve.
+        self._names = names
         # {function or lambda node: its Scope}, also filled when not annotating.
         self.function_scopes = {}
+        # {AST node of a CFG node: its `effects`}, when given: the scopes of the units of
+        # work are recorded as they are visited, instead of being visited again for the
+        # dataflow analyses (see record_effects).
+        self.effects = effects
         self._in_aug_assign = False
         self._in_annotation = False
 
@@ -213,9 +220,28 @@ class ActivityAnalyzer(gast.NodeVisitor):
 
     def _block(self, statements, node, key):
         self._enter(False)
-        for statement in statements:
-            self.visit(statement)
+        self._statements(statements)
         return self._exit(node, key)
+
+    def _statements(self, statements):
+        effects = self.effects
+        if effects is None:
+            for statement in statements:
+                self.visit(statement)
+            return
+        for statement in statements:
+            if statement.__class__ in _COMPOUND_STATEMENTS:
+                self.visit(statement)
+            else:
+                # A CFG node of its own: its effects are the scope of its visit.
+                effects[statement] = self._unit(statement)
+
+    def _unit(self, node):
+        """Visits `node` in a block scope of its own (merged into the current one): what
+        `effects` computes for a CFG node standing for `node`."""
+        self._enter(False)
+        self.visit(node)
+        return self._exit()
 
     # Symbols.
     def _track(self, node, qn):
@@ -241,6 +267,8 @@ class ActivityAnalyzer(gast.NodeVisitor):
             self.scope.read.add(qn)
 
     def _qn(self, node):
+        if self._names is not None:
+            return qual_names.computed_qn(node, self._names)
         return qual_names.qn_of(node)
 
     def visit_Name(self, node):
@@ -260,7 +288,7 @@ class ActivityAnalyzer(gast.NodeVisitor):
             if qn is not None:
                 self._track(node, qn)
             else:
-                owner = qual_names.qn_of(node.value)
+                owner = self._qn(node.value)
                 if owner is not None:
                     self.scope.indirectly_modified.add(owner)
                     if self._in_aug_assign:
@@ -306,6 +334,8 @@ class ActivityAnalyzer(gast.NodeVisitor):
             self.visit(target)
 
     def visit_NamedExpr(self, node):
+        if self.effects is not None:
+            self.effects.walrus = True
         self.visit(node.value)
         qn = self._qn(node.target)
         enclosing = self.scope.enclosing_scope
@@ -367,8 +397,7 @@ class ActivityAnalyzer(gast.NodeVisitor):
         self._bind(node.name)
         self._enter(True, function_name=node.name)
         self.visit(node.args)
-        for statement in node.body:
-            self.visit(statement)
+        self._statements(node.body)
         scope = self._exit(node, anno.Static.SCOPE)
         self.function_scopes[node] = scope
         if self.annotate:
@@ -378,6 +407,8 @@ class ActivityAnalyzer(gast.NodeVisitor):
     visit_AsyncFunctionDef = _visit_function
 
     def visit_Lambda(self, node):
+        if self.effects is not None:
+            self.effects.lambdas.append(node)
         self._visit_defaults_and_annotations(node.args, annotations_evaluated=False)
         self._enter(True, function_name="<lambda>")
         self.visit(node.args)
@@ -429,7 +460,9 @@ class ActivityAnalyzer(gast.NodeVisitor):
     def _visit_test_body_orelse(self, node):
         self._enter(False)
         self.visit(node.test)
-        self._exit(node, anno.Static.COND_SCOPE)
+        cond_scope = self._exit(node, anno.Static.COND_SCOPE)
+        if self.effects is not None:
+            self.effects[node.test] = cond_scope  # the CFG node of the test
         self._block(node.body, node, anno.Static.BODY_SCOPE)
         self._block(node.orelse, node, anno.Static.ORELSE_SCOPE)
 
@@ -438,10 +471,22 @@ class ActivityAnalyzer(gast.NodeVisitor):
 
     def _visit_for(self, node):
         self._enter(False)
-        self.visit(node.iter)
-        self.visit(node.target)
-        if anno.hasanno(node, anno.Basic.EXTRA_LOOP_TEST):
-            self.visit(anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST))
+        extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
+        effects = self.effects
+        if effects is None:
+            self.visit(node.iter)
+            self.visit(node.target)
+            if extra_test is not None:
+                self.visit(extra_test)
+        else:
+            # Three CFG nodes: the iterable, the loop header (its extra test) and the
+            # target.
+            effects[node.iter] = self._unit(node.iter)
+            effects[node.target] = self._unit(node.target)
+            if extra_test is not None:
+                effects[node] = self._unit(extra_test)
+            else:
+                effects[node] = _no_effects()
         self._exit(node, anno.Static.ITERATE_SCOPE)
         self._block(node.body, node, anno.Static.BODY_SCOPE)
         self._block(node.orelse, node, anno.Static.ORELSE_SCOPE)
@@ -510,21 +555,60 @@ class ActivityAnalyzer(gast.NodeVisitor):
             self._bind(node.rest)
 
 
-def resolve(node, ctx=None, parent_scope=None):
+_COMPOUND_STATEMENTS = frozenset({
+    gast.If, gast.While, gast.For, gast.AsyncFor, gast.With, gast.AsyncWith, gast.Try,
+    gast.TryStar, gast.Match})
+
+
+class Effects(dict):
+    """{AST node of a CFG node: its `effects`}, as `resolve` records them; `lambdas`: the
+    lambdas it met (their graphs are not recorded; without any, a CFG builder need not
+    search expressions for them); `walrus`: whether it met a walrus operator."""
+
+    def __init__(self):
+        super().__init__()
+        self.lambdas = []
+        self.walrus = False
+
+
+def _no_effects():
+    scope = Scope(None, isolated=False)
+    scope.is_final = True
+    return scope
+
+
+def resolve(node, ctx=None, parent_scope=None, effects=None, annotate_names=True):
     """Annotates `node` (a function, lambda, module or any statement) with Scope objects.
 
     `ctx` (a transformer.Context) is accepted for API symmetry; nothing in it is needed.
-    Returns `node`.
+    With `effects` (an Effects), also records there what `effects` gives for the AST
+    nodes of the CFG nodes met (simple statements, if/while tests, the three parts of a
+    for): see record_effects. It also runs qual_names.resolve on the node, unless
+    annotate_names=False (the same symbols are then computed as the walk meets them, a
+    pass fewer when nothing else reads those annotations). Returns `node`.
     """
     del ctx
-    qual_names.resolve(node)
-    analyzer = ActivityAnalyzer(Scope(parent_scope, isolated=parent_scope is None))
+    if annotate_names:
+        qual_names.resolve(node)
+    analyzer = ActivityAnalyzer(Scope(parent_scope, isolated=parent_scope is None),
+                                effects=effects, names=None if annotate_names else {})
     if isinstance(node, gast.Module):
         for statement in node.body:
             analyzer.visit(statement)
     else:
         analyzer.visit(node)
     return node
+
+
+def record_effects(graphs, effects):
+    """Gives the CFG nodes of `graphs` (cfg.build's result, for the tree `resolve` filled
+    `effects` from, unchanged since) those effects, so that node_effects needs no walk of
+    its own for them: the dataflow analyses then reuse the walk of `resolve`."""
+    for graph in graphs.values():
+        for ast_node, cfg_node in graph.index.items():
+            scope = effects.get(ast_node)
+            if scope is not None:
+                cfg_node._activity_effects = scope
 
 
 def effects(ast_node):

@@ -81,7 +81,7 @@ def _find_leaving_statements(function_node, graph):
     return leaving
 
 
-def _annotate_graph(function_node, graph):
+def _annotate_graph(function_node, graph, statement_types):
     scope = activity.scope_of(function_node)
     analyzer = Analyzer(graph, exit_live=scope.globals | scope.nonlocals)
     analyzer.visit_reverse()
@@ -90,7 +90,7 @@ def _annotate_graph(function_node, graph):
     leaving = (_find_leaving_statements(function_node, graph)
                if analyzer.exit_live else ())
     for statement, entry in graph.stmt_entry.items():
-        if not isinstance(statement, gast.stmt):
+        if not isinstance(statement, statement_types):
             continue
         live_out = set()
         for successor in graph.stmt_next[statement]:
@@ -113,19 +113,21 @@ def _annotate_graph(function_node, graph):
         anno.setanno(function_node, anno.Static.LIVE_VARS_OUT, frozenset())
 
 
-def resolve(node, ctx=None, graphs=None):
+def resolve(node, ctx=None, graphs=None, statement_types=gast.stmt):
     """Annotates liveness on `node` (a function, lambda or module); returns `node`.
 
     Functions get LIVE_VARS_IN = live at the entry of their own body (free variables
     and parameters read before being assigned) and LIVE_VARS_OUT = live after the def
-    statement in the enclosing function (empty for top-level functions and lambdas).
-    `graphs` is cfg.build's result for `node` (built here when omitted). `ctx` (a
-    transformer.Context) is accepted for API symmetry and not used.
+    statement in the enclosing function (empty for top-level functions and lambdas, and
+    for functions whose def is not among `statement_types`).
+    `graphs` is cfg.build's result for `node` (built here when omitted). Only statements
+    of `statement_types` are annotated (all by default: a converter may need a few kinds
+    only). `ctx` (a transformer.Context) is accepted for API symmetry and not used.
     """
     del ctx
     if graphs is None:
         graphs = cfg.build(node)
     # cfg.build lists inner functions first; enclosing ones set their defs' LIVE_VARS_OUT.
     for function_node in reversed(list(graphs)):
-        _annotate_graph(function_node, graphs[function_node])
+        _annotate_graph(function_node, graphs[function_node], statement_types)
     return node

@@ -331,7 +331,7 @@ def _drop_owned_symbols(state, symbol):
         state.discard(key)
 
 
-def _annotate_defined_vars(function_node, graph, parent_state, owners):
+def _annotate_defined_vars(function_node, graph, parent_state, owners, statement_types):
     scope = activity.scope_of(function_node)
     local = scope.local_names
     entry_state = {s for s in parent_state if s.root not in local}
@@ -351,7 +351,7 @@ def _annotate_defined_vars(function_node, graph, parent_state, owners):
             owners[lambda_node] = (analyzer.in_, cfg_node)
 
     for statement, entry in graph.stmt_entry.items():
-        if not isinstance(statement, gast.stmt):
+        if not isinstance(statement, statement_types):
             continue
         states = [analyzer.out[p] for p in graph.stmt_prev[statement]]
         if entry is graph.entry:
@@ -360,9 +360,10 @@ def _annotate_defined_vars(function_node, graph, parent_state, owners):
                      _intersection(states) or frozenset())
 
 
-def resolve_defined_vars(node, graphs=None):
-    """Sets only anno.Static.DEFINED_VARS_IN on every statement of `node`, with the same
-    values `resolve` gives (about three times cheaper); returns `node`."""
+def resolve_defined_vars(node, graphs=None, statement_types=gast.stmt):
+    """Sets only anno.Static.DEFINED_VARS_IN on every statement of `node` (of
+    `statement_types` only, if given), with the same values `resolve` gives (about three
+    times cheaper); returns `node`."""
     if graphs is None:
         graphs = cfg.build(node)
     owners = {} if len(graphs) > 1 else None
@@ -372,5 +373,6 @@ def resolve_defined_vars(node, graphs=None):
             parent_state = states[cfg_node] or frozenset()
         else:
             parent_state = frozenset()
-        _annotate_defined_vars(function_node, graphs[function_node], parent_state, owners)
+        _annotate_defined_vars(function_node, graphs[function_node], parent_state, owners,
+                               statement_types)
     return node

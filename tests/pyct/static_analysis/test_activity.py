@@ -301,3 +301,84 @@ def test_qualified_names_can_be_queried_with_from_str():
     """)
     scope = anno.getanno(fn, S.SCOPE)
     assert qual_names.from_str("self.a.b") in scope.modified
+
+
+def _effect_sets(scope):
+    return {field: _names(getattr(scope, field))
+            for field in ("read", "modified", "deleted", "bound", "globals", "nonlocals",
+                          "indirectly_modified", "walrus_escapes")}
+
+
+def test_effects_recorded_while_resolving_are_those_of_each_cfg_node():
+    from autograph.pyct import cfg
+    fn = gast.parse(textwrap.dedent("""
+        def f(items, d, total=0):
+            global g
+            for i, v in enumerate(items):
+                if (w := v * 2) > d.limit:
+                    d[i] = [w + k for k in range(i) if (z := k)]
+                    del d.old
+                elif v:
+                    total += v
+                else:
+                    continue
+            while total > 0:
+                total -= 1
+            def inner(a=total):
+                return a + g
+            with open(d.path) as handle:
+                text = handle.read()
+            try:
+                g = inner()
+            except ValueError as error:
+                raise RuntimeError(error)
+            finally:
+                d.x.y = text
+            return total, z
+    """)).body[0]
+    effects = activity.Effects()
+    activity.resolve(fn, _ctx(), effects=effects)
+    assert not effects.lambdas
+    graphs = cfg.build(fn, find_lambdas=False)
+    # Without lambdas to find, the same graph is built.
+    assert repr(graphs[fn]) == repr(cfg.build(fn)[fn])
+    activity.record_effects(graphs, effects)
+    recorded = 0
+    for graph in graphs.values():
+        for ast_node, cfg_node in graph.index.items():
+            expected = _effect_sets(activity.effects(ast_node))
+            assert _effect_sets(activity.node_effects(cfg_node)) == expected, cfg.describe(
+                ast_node)
+            recorded += ast_node in effects
+    # Simple statements, if/while tests and the parts of the for loop were recorded.
+    assert recorded >= 14
+
+
+def test_resolving_with_effects_lists_the_lambdas_met():
+    fn = gast.parse("def f(x, key=lambda v: -v):\n    return sorted(x, key=lambda v: v)").body[0]
+    effects = activity.Effects()
+    activity.resolve(fn, _ctx(), effects=effects)
+    assert len(effects.lambdas) == 2
+
+
+def test_scopes_are_the_same_without_name_annotations():
+    source = textwrap.dedent("""
+        def f(self, d, i):
+            self.a.b += d[i].c
+            d[i + 1] = d['k']
+            del self.x[0]
+            for k, v in d.items():
+                if (w := v.z) > k:
+                    self.total = [w for _ in d]
+    """)
+    annotated = gast.parse(source).body[0]
+    activity.resolve(annotated, _ctx())
+    plain = gast.parse(source).body[0]
+    activity.resolve(plain, _ctx(), annotate_names=False)
+    assert not any(anno.hasanno(n, anno.Basic.QN) for n in gast.walk(plain))
+    pairs = zip(gast.walk(annotated), gast.walk(plain))
+    for with_names, without_names in pairs:
+        for key in (S.SCOPE, S.BODY_SCOPE, S.ORELSE_SCOPE, S.COND_SCOPE, S.ITERATE_SCOPE):
+            if anno.hasanno(with_names, key):
+                assert _effect_sets(anno.getanno(with_names, key)) == _effect_sets(
+                    anno.getanno(without_names, key))

@@ -259,3 +259,33 @@ def test_lambda_graph_live_in():
     lam = fn.body[0].value
     assert {str(s) for s in anno.getanno(lam, S.LIVE_VARS_IN)} == {"a", "k"}
     assert "k" in {str(s) for s in anno.getanno(fn.body[0], S.LIVE_VARS_IN)}
+
+
+_MIXED = """
+    def f(a, b):
+        c = a
+        for i in b:
+            if i > c:
+                c = i
+                continue
+            try:
+                b = b[1:]
+            finally:
+                a += 1
+        while a:
+            a -= 1
+        return c
+"""
+
+
+def test_only_the_statement_types_asked_for_are_annotated_with_the_same_sets():
+    everything = _analyze(_MIXED)
+    some = gast.parse(textwrap.dedent(_MIXED)).body[0]
+    activity.resolve(some, None)
+    liveness.resolve(some, None, cfg.build(some), statement_types=(gast.If, gast.For))
+    for full, partial in zip(gast.walk(everything), gast.walk(some)):
+        if isinstance(partial, (gast.If, gast.For)):
+            assert _live_out(partial) == _live_out(full)
+            assert _live_in(partial) == _live_in(full)
+        elif isinstance(partial, gast.stmt) and partial is not some:
+            assert not anno.hasanno(partial, S.LIVE_VARS_OUT)

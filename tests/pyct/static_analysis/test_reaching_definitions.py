@@ -266,3 +266,28 @@ def test_resolve_defined_vars_matches_full_reaching_definitions():
         assert cheap_sets == full_sets
         assert any(cheap_sets) and not any(
             anno.hasanno(n, S.DEFINITIONS) for n in gast.walk(cheap))
+
+
+def test_defined_vars_of_the_statement_types_asked_for_only():
+    source = textwrap.dedent("""
+        def f(a, b):
+            if a:
+                c = 1
+            for i in b:
+                d = c
+                if i:
+                    del c
+            while a:
+                e = d
+            return e
+    """)
+    everything = _analyze(source)
+    some = gast.parse(source).body[0]
+    activity.resolve(some, None)
+    reaching_definitions.resolve_defined_vars(some, cfg.build(some),
+                                              statement_types=(gast.If, gast.While))
+    for full, partial in zip(gast.walk(everything), gast.walk(some)):
+        if isinstance(partial, (gast.If, gast.While)):
+            assert _defined_in(partial) == _defined_in(full)
+        elif isinstance(partial, gast.stmt):
+            assert not anno.hasanno(partial, S.DEFINED_VARS_IN)
