@@ -131,6 +131,15 @@ class ConcreteFunction:
         call = direct()
         return None if call is None else (call, self.executable.translate)
 
+    def unchecked_entry(self, array):
+        """The compiled code itself for calls with the one array argument `array` (see
+        NumbaCompiledGraph.unchecked_entry: the caller checks dtype, rank and
+        `array.flags.carray` before each call), or None."""
+        unchecked = getattr(self.executable, "unchecked_entry", None)
+        if not self._single_unfixed or unchecked is None:
+            return None
+        return unchecked(array)
+
     def _call_general(self, inputs):
         outputs = self.executable(*inputs)
         for i, j in self._writebacks:
@@ -240,19 +249,26 @@ def _staged_call(self):
     over `self`, so that calling the staged function costs one Python frame and no
     slot_tp_call (an instance __call__ costs about 0.15 us more per call)."""
 
+    # The last one-array signature called: (dtype, rank), its entry, and the compiled code
+    # itself for C-contiguous, aligned, writeable arrays (unchecked_entry) or None.
+    last_dtype = last_ndim = last_entry = last_unchecked = None
+
     def __call__(*args, **kwargs):
+        nonlocal last_dtype, last_ndim, last_entry, last_unchecked
         # One frame for both paths (tracebacks through a staged function show one entry).
         if not (kwargs or _building or _run_eagerly):
             if len(args) == 1 and type(args[0]) is _ARRAY:
                 # One array: first the last signature seen (identity tests, no hashing).
                 a = args[0]
-                last = self._last
-                if a.dtype is last[0] and a.ndim == last[1]:
-                    entry = last[2]
+                if a.dtype is last_dtype and a.ndim == last_ndim:
+                    entry = last_entry
+                    if last_unchecked is not None and a.flags.carray:
+                        entry = last_unchecked
                 else:
                     entry = self._fast.get((a.dtype, a.ndim))
                     if entry is not None:
-                        self._last = (a.dtype, a.ndim, entry)
+                        last_dtype, last_ndim, last_entry = a.dtype, a.ndim, entry
+                        last_unchecked = self._unchecked.get((a.dtype, a.ndim))
             else:
                 entry = self._fast.get(_fast_key(args))   # None: new signature or no fast key
             if entry is not None:
@@ -293,6 +309,13 @@ def _staged_call(self):
                 fast_key = _fast_key(args)
                 if fast_key is not None:
                     self._fast[fast_key], translate = self._fast_entry(concrete, args)
+                    unchecked = None
+                    if len(args) == 1 and type(args[0]) is _ARRAY and translate is not None:
+                        unchecked = concrete.unchecked_entry(args[0])
+                    if unchecked is not None:
+                        self._unchecked[fast_key] = unchecked
+                    else:
+                        self._unchecked.pop(fast_key, None)
                     if translate is not None:
                         self._fast_errors[fast_key] = translate
                     else:
@@ -356,7 +379,9 @@ class Function(functools.partial):
         self._cache = {}
         self._fast = {}     # _fast_key(args) -> entry(*args) returning the result
         self._fast_errors = {}   # _fast_key(args) -> translate(error), for direct entries
-        self._last = (None, -1, None)   # (dtype, ndim, entry) of the last one-array call
+        # _fast_key(args) -> the compiled code for one C-contiguous, aligned, writeable array
+        # (see ConcreteFunction.unchecked_entry), for the one-array calls of _staged_call.
+        self._unchecked = {}
         functools.update_wrapper(self, fn)
 
     def __get__(self, instance, owner):

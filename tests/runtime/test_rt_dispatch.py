@@ -191,3 +191,23 @@ def test_fast_key_is_none_for_structures_and_objects():
     assert trace._fast_key((np.ones(2), 3, "a", None, np.int32(1))) is not None
     assert trace._fast_key(([1],)) is None
     assert trace._fast_key((object(),)) is None
+
+
+def test_numba_one_array_calls_skip_type_dispatch_only_for_arrays_it_was_compiled_for():
+    pytest.importorskip("numba")
+    f = rt.function(lambda x: x * 2.0 + x[0], backend="numba")
+    x = np.arange(8.0)
+    np.testing.assert_array_equal(f(x), x * 2.0)
+    np.testing.assert_array_equal(f(x + 1), (x + 1) * 2.0 + 1)
+    assert len(f._unchecked) == 1   # the compiled code is called without Numba's dispatch
+    # Same dtype and rank, but not what that code assumes: strided, read-only, unaligned.
+    strided = np.arange(16.0)[1::2]
+    readonly = np.arange(8.0) + 3
+    readonly.flags.writeable = False
+    unaligned = np.frombuffer(bytearray(b"\0" + np.arange(8.0).tobytes()), offset=1)
+    assert not unaligned.flags.aligned and unaligned.flags.writeable
+    for array in (strided, readonly, unaligned, x[::-1], x):
+        np.testing.assert_array_equal(f(array), array * 2.0 + array[0])
+    assert f.trace_count == 1
+    with pytest.raises(rt.errors.OutOfRangeError):
+        f(np.empty(0))
