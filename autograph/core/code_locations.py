@@ -8,6 +8,9 @@ are dropped (they refer to generated text); the generated source stays available
 `generated_source`.
 """
 
+import bisect
+import itertools
+import operator
 import types
 
 # CPython 3.11 line table (Objects/locations.md): one entry per run of up to 8 code units;
@@ -33,47 +36,81 @@ def remap(code, line_map, filename):
     """`code` (and its nested code objects) with lines mapped by `line_map` {generated line:
     original line} and `filename` as their file. Unmapped lines take the last mapped line
     before them in the same code object, or the code's own (mapped) first line."""
-    constants = tuple(remap(c, line_map, filename) if isinstance(c, types.CodeType) else c
+    remapper = Remapper(line_map, filename)
+    return _remap_tree(code, remapper)
+
+
+def _remap_tree(code, remapper):
+    constants = tuple(_remap_tree(c, remapper) if isinstance(c, types.CodeType) else c
                       for c in code.co_consts)
-    return code.replace(co_consts=constants, **remapped_fields(code, line_map, filename))
+    return code.replace(co_consts=constants, **remapper.fields(code))
 
 
 def remapped_fields(code, line_map, filename):
     """The `code.replace` arguments that give `code` itself (not its nested code objects)
     the lines of `remap`: co_filename, co_firstlineno and co_linetable."""
-    first_line = line_map.get(code.co_firstlineno) or _nearest_before(line_map,
-                                                                      code.co_firstlineno)
-    return {"co_filename": filename, "co_firstlineno": first_line or 1,
-            "co_linetable": _remapped_line_table(code, line_map, first_line)}
+    return Remapper(line_map, filename).fields(code)
+
+
+class Remapper:
+    """remapped_fields for the code objects of one generated module (one line map): the
+    map's sorted lines are worked out once for all of them."""
+
+    __slots__ = ("line_map", "filename", "_sorted_lines")
+
+    def __init__(self, line_map, filename):
+        self.line_map = line_map
+        self.filename = filename
+        self._sorted_lines = None
+
+    def first_line(self, line):
+        """The mapped line of `line`, else that of the nearest mapped line before it."""
+        mapped = self.line_map.get(line)
+        if mapped is not None:
+            return mapped
+        if self._sorted_lines is None:
+            self._sorted_lines = sorted(self.line_map)
+        index = bisect.bisect_right(self._sorted_lines, line)
+        return self.line_map[self._sorted_lines[index - 1]] if index else None
+
+    def fields(self, code):
+        first_line = self.first_line(code.co_firstlineno)
+        return {"co_filename": self.filename, "co_firstlineno": first_line or 1,
+                "co_linetable": _remapped_line_table(code, self.line_map, first_line)}
+
+
+_LINE_OF_RANGE = operator.itemgetter(2)
 
 
 def _remapped_line_table(code, line_map, first_line):
-    """The line table giving every code unit its mapped line (None: no location), read
-    from code.co_lines() (ranges, not one position per code unit). Runs of code units on
-    one line are merged across ranges, then cut into entries of up to _MAX_RUN units."""
+    """The line table giving every code unit its mapped line (None: no location).
+
+    co_lines() yields one range per entry of the code's table (about one per instruction,
+    contiguous): groupby (in C) gives the runs of one generated line, so the loop below
+    runs once per generated-line change, not per instruction. Runs mapping to one
+    original line are merged, then cut into entries of up to _MAX_RUN code units.
+    """
     table = bytearray()
     previous = first_line or 1
     current = first_line
     run_line = None
-    run_units = 0
+    run_start = 0
     get = line_map.get
-    for start, end, line in code.co_lines():
+    for line, ranges in itertools.groupby(code.co_lines(), _LINE_OF_RANGE):
         if line is not None:
             mapped = get(line)
             if mapped is not None:
                 current = mapped
             line = current
         if line == run_line:
-            run_units += (end - start) >> 1
             continue
-        units = (end - start) >> 1
-        if not units:
-            continue
-        if run_units:
-            previous = _encode_run(run_line, run_units, previous, table)
-        run_line, run_units = line, units
-    if run_units:
-        _encode_run(run_line, run_units, previous, table)
+        start = next(ranges)[0]
+        if start > run_start:
+            previous = _encode_run(run_line, (start - run_start) >> 1, previous, table)
+        run_line, run_start = line, start
+    end = len(code.co_code)
+    if end > run_start:
+        _encode_run(run_line, (end - run_start) >> 1, previous, table)
     return bytes(table)
 
 

@@ -5,6 +5,7 @@ import ast
 import dis
 import gc
 import inspect
+import itertools
 import threading
 import types
 
@@ -223,6 +224,7 @@ _CONVERTER_NEEDS = {
 _THUNK_OVERLOADS = frozenset({"if_exp", "and_", "or_"})
 _thunk_spans = {}  # generated file -> {(line, end line, column, end column) of such lambdas}
 _LOAD_CONST = dis.opmap["LOAD_CONST"]
+_CODE_TYPE = types.CodeType
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 
 
@@ -257,11 +259,13 @@ def _recorded_thunk_lambda_spans(record):
 def _thunk_constants(code, spans):
     """Indices in code.co_consts of the lambda code objects made at `spans`: a lambda's
     LOAD_CONST carries the position of the lambda expression."""
-    found = set()
+    span_lines = {span[0] for span in spans}
+    # (offset of a LOAD_CONST, constant index) of the lambdas starting on a span's line.
+    loads = []
     raw = code.co_code
-    positions = None
     for index, const in enumerate(code.co_consts):
-        if not (isinstance(const, types.CodeType) and const.co_name == "<lambda>"):
+        if not (const.__class__ is _CODE_TYPE and const.co_name == "<lambda>"
+                and const.co_firstlineno in span_lines):
             continue
         if index > 255:  # needs EXTENDED_ARG: rare, read the instructions one by one
             offsets = _load_offsets(raw, index)
@@ -274,11 +278,20 @@ def _thunk_constants(code, spans):
                 if not offset & 1 and (offset == 0 or raw[offset - 2] != _EXTENDED_ARG):
                     offsets.append(offset)
                 offset = raw.find(pattern, offset + 1)
-        for offset in offsets:
-            if positions is None:
-                positions = list(code.co_positions())
-            if positions[offset >> 1] in spans:
-                found.add(index)
+        loads.extend((offset, index) for offset in offsets)
+    found = set()
+    if not loads:
+        return found
+    # One pass of the positions iterator up to the last load (in C; no list of them all).
+    loads.sort()
+    positions = code.co_positions()
+    unit = 0
+    for offset, index in loads:
+        target = offset >> 1
+        position = next(itertools.islice(positions, target - unit, None))
+        unit = target + 1
+        if position in spans:
+            found.add(index)
     return found
 
 
@@ -311,13 +324,12 @@ class _Rebuild:
     `in if_body`), and the block functions, lambdas and generated thunk lambdas collected
     for the frame-counting overloads (warnings.warn, sys._getframe)."""
 
-    __slots__ = ("block_names", "line_map", "filename", "spans", "blocks", "lambdas",
-                 "thunks")
+    __slots__ = ("block_names", "remapper", "spans", "blocks", "lambdas", "thunks")
 
     def __init__(self, block_names, line_map, filename, spans):
         self.block_names = block_names
-        self.line_map = line_map
-        self.filename = filename
+        self.remapper = (None if line_map is None
+                         else code_locations.Remapper(line_map, filename))
         self.spans = spans
         self.blocks = []
         self.lambdas = []
@@ -335,18 +347,25 @@ class _Rebuild:
             changes["co_name"], changes["co_qualname"] = names
         else:
             names = (name, code.co_qualname if rename is None else rename[1])
-        old_constants = code.co_consts
-        thunks = ()
-        if self.spans and any(isinstance(c, types.CodeType) and c.co_name == "<lambda>"
-                              for c in old_constants):
-            thunks = _thunk_constants(code, self.spans)
-        constants = tuple(
-            self.code(c, names, index in thunks) if isinstance(c, types.CodeType) else c
-            for index, c in enumerate(old_constants))
-        if any(new is not old for new, old in zip(constants, old_constants)):
-            changes["co_consts"] = constants
-        if self.line_map is not None:
-            changes.update(code_locations.remapped_fields(code, self.line_map, self.filename))
+        # One look at the constants: most code objects (state getters, setters, branch
+        # bodies) have no nested code at all.
+        constants = code.co_consts
+        nested = [index for index, c in enumerate(constants) if c.__class__ is _CODE_TYPE]
+        if nested:
+            thunks = ()
+            if self.spans and any(constants[i].co_name == "<lambda>" for i in nested):
+                thunks = _thunk_constants(code, self.spans)
+            new_constants = list(constants)
+            changed = False
+            for index in nested:
+                new = self.code(constants[index], names, index in thunks)
+                if new is not constants[index]:
+                    new_constants[index] = new
+                    changed = True
+            if changed:
+                changes["co_consts"] = tuple(new_constants)
+        if self.remapper is not None:
+            changes.update(self.remapper.fields(code))
         if changes:
             code = code.replace(**changes)
         if is_block:

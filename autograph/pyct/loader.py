@@ -1,20 +1,21 @@
 """Loads generated source as a real module: a content-named file in a private per-user cache
-directory, imported with importlib and registered in sys.modules.
+directory, executed as a module registered in sys.modules.
 
-A real file (instead of `exec`) is what tracebacks, `inspect.getsource`, pdb and Numba's
-on-disk cache (`cache=True`) need.
+A real file (instead of only `exec`) is what tracebacks, `inspect.getsource`, pdb, to_code
+(through linecache, which reads it when asked) and Numba's on-disk cache (`cache=True`)
+need. The module is compiled from the text in memory: nothing reads the file back while
+loading.
 """
 
 import atexit
 import hashlib
 import importlib.machinery
-import io
-import importlib.util
 import os
 import stat
 import sys
 import tempfile
 import threading
+import types
 import warnings
 
 MODULE_NAME_PREFIX = "__autograph_generated_"
@@ -83,23 +84,51 @@ def module_name_for(source):
     return MODULE_NAME_PREFIX + source_hash(source)
 
 
+# os.open/os.read/os.write, never the builtin open (user code may have replaced it), and as
+# few system calls as possible: each file system call costs tens of microseconds (more on a
+# busy disk), as much as a good part of a small conversion.
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
 def _file_has(path, data):
     try:
-        # io.open, not the builtin: user code may have replaced builtins.open.
-        with io.open(path, "rb") as f:
-            return f.read() == data
+        fd = os.open(path, os.O_RDONLY | _O_CLOEXEC)
     except OSError:
         return False
+    try:
+        # One byte more than expected: a longer file differs too.
+        wanted = len(data) + 1
+        chunks = []
+        while wanted > 0:
+            chunk = os.read(fd, wanted)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            wanted -= len(chunk)
+        return b"".join(chunks) == data
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _write_atomically(path, data):
     """Writes to a temporary name in the same directory, then renames: readers (other
-    threads or processes converting the same code) see either no file or the whole file."""
+    threads or processes converting the same code) see either the old file or the whole
+    new one."""
     directory = os.path.dirname(path)
     fd, temp_path = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".py")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
         os.replace(temp_path, path)
     except BaseException:
         try:
@@ -109,29 +138,43 @@ def _write_atomically(path, data):
         raise
 
 
-class _GeneratedSourceLoader(importlib.machinery.SourceFileLoader):
-    """Imports generated files without writing .pyc files next to them: each file is
-    imported about once per process, and compiling it is cheaper than writing bytecode."""
+def _write_file(path, data):
+    """Makes `path` hold exactly `data`.
 
-    def __init__(self, fullname, path, tree=None, source=None):
-        super().__init__(fullname, path)
-        self._tree = tree
-        self._source = source
+    The usual case, a new name, is created exclusively and written in place: three system
+    calls, no temporary file. A file that already exists (an earlier process, or another
+    thread or process writing it right now) is read: if it differs (a crash left it
+    partly written, someone changed it, or it is still being written) it is replaced
+    atomically. So a complete file is what every writer leaves behind; an existing file
+    with the right content is never touched (its modification time, which Numba's cache
+    checks, stays the same across processes).
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC, 0o600)
+    except FileExistsError:
+        if not _file_has(path, data):
+            _write_atomically(path, data)
+        return
+    try:
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+    except BaseException:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        raise
+
+
+class _GeneratedSourceLoader(importlib.machinery.SourceFileLoader):
+    """The __loader__ of generated modules (get_source, for linecache and inspect). It
+    never writes .pyc files next to them: each file is loaded about once per process, and
+    compiling it is cheaper than writing bytecode."""
 
     def set_data(self, path, data, *, _mode=0o666):
         del path, data, _mode
-
-    def get_code(self, fullname):
-        # The caller just wrote this source (and may have parsed it): compiling what it
-        # holds gives the same code object without looking for bytecode, reading the file
-        # back, or parsing the text a second time.
-        tree, self._tree = self._tree, None
-        source, self._source = self._source, None
-        if tree is not None:
-            return compile(tree, self.get_filename(fullname), "exec", dont_inherit=True)
-        if source is not None:
-            return compile(source, self.get_filename(fullname), "exec", dont_inherit=True)
-        return super().get_code(fullname)
 
 
 def _delete_files_at_exit():
@@ -146,13 +189,13 @@ atexit.register(_delete_files_at_exit)
 
 
 def load_source(source, delete_on_exit=False, tree=None):
-    """Writes `source` to a content-named file and imports it as a module.
+    """Writes `source` to a content-named file and runs it as a module.
 
     Returns (module, filename). Loading the same source again in this process returns the
-    already imported module; an existing file with the same content is reused untouched,
-    so its modification time (which Numba's cache checks) stays the same across processes.
-    `tree`, if given, is `ast.parse(source)`: it is compiled instead of the text (which is
-    compiled as it is otherwise, never read back from the file).
+    already loaded module; an existing file with the same content is reused untouched.
+    The module is made directly (what importlib would make for the file, without its
+    machinery) from the text in memory. `tree`, if given, is `ast.parse(source)`: it is
+    compiled instead of the text.
     """
     name = module_name_for(source)
     module = sys.modules.get(name)
@@ -161,10 +204,10 @@ def load_source(source, delete_on_exit=False, tree=None):
 
     data = source.encode("utf-8")
     path = os.path.join(cache_dir(), name + ".py")
-    if not _file_has(path, data):
-        _write_atomically(path, data)
+    _write_file(path, data)
     if delete_on_exit:
         _files_to_delete.add(path)
+    code = compile(source if tree is None else tree, path, "exec", dont_inherit=True)
 
     # Held while executing too, so another thread never sees a half-initialised module.
     # Generated modules only define functions, so this is short.
@@ -172,12 +215,17 @@ def load_source(source, delete_on_exit=False, tree=None):
         existing = sys.modules.get(name)
         if existing is not None:
             return existing, existing.__file__
-        spec = importlib.util.spec_from_file_location(
-            name, path, loader=_GeneratedSourceLoader(name, path, tree, source))
-        module = importlib.util.module_from_spec(spec)
+        loader = _GeneratedSourceLoader(name, path)
+        spec = importlib.machinery.ModuleSpec(name, loader, origin=path)
+        spec.has_location = True
+        module = types.ModuleType(name)
+        module.__file__ = path
+        module.__loader__ = loader
+        module.__spec__ = spec
+        module.__package__ = ""
         sys.modules[name] = module
         try:
-            spec.loader.exec_module(module)
+            exec(code, module.__dict__)  # pylint: disable=exec-used
         except BaseException:
             sys.modules.pop(name, None)
             raise

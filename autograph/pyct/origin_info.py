@@ -3,8 +3,7 @@ generated code back to the user's file, line and function (used to rewrite error
 """
 
 import ast
-import io
-import tokenize
+import re
 from typing import NamedTuple
 
 import gast
@@ -49,17 +48,41 @@ class OriginInfo(NamedTuple):
         return f"{filename}:{self.loc.lineno}:{self.loc.col_offset}"
 
 
-def _line_comments(source):
-    """Maps line numbers of `source` to the comment text ending that line."""
+# A string literal (any prefix; triple-quoted ones may span lines), a comment, or a quote
+# that starts no complete string (a partial source, e.g. a lambda cut out of a longer line:
+# nothing after it is reliable). Python 3.11 f-strings cannot hold a quote of their own kind
+# or a `#` in their expressions, so they are strings like the others here.
+_STRING_OR_COMMENT = re.compile(r"""
+    (?P<string>
+        [rRbBuUfF]{0,2}
+        (?: \'\'\'(?:[^'\\]|\\[\s\S]|'(?!''))*\'\'\'
+          | \"\"\"(?:[^"\\]|\\[\s\S]|"(?!""))*\"\"\"
+          | '(?:[^'\\\n]|\\[\s\S])*'
+          | "(?:[^"\\\n]|\\[\s\S])*" ))
+  | (?P<comment>\#[^\r\n]*)
+  | (?P<unclosed>['"])
+""", re.VERBOSE)
+
+
+def line_comments(source):
+    """Maps line numbers of `source` to the comment text ending that line (what the
+    tokenize module reports as COMMENT tokens, found by one regular expression scan:
+    tokenizing in Python costs about as much as converting a small function)."""
     comments = {}
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.COMMENT:
-                comments[token.start[0]] = token.string[1:].strip()
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        # Partial sources (a lambda cut out of a longer line) may not tokenize to the end;
-        # the comments found so far are still right.
-        pass
+    if "#" not in source:
+        return comments
+    line = 1
+    position = 0
+    count = source.count
+    for match in _STRING_OR_COMMENT.finditer(source):
+        kind = match.lastgroup
+        if kind == "comment":
+            start = match.start()
+            line += count("\n", position, start)
+            position = start
+            comments[line] = match.group()[1:].strip()
+        elif kind == "unclosed":
+            break
     return comments
 
 
@@ -67,17 +90,22 @@ _FUNCTION_NODES = (gast.FunctionDef, gast.AsyncFunctionDef, ast.FunctionDef, ast
 _LAMBDA_NODES = (gast.Lambda, ast.Lambda)
 
 
-def resolve(node, source, context_filepath, context_lineno, context_col_offset):
+def resolve(node, source, context_filepath, context_lineno, context_col_offset,
+            function_name=None):
     """Annotates every node under `node` with anno.Basic.ORIGIN.
 
     `node` was parsed from `source`, whose line 1 is line `context_lineno` of
     `context_filepath` and whose columns are `context_col_offset` less than the file's
-    (see parser.EntitySource).
+    (see parser.EntitySource). `function_name` is the function `node` itself is in (None:
+    `node` is the function, or outside any).
+
+    (parser.parse_entity_with_location(..., annotate_origins=True) annotates the tree it
+    builds the same way, without a walk of its own.)
     """
     source_lines = source.splitlines()
     line_count = len(source_lines)
-    comments = _line_comments(source) if "#" in source else {}
-    outer_name = None
+    comments = line_comments(source)
+    outer_name = function_name
     if isinstance(node, _FUNCTION_NODES):
         outer_name = node.name
     elif isinstance(node, _LAMBDA_NODES):
@@ -210,9 +238,11 @@ def source_map_from_lines(statement_lines, filepath):
     takes the origin of the statement starting on it."""
     source_map = {}
     origin_key = anno.Basic.ORIGIN
+    annotations_field = anno._ANNO_FIELD  # pylint: disable=protected-access
+    new_tuple = tuple.__new__  # the NamedTuple constructor's argument handling costs more
     for node, line in statement_lines:
-        annotations = node.__dict__.get(anno._ANNO_FIELD)  # pylint: disable=protected-access
+        annotations = node.__dict__.get(annotations_field)
         origin = annotations.get(origin_key) if annotations else None
         if origin is not None:
-            source_map.setdefault(LineLocation(filepath, line), origin)
+            source_map.setdefault(new_tuple(LineLocation, (filepath, line)), origin)
     return source_map

@@ -13,7 +13,9 @@ from typing import NamedTuple
 import astor
 import gast
 
+from autograph.pyct import anno
 from autograph.pyct import errors
+from autograph.pyct import origin_info
 
 _CO_VARARGS = inspect.CO_VARARGS
 _CO_VARKEYWORDS = inspect.CO_VARKEYWORDS
@@ -88,6 +90,133 @@ def ast_to_gast(node):
             if attribute in source:
                 fields[attribute] = source[attribute]
     return new
+
+
+_AST_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# ast.parse shares one instance of each expression context and operator among all the
+# nodes it makes (and all the trees): those get a gast instance of their own.
+_SHARED_AST_CLASSES = frozenset(
+    c for c in _AST_TO_GAST
+    if issubclass(c, (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)))
+# ast class -> (gast class, the fields both have, (gast field the ast class lacks, whether
+# it defaults to [] rather than None) pairs, the ast fields gast lacks): what turning an ast
+# node into the gast node in place takes.
+_IN_PLACE = {}
+for _ast_class, (_gast_class, _gast_fields) in _AST_TO_GAST.items():
+    if _ast_class in _SHARED_AST_CLASSES or _ast_class is ast.arg:
+        continue
+    _IN_PLACE[_ast_class] = (
+        _gast_class,
+        tuple(f for f in _gast_fields if f in _ast_class._fields),
+        tuple((f, "type_params" == f) for f in _gast_fields if f not in _ast_class._fields),
+        tuple(f for f in _ast_class._fields if f not in _gast_fields))
+del _ast_class, _gast_class, _gast_fields
+
+
+def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_col_offset,
+                              line_shift=0, col_shift=0):
+    """The gast tree of the ast tree `root` (what ast_to_gast returns), made from `root`
+    itself, every located node annotated with its anno.Basic.ORIGIN as
+    origin_info.resolve(the gast tree, source, filename, context_lineno,
+    context_col_offset) annotates it: one walk, and no second tree built and freed.
+
+    `root` must be a tree of its own (freshly parsed): its nodes become the gast nodes
+    (gast's node classes have the same layout as ast's, so `__class__` can change). Their
+    locations are first moved as _shift_locations(root, line_shift, col_shift) would.
+    """
+    source_lines = source.splitlines()
+    line_count = len(source_lines)
+    comments = origin_info.line_comments(source)
+    get_comment = comments.get
+    line_delta = context_lineno - 1
+    new_tuple = tuple.__new__
+    location_class = origin_info.Location
+    origin_class = origin_info.OriginInfo
+    annotations_field = anno._ANNO_FIELD  # pylint: disable=protected-access
+    origin_key = anno.Basic.ORIGIN
+    in_place = _IN_PLACE
+    node_base = ast.AST
+    shared = _SHARED_AST_CLASSES
+    shifted = bool(line_shift or col_shift)
+
+    def convert(node, function_name):
+        node_class = node.__class__
+        fields = node.__dict__
+        entry = in_place.get(node_class)
+        if entry is not None:
+            target_class, kept, added, dropped = entry
+            node.__class__ = target_class
+            # A def's (or lambda's) body runs in it; its decorators, defaults and
+            # annotations in the enclosing function.
+            if node_class in _AST_FUNCTIONS:
+                body_name = fields["name"]
+            elif node_class is ast.Lambda:
+                body_name = "<lambda>"
+            else:
+                body_name = None
+            for field in kept:
+                value = fields.get(field)
+                if value.__class__ is list:
+                    name = function_name if body_name is None or field != "body" else body_name
+                    for index, item in enumerate(value):
+                        if isinstance(item, node_base):
+                            converted = convert(item, name)
+                            if converted is not item:
+                                value[index] = converted
+                elif isinstance(value, node_base):
+                    name = function_name if body_name is None or field != "body" else body_name
+                    fields[field] = convert(value, name)
+            for field, is_list in added:
+                fields[field] = [] if is_list else None
+            for field in dropped:
+                fields.pop(field, None)
+            if node_class is ast.ExceptHandler and fields["name"] is not None:
+                fields["name"] = gast.Name(fields["name"], gast.Store(), None, None)
+        elif node_class is ast.arg:
+            # gast represents parameters as Name nodes in the Param context.
+            new = gast.Name.__new__(gast.Name)
+            annotation = fields.get("annotation")
+            new_fields = new.__dict__
+            new_fields.update(
+                id=fields["arg"], ctx=gast.Param(),
+                annotation=None if annotation is None else convert(annotation, function_name),
+                type_comment=fields.get("type_comment"))
+            _copy_location(fields, new_fields)
+            node, fields = new, new_fields
+        elif node_class in shared:
+            target_class = _AST_TO_GAST[node_class][0]
+            return target_class.__new__(target_class)
+        else:
+            if shifted:
+                _shift_locations(node, line_shift, col_shift)
+            new = gast.ast_to_gast(node)
+            origin_info.resolve(new, source, filename, context_lineno, context_col_offset,
+                                function_name)
+            return new
+        lineno = fields.get("lineno")
+        if lineno is not None:
+            if shifted:
+                fields["lineno"] = lineno = lineno + line_shift
+                fields["col_offset"] = max(fields["col_offset"] + col_shift, 0)
+                if fields.get("end_lineno") is not None:
+                    fields["end_lineno"] += line_shift
+                    fields["end_col_offset"] = max(fields["end_col_offset"] + col_shift, 0)
+            location = new_tuple(location_class, (
+                filename, lineno + line_delta,
+                (fields.get("col_offset") or 0) + context_col_offset))
+            fields[annotations_field] = {origin_key: new_tuple(origin_class, (
+                location, function_name,
+                source_lines[lineno - 1] if 0 < lineno <= line_count else None,
+                get_comment(lineno)))}
+        return node
+
+    if root.__class__ in _AST_FUNCTIONS:
+        root_name = root.name
+    elif root.__class__ is ast.Lambda:
+        root_name = "<lambda>"
+    else:
+        root_name = None
+    return convert(root, root_name)
 
 
 def _gast_name_to_arg(name):
@@ -424,8 +553,11 @@ def _dedent_display(lines, margin):
     return "".join(line[len(margin):] if line.startswith(margin) else line for line in lines)
 
 
-def _parse_function_lines(def_lines):
-    """Parses the lines of a (possibly indented) def without altering its string literals."""
+def _parse_function_lines(def_lines, shift=True):
+    """Parses the lines of a (possibly indented) def without altering its string literals.
+
+    Without `shift`, the locations of an indented def are left one line down and its
+    indentation to the right (what _LOCATION_SHIFT gives back): the caller moves them."""
     first = def_lines[0]
     indent = first[:len(first) - len(first.lstrip(" \t"))]
     text = "".join(def_lines)
@@ -434,7 +566,8 @@ def _parse_function_lines(def_lines):
         # multi-line string literals.
         tree = ast.parse("if 1:\n" + text)
         node = tree.body[0].body[0]
-        _shift_locations(node, -1, -len(indent))
+        if shift:
+            _shift_locations(node, -1, -len(indent))
     else:
         tree = ast.parse(text)
         node = tree.body[0]
@@ -450,14 +583,17 @@ def _lambda_lines(lines, definition):
     return [line.decode("utf-8") for line in selected]
 
 
-def _parse_lambda(lines, definition):
+def _parse_lambda(lines, definition, shift=True):
+    """(node, source, margin): without `shift`, the node's locations are one line down and
+    `margin` to the right (the caller moves them)."""
     lambda_lines = _lambda_lines(lines, definition)
     margin = _common_indent(lambda_lines)
     tree = ast.parse("(\n" + "".join(lambda_lines) + "\n)", mode="eval")
     node = tree.body
     if not isinstance(node, ast.Lambda):
         raise errors.SourceNotFoundError("internal error: the located text is not a lambda")
-    _shift_locations(node, -1, -len(margin))
+    if shift:
+        _shift_locations(node, -1, -len(margin))
     source = _dedent_display(lambda_lines, margin)
     return node, source, len(margin)
 
@@ -484,7 +620,9 @@ def _getblock_fallback(entity, code, filename, lines):
     return block[def_offset:], code.co_firstlineno + def_offset
 
 
-def _function_source(entity, code):
+def _function_source(entity, code, shift=True):
+    """(node, source, filename, lineno, col_offset, (line delta, column delta) still to be
+    applied to the node's locations: (0, 0) with `shift`)."""
     filename, lines, definition = _find_definition(entity, code)
     if definition is None:
         if code.co_name == "<lambda>" or _file_index(filename, lines) is not None:
@@ -494,14 +632,16 @@ def _function_source(entity, code):
                 "loaded?).")
         def_lines, lineno = _getblock_fallback(entity, code, filename, lines)
     elif code.co_name == "<lambda>":
-        node, source, margin = _parse_lambda(lines, definition)
-        return node, source, filename, definition.lineno, margin
+        node, source, margin = _parse_lambda(lines, definition, shift)
+        pending = (0, 0) if shift else (-1, -margin)
+        return node, source, filename, definition.lineno, margin, pending
     else:
         def_lines = lines[definition.lineno - 1:definition.end_lineno]
         lineno = definition.lineno
-    node, indent = _parse_function_lines(def_lines)
+    node, indent = _parse_function_lines(def_lines, shift)
     node.decorator_list = []
-    return node, _dedent_display(def_lines, indent), filename, lineno, len(indent)
+    pending = (0, 0) if shift or not indent else (-1, -len(indent))
+    return node, _dedent_display(def_lines, indent), filename, lineno, len(indent), pending
 
 
 def _class_source(entity):
@@ -523,13 +663,26 @@ def _class_source(entity):
     return node, _dedent_display(def_lines, indent), filename, lineno, len(indent)
 
 
-def parse_entity_with_location(entity, future_features=()):
-    """Like parse_entity, also saying where the source sits in its file (an EntitySource)."""
+def _entity_source(node, source, filename, lineno, col, pending, annotate_origins):
+    if annotate_origins:
+        node = _ast_to_gast_with_origins(node, source, filename, lineno, col, *pending)
+    else:
+        if pending != (0, 0):
+            _shift_locations(node, *pending)
+        node = ast_to_gast(node)
+    return EntitySource(node, source, filename, lineno, col)
+
+
+def parse_entity_with_location(entity, future_features=(), annotate_origins=False):
+    """Like parse_entity, also saying where the source sits in its file (an EntitySource).
+
+    With `annotate_origins`, the nodes carry their anno.Basic.ORIGIN as if the result had
+    been passed to origin_info.resolve(node, source, filename, lineno, col_offset).
+    """
     del future_features  # Python 3.11's grammar does not depend on __future__ imports.
     target = _unwrap_entity(entity)
     if inspect.isclass(target):
-        node, source, filename, lineno, col = _class_source(target)
-        return EntitySource(ast_to_gast(node), source, filename, lineno, col)
+        return _entity_source(*_class_source(target), (0, 0), annotate_origins)
     code = getattr(target, "__code__", None)
     if not isinstance(code, types.CodeType):
         if inspect.isbuiltin(target) or inspect.ismethoddescriptor(target) or isinstance(
@@ -539,8 +692,10 @@ def parse_entity_with_location(entity, future_features=()):
             why = (f"it is of type {type(target).__name__!r}, not a Python function, method, "
                    "lambda or class")
         raise errors.SourceNotFoundError(f"Cannot convert {_describe(entity)}: {why}.")
-    node, source, filename, lineno, col = _function_source(target, code)
-    return EntitySource(ast_to_gast(node), source, filename, lineno, col)
+    # Annotating, the conversion to gast also moves the locations of an indented def (no
+    # walk of its own).
+    return _entity_source(*_function_source(target, code, shift=not annotate_origins),
+                          annotate_origins)
 
 
 def parse_entity(entity, future_features=()):

@@ -265,7 +265,8 @@ class PyToPy:
 
     def _convert(self, fn, user_context, options_key):
         code = fn.__code__
-        found = parser.parse_entity_with_location(fn)
+        # The tree comes with its nodes' origins (no separate origin_info.resolve walk).
+        found = parser.parse_entity_with_location(fn, annotate_origins=True)
         content_key = (code, code.co_filename, found.source, options_key)
         conversion = self._by_content.get(content_key)
         if conversion is None:
@@ -291,7 +292,6 @@ class PyToPy:
 
     def _convert_node(self, fn, found, user_context):
         node = found.node
-        origin_info.resolve(node, found.source, found.filename, found.lineno, found.col_offset)
         class_name = _lexical_class_name(fn.__qualname__)
         if class_name and class_name.lstrip("_"):
             own_name = getattr(node, "name", None)

@@ -182,3 +182,61 @@ def test_processes_loading_the_same_sources_at_once_do_not_corrupt_files(tmp_pat
         assert out.strip() == "ok"
     files = [p for p in os.listdir(tmp_path / "shared") if p.endswith(".py")]
     assert len(files) == 40 and not [p for p in files if p.startswith(".tmp-")]
+
+
+def test_loading_does_not_use_a_replaced_builtin_open(cache_dir, monkeypatch):
+    import builtins
+
+    def no_open(*args, **kwargs):
+        raise AssertionError("the user's open was called")
+
+    fresh = "t = 'fresh'\n"
+    existing = "t = 'existing'\n"
+    cache_dir.mkdir(mode=0o700)
+    (cache_dir / (loader.module_name_for(existing) + ".py")).write_text(existing)
+    monkeypatch.setattr(builtins, "open", no_open)
+    assert loader.load_source(fresh)[0].t == "fresh"
+    assert loader.load_source(existing)[0].t == "existing"
+
+
+def test_a_partly_written_file_is_completed(cache_dir):
+    # What a process killed while writing leaves behind: the start of the text.
+    source = "def partial():\n    return 'complete'\n" + "# padding\n" * 100
+    path = cache_dir / (loader.module_name_for(source) + ".py")
+    cache_dir.mkdir(mode=0o700)
+    path.write_text(source[:len(source) // 2])
+    module, filename = loader.load_source(source)
+    assert module.partial() == "complete"
+    assert open(filename).read() == source
+    assert not [p for p in os.listdir(cache_dir) if p.startswith(".tmp-")]
+
+
+def test_loaded_modules_look_imported(cache_dir):
+    source = "counter = [0]\ncounter[0] += 1\n"
+    module, filename = loader.load_source(source)
+    assert module.counter == [1]
+    assert module.__spec__.name == module.__name__
+    assert module.__spec__.origin == module.__file__ == filename
+    assert module.__loader__.get_source(module.__name__) == source
+    assert inspect.getsource(module) == source
+    assert not os.path.exists(os.path.join(os.path.dirname(filename), "__pycache__"))
+
+
+def test_threads_loading_the_same_source_get_one_module(cache_dir):
+    import threading
+    source = "import time\ntime.sleep(0.05)\nloaded = object()\n" + "# padding\n" * 500
+    results = []
+    barrier = threading.Barrier(6)
+
+    def load():
+        barrier.wait()
+        results.append(loader.load_source(source))
+
+    threads = [threading.Thread(target=load) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(module) for module, _ in results}) == 1
+    assert len({id(module.loaded) for module, _ in results}) == 1
+    assert open(results[0][1]).read() == source

@@ -2,6 +2,8 @@
 
 import textwrap
 
+import gast
+
 from autograph.pyct import anno
 from autograph.pyct import loader
 from autograph.pyct import origin_info
@@ -90,3 +92,85 @@ def test_source_map_of_multi_line_expressions_uses_inner_nodes():
     source_map = origin_info.create_source_map(node, source, "gen.py")
     assert {loc.lineno: o.loc.lineno for loc, o in source_map.items()} == {
         1: 1, 2: 2, 3: 3, 4: 4}
+
+
+def _tokenized_comments(source):
+    import io
+    import tokenize
+    comments = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            comments[token.start[0]] = token.string[1:].strip()
+    return comments
+
+
+TRICKY_COMMENTS = "".join(line + "\n" for line in [
+    "def f(x):  # header",
+    "    a = \"#not\" + '#not'  # after strings",
+    "    b = \"\"\"#not",
+    "    still # not\"\"\" + r\"\\\"#\"  # raw string with an escaped quote",
+    "    c = f\"{x}#not\" + f'{x!r:>{10}}'  # f-strings",
+    "    d = b'\\x23' + rb\"#\"  #   padded   ",
+    "    e = [1,  # inside brackets",
+    "         2]",
+    "    # a line of its own",
+    "    return 'it''s' \"#\" or '''#''' or \"\"\"a \"quote\" # inside\"\"\"  # last",
+])
+
+
+def test_line_comments_are_the_tokenizers_comments():
+    assert origin_info.line_comments(TRICKY_COMMENTS) == _tokenized_comments(TRICKY_COMMENTS)
+    assert origin_info.line_comments("x = 1\n") == {}
+
+
+def test_line_comments_of_a_partial_source_stop_at_an_unclosed_string():
+    # A lambda cut out of a longer line can end inside a string: nothing after it counts.
+    assert origin_info.line_comments("f = 1  # kept\ng = 'open # not a comment\n") == {
+        1: "kept"}
+
+
+def _origins(node):
+    from autograph.pyct import ast_util
+    return [(type(n).__name__, anno.getanno(n, anno.Basic.ORIGIN, None))
+            for n in ast_util.walk(node)]
+
+
+class _Methods:
+    @staticmethod
+    def decorated(x=len("#"), *args, y: int = 2, **kwargs):  # comment
+        def inner(z=(lambda q: q)):  # inner
+            try:
+                return z  # returns
+            except ValueError as e:
+                raise e
+        return [lambda w: w + x for _ in args], inner  # lambdas
+
+    pair = staticmethod(lambda a, b=(1,  # a default
+                                    2): (a,
+                                         b))
+
+
+def test_parsing_with_origins_annotates_like_resolve():
+    # Indented definitions (methods, a lambda in a class body) have their locations moved
+    # by the same walk.
+    for entity in (some_function, _Methods.decorated, _Methods.__dict__["decorated"],
+                   _Methods.pair):
+        plain = parser.parse_entity_with_location(entity)
+        origin_info.resolve(plain.node, plain.source, plain.filename, plain.lineno,
+                            plain.col_offset)
+        annotated = parser.parse_entity_with_location(entity, annotate_origins=True)
+        assert annotated[1:] == plain[1:]
+        assert gast.dump(annotated.node, include_attributes=True) == gast.dump(
+            plain.node, include_attributes=True)
+        origins = _origins(annotated.node)
+        assert origins == _origins(plain.node)
+        comments = {origin.comment for _, origin in origins if origin and origin.comment}
+        names = {origin.function_name for _, origin in origins if origin}
+        if entity is some_function:
+            assert comments == {"adds one"} and names == {"some_function"}
+        elif entity is _Methods.pair:
+            assert comments == {"a default"} and names == {"<lambda>"}
+            assert annotated.node.body.elts[1].lineno == 3  # of the lambda's own text
+        else:
+            assert comments == {"comment", "inner", "returns", "lambdas"}
+            assert names == {"decorated", "inner", "<lambda>"}

@@ -471,6 +471,24 @@ def test_fast_gast_conversions_agree_with_gast(module_name):
         gast.gast_to_ast(ours), include_attributes=True)
 
 
+@pytest.mark.parametrize("module_name", ["textwrap", "difflib", "test.test_patma"])
+def test_conversion_with_origins_in_place_agrees_with_ast_to_gast(module_name):
+    import importlib
+    module = importlib.import_module(module_name)
+    with open(module.__file__, encoding="utf-8") as f:
+        text = f.read()
+    expected = gast.dump(parser.ast_to_gast(ast.parse(text)), include_attributes=True)
+    # pylint: disable=protected-access
+    converted = parser._ast_to_gast_with_origins(ast.parse(text), text, "m.py", 1, 0)
+    assert gast.dump(converted, include_attributes=True) == expected
+    # ast.parse shares its context and operator instances between trees: they stay ast's.
+    again = ast.parse("a + b < -c and d[e]")
+    comparison = again.body[0].value.values[0]
+    assert [type(n) for n in (again.body[0].value.op, comparison.ops[0],
+                              comparison.left.op, comparison.left.left.ctx)] == [
+        ast.And, ast.Lt, ast.Add, ast.Load]
+
+
 def test_unparse_accepts_plain_ast_nodes():
     assert parser.unparse(ast.parse("x = [a for a in b]"), include_encoding_marker=False) == (
         "x = [a for a in b]\n")
