@@ -7,7 +7,7 @@ cache can hit: this is the cost a user pays the first time a function is convert
 
 It prints one row per function shape: median, 90th percentile and minimum milliseconds per
 conversion. --phases then splits the mean time of the typical function into the steps of
-PHASES (finding and parsing the source, origins, the converters with their analyses,
+PHASES (finding and parsing the source with its origins, the converters with their analyses,
 unparsing, writing/compiling/importing the module, the source map, and remapping the code
 object to the user's lines) and "everything else" (caches, rebuilding the function, and
 the garbage collection the conversion triggers).
@@ -115,8 +115,9 @@ def _write_module(directory, shape, count, tag):
 # The steps every conversion goes through, for --phases: (module, function or
 # Class.method, description). Steps with the same description add up.
 PHASES = (
-    ("autograph.pyct.parser", "parse_entity_with_location", "find and parse the source"),
-    ("autograph.pyct.origin_info", "resolve", "annotate origins"),
+    # Parsing also converts the tree to gast and annotates origins, in the same walk.
+    ("autograph.pyct.parser", "parse_entity_with_location",
+     "find and parse the source, origins"),
     ("autograph.impl.conversion", "AutoGraphTranspiler.transform_ast",
      "converters and their analyses"),
     ("autograph.pyct.parser", "unparse_statements", "unparse (gast -> source)"),
