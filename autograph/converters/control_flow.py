@@ -827,7 +827,7 @@ def transform(node, ctx):
     # lambdas for the CFG builder to look for. Nothing here reads the qualified-name
     # annotations: activity computes the names as it goes instead.
     effects = activity.Effects()
-    activity.resolve(node, ctx, effects=effects, annotate_names=False)
+    activity.resolve(node, ctx, effects=effects, annotate_names=False, call_scopes=False)
     graphs = cfg.build(node, find_lambdas=bool(effects.lambdas))
     activity.record_effects(graphs, effects)
     # Only the statements converted here are annotated: liveness after them (and into

@@ -967,6 +967,7 @@ _POW = _P.Pow
 _POW_RHS = _P.PowRHS
 _COMPREHENSION_TARGET = _P.comprehension_target
 _PRETTY_STRING = astor.code_gen.pretty_string
+_NAME = gast.Name
 
 
 class _FastUnparser:
@@ -985,21 +986,13 @@ class _FastUnparser:
         self.exact = True
         self._marked = set()
         self._expression_statement_value = None
+        self.write = self.result.append
 
     # -- output ---------------------------------------------------------------------
 
-    def w(self, text):
-        """astor's write() of one string."""
-        if self.new_lines:
-            result = self.result
-            result.append("\n" * self.new_lines)
-            self.colinfo = len(result), 0
-            result.append(self.indent_with * self.indentation)
-            self.new_lines = 0
-        if text:
-            self.result.append(text)
-
     def newline(self, node=None, extra=0):
+        """astor's newline(): the line breaks are written by the next write (astor's
+        write() of one string), here by `begin`."""
         if self.new_lines < 1 + extra:
             self.new_lines = 1 + extra
         if node is not None and id(node) not in self._marked and isinstance(
@@ -1007,17 +1000,17 @@ class _FastUnparser:
             self._marked.add(id(node))
             self.statement_marks.append((node, len(self.result) + 2))
 
-    def open_delimiter(self, opening, discard):
-        """Writes the opening delimiter; returns its index (for close_delimiter)."""
-        self.w(opening)
-        return len(self.result) - 1, discard
-
-    def close_delimiter(self, state, closing):
-        index, discard = state
-        if discard:
-            self.result[index] = ""
-        else:
-            self.result.append(closing)
+    def begin(self, node=None):
+        """newline(node), then the pending line breaks and the indentation. Every line
+        starts here, at once (its text follows in the same writer, at the same
+        indentation, as astor would write it): the rest of the text is appended with
+        `write` (the list's append), without astor's per-string check (per-node cost)."""
+        self.newline(node)
+        result = self.result
+        result.append("\n" * self.new_lines)
+        self.colinfo = len(result), 0
+        result.append(self.indent_with * self.indentation)
+        self.new_lines = 0
 
     # -- statements -----------------------------------------------------------------
 
@@ -1029,64 +1022,67 @@ class _FastUnparser:
 
     def body(self, statements):
         self.indentation += 1
-        for statement in statements:
-            self.stmt(statement)
+        for statement in statements:  # stmt(statement), inlined
+            method = _STATEMENT_WRITERS.get(statement.__class__)
+            if method is None:
+                raise _Unsupported(statement.__class__.__name__)
+            method(self, statement)
         self.indentation -= 1
 
     def else_body(self, statements):
         if statements:
-            self.newline()
-            self.w("else:")
+            self.begin()
+            self.write("else:")
             self.body(statements)
 
     def statement(self, node, text):
-        self.newline(node)
-        self.w(text)
+        self.begin(node)
+        self.write(text)
 
     def s_Assign(self, node):
         p = _OP_PRECEDENCE[node.__class__]
-        self.newline(node)
+        self.begin(node)
         for target in node.targets:
             self.expr(target, p)
-            self.w(" = ")
+            self.write(" = ")
         self.expr(node.value, p)
 
     def s_AugAssign(self, node):
         p = _OP_PRECEDENCE[node.__class__]
-        self.newline(node)
+        self.begin(node)
         self.expr(node.target, p)
-        self.w(" %s= " % _OP_SYMBOL[node.op.__class__])
+        self.write(" %s= " % _OP_SYMBOL[node.op.__class__])
         self.expr(node.value, p)
 
     def s_AnnAssign(self, node):
         p = _OP_PRECEDENCE[node.__class__]
         need_parens = node.target.__class__ is gast.Name and not node.simple
-        self.newline(node)
+        self.begin(node)
         if need_parens:
-            self.w("(")
+            self.write("(")
         self.expr(node.target, p)
         if need_parens:
-            self.w(")")
-        self.w(": ")
+            self.write(")")
+        self.write(": ")
         self.expr(node.annotation, p)
         if node.value is not None:
-            self.w(" = ")
+            self.write(" = ")
             self.expr(node.value, _COMMA)
 
     def _aliases(self, names):
         for index, alias in enumerate(names):
-            self.w(", " if index else "")
-            self.w(alias.name)
+            self.write(", " if index else "")
+            self.write(alias.name)
             if alias.asname is not None:
-                self.w(" as ")
-                self.w(alias.asname)
+                self.write(" as ")
+                self.write(alias.asname)
 
     def s_ImportFrom(self, node):
-        self.newline(node)
-        self.w("from ")
-        self.w(node.level * ".")
-        self.w(node.module or "")
-        self.w(" import ")
+        self.begin(node)
+        self.write("from ")
+        self.write(node.level * ".")
+        self.write(node.module or "")
+        self.write(" import ")
         self._aliases(node.names)
         if node.module == "__future__" and "unicode_literals" in (x.name for x in node.names):
             self.using_unicode_literals = True
@@ -1097,28 +1093,28 @@ class _FastUnparser:
 
     def s_Expr(self, node):
         self._expression_statement_value = node.value
-        self.newline(node)
+        self.begin(node)
         self.expr(node.value, _OP_PRECEDENCE[gast.Expr])
 
     def _decorators(self, node, extra):
         self.newline(extra=extra)
         for decorator in node.decorator_list:
-            self.newline(decorator)
-            self.w("@")
+            self.begin(decorator)
+            self.write("@")
             self.expr(decorator, _HIGHEST)
 
     def s_FunctionDef(self, node):
         prefix = "async " if node.__class__ is gast.AsyncFunctionDef else ""
         self._decorators(node, 1 if self.indentation else 2)
-        self.newline(node)
-        self.w("%sdef %s" % (prefix, node.name))
-        self.w("(")
+        self.begin(node)
+        self.write("%sdef %s" % (prefix, node.name))
+        self.write("(")
         self.arguments(node.args)
-        self.w(")")
+        self.write(")")
         if node.returns is not None:
-            self.w(" ->")
+            self.write(" ->")
             self.expr(node.returns, _HIGHEST)
-        self.w(":")
+        self.write(":")
         self.body(node.body)
         if not self.indentation:
             self.newline(extra=2)
@@ -1131,10 +1127,10 @@ class _FastUnparser:
         def paren_or_comma():
             nonlocal have_args
             if have_args:
-                self.w(", ")
+                self.write(", ")
             else:
                 have_args = True
-                self.w("(")
+                self.write("(")
 
         self._decorators(node, 2)
         self.statement(node, "class %s" % node.name)
@@ -1143,29 +1139,29 @@ class _FastUnparser:
             self.expr(base, _HIGHEST)
         for keyword in node.keywords:
             paren_or_comma()
-            self.w(keyword.arg or "")
-            self.w("=" if keyword.arg else "**")
+            self.write(keyword.arg or "")
+            self.write("=" if keyword.arg else "**")
             self.expr(keyword.value, _HIGHEST)
-        self.w("):" if have_args else ":")
+        self.write("):" if have_args else ":")
         self.body(node.body)
         if not self.indentation:
             self.newline(extra=2)
 
     def s_If(self, node):
         p = _OP_PRECEDENCE[gast.If]
-        self.newline(node)
-        self.w("if ")
+        self.begin(node)
+        self.write("if ")
         self.expr(node.test, p)
-        self.w(":")
+        self.write(":")
         self.body(node.body)
         while True:
             else_ = node.orelse
             if len(else_) == 1 and else_[0].__class__ is gast.If:
                 node = else_[0]
-                self.newline(node)
-                self.w("elif ")
+                self.begin(node)
+                self.write("elif ")
                 self.expr(node.test, p)
-                self.w(":")
+                self.write(":")
                 self.body(node.body)
             else:
                 self.else_body(else_)
@@ -1173,22 +1169,22 @@ class _FastUnparser:
 
     def s_For(self, node):
         prefix = "async " if node.__class__ is gast.AsyncFor else ""
-        self.newline(node)
-        self.w("%sfor " % prefix)
+        self.begin(node)
+        self.write("%sfor " % prefix)
         self.expr(node.target, _OP_PRECEDENCE[node.__class__])
-        self.w(" in ")
+        self.write(" in ")
         self.expr(node.iter, _HIGHEST)
-        self.w(":")
+        self.write(":")
         self.body(node.body)
         self.else_body(node.orelse)
 
     s_AsyncFor = s_For
 
     def s_While(self, node):
-        self.newline(node)
-        self.w("while ")
+        self.begin(node)
+        self.write("while ")
         self.expr(node.test, _OP_PRECEDENCE[gast.While])
-        self.w(":")
+        self.write(":")
         self.body(node.body)
         self.else_body(node.orelse)
 
@@ -1196,12 +1192,12 @@ class _FastUnparser:
         prefix = "async " if node.__class__ is gast.AsyncWith else ""
         self.statement(node, "%swith " % prefix)
         for index, item in enumerate(node.items):
-            self.w(", " if index else "")
+            self.write(", " if index else "")
             self.expr(item.context_expr, _HIGHEST)
             if item.optional_vars is not None:
-                self.w(" as ")
+                self.write(" as ")
                 self.expr(item.optional_vars, _HIGHEST)
-        self.w(":")
+        self.write(":")
         self.body(node.body)
 
     s_AsyncWith = s_With
@@ -1218,7 +1214,7 @@ class _FastUnparser:
     def s_Delete(self, node):
         self.statement(node, "del ")
         for index, target in enumerate(node.targets):
-            self.w(", " if index else "")
+            self.write(", " if index else "")
             self.expr(target, _COMMA)
 
     def s_Try(self, node):
@@ -1234,12 +1230,12 @@ class _FastUnparser:
     def s_ExceptHandler(self, node):
         self.statement(node, "except")
         if node.type is not None:
-            self.w(" ")
+            self.write(" ")
             self.expr(node.type, _HIGHEST)
             if node.name is not None:
-                self.w(" as ")
+                self.write(" as ")
                 self.expr(node.name, _HIGHEST)
-        self.w(":")
+        self.write(":")
         self.body(node.body)
 
     def s_Assert(self, node):
@@ -1247,102 +1243,110 @@ class _FastUnparser:
         self.statement(node, "assert ")
         self.expr(node.test, p)
         if node.msg is not None:
-            self.w(", ")
+            self.write(", ")
             self.expr(node.msg, p)
 
     def s_Global(self, node):
         self.statement(node, "global ")
-        self.w(", ".join(node.names))
+        self.write(", ".join(node.names))
 
     def s_Nonlocal(self, node):
         self.statement(node, "nonlocal ")
-        self.w(", ".join(node.names))
+        self.write(", ".join(node.names))
 
     def s_Return(self, node):
         self.statement(node, "return")
         if node.value is not None:
-            self.w(" ")
+            self.write(" ")
             self.expr(node.value, _OP_PRECEDENCE[gast.Return])
 
     def s_Raise(self, node):
         self.statement(node, "raise")
         if node.exc is not None:
-            self.w(" ")
+            self.write(" ")
             self.expr(node.exc, _HIGHEST)
             if node.cause is not None:
-                self.w(" from ")
+                self.write(" from ")
                 self.expr(node.cause, _HIGHEST)
 
     # -- expressions: `pp` is the precedence astor's parent would have set ------------
+    # (a node whose own precedence is below it is parenthesized).
 
     def expr(self, node, pp):
+        if node.__class__ is _NAME and node.annotation is None:
+            self.write(node.id)  # e_Name, for the commonest node (no call)
+            return
         method = _EXPRESSION_WRITERS.get(node.__class__)
         if method is None:
             raise _Unsupported(node.__class__.__name__)
         method(self, node, pp)
 
     def e_Name(self, node, pp):
-        self.w(node.id)
+        self.write(node.id)
         if node.annotation is not None and node.ctx.__class__ is gast.Param:
-            self.w(": ")
+            self.write(": ")
             self.expr(node.annotation, _HIGHEST)
 
     def e_Attribute(self, node, pp):
         self.expr(node.value, _HIGHEST)
-        self.w(".")
-        self.w(node.attr)
+        self.write(".")
+        self.write(node.attr)
 
     def e_Call(self, node, pp):
         args = node.args
         keywords = node.keywords
         p = _COMMA if len(args) + len(keywords) > 1 else _CALL_ONE_ARG
-        self.expr(node.func, _HIGHEST)
-        self.w("(")
+        write = self.write
+        expr = self.expr
+        expr(node.func, _HIGHEST)
+        write("(")
         want_comma = False
         lambda_arguments = self._lambda_arguments
         for arg in args:
             if want_comma:
-                self.w(", ")
+                write(", ")
             want_comma = True
             if arg.__class__ is gast.Lambda:
                 lambda_arguments[id(arg)] = node
-            self.expr(arg, p)
+            expr(arg, p)
         for keyword in keywords:
             if want_comma:
-                self.w(", ")
+                write(", ")
             want_comma = True
             arg = keyword.arg or ""
-            self.w(arg)
-            self.w("=" if arg else "**")
-            self.expr(keyword.value, _COMMA)
-        self.w(")")
+            write(arg)
+            write("=" if arg else "**")
+            expr(keyword.value, _COMMA)
+        write(")")
 
     def e_Constant(self, node, pp):
         value = node.value
         if isinstance(value, (int, float, complex)):
-            state = self.open_delimiter("(", _OP_PRECEDENCE[gast.Constant] >= pp)
+            paren = _OP_PRECEDENCE[gast.Constant] < pp
+            if paren:
+                self.write("(")
             self._numeric(value)
-            self.close_delimiter(state, ")")
+            if paren:
+                self.write(")")
         elif isinstance(value, str):
             self._string(node, value, pp)
         elif value is Ellipsis:
-            self.w("...")
+            self.write("...")
         else:
-            self.w(repr(value))
+            self.write(repr(value))
 
     def _numeric(self, value):
         text = _NUMERIC_REPRS.get(value.__class__)
         if text is not None and not (value != value or value in _INFINITIES):
-            self.w(repr(value))
+            self.write(repr(value))
             return
         # Infinities, NaNs and complex numbers: astor's own spelling.
         generator = astor.code_gen.SourceGenerator("    ")
         generator._handle_numeric_constant(value)  # pylint: disable=protected-access
-        self.w("".join(generator.result))
+        self.write("".join(generator.result))
 
     def _string(self, node, value, pp):
         embedded = (pp > _EXPR) + (pp >= _ASSIGN)
-        self.w("")
         result = self.result
         res_index, str_index = self.colinfo
         current_line = result[res_index:]
@@ -1353,7 +1357,7 @@ class _FastUnparser:
         kind = getattr(node, "kind", False)
         if kind:
             text = kind + text
-        self.w(text)
+        self.write(text)
         lf = text.rfind("\n") + 1
         if lf:
             self.colinfo = len(result) - 1, lf
@@ -1364,238 +1368,274 @@ class _FastUnparser:
         text = _ast_unparse(gast_to_ast(node))
         if "\n" in text:
             raise _Unsupported("an f-string spanning lines")
-        self.w(text)
+        self.write(text)
 
     def _comma_list(self, items, trailing=False):
         for index, item in enumerate(items):
-            self.w(", " if index else "")
+            self.write(", " if index else "")
             self.expr(item, _COMMA)
-        self.w("," if trailing else "")
+        self.write("," if trailing else "")
 
     def e_Tuple(self, node, pp):
         elts = node.elts
-        state = self.open_delimiter("(", bool(_OP_PRECEDENCE[gast.Tuple] >= pp and elts))
+        paren = not (_OP_PRECEDENCE[gast.Tuple] >= pp and elts)
+        if paren:
+            self.write("(")
         self._comma_list(elts, len(elts) == 1)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_List(self, node, pp):
-        self.w("[")
+        self.write("[")
         self._comma_list(node.elts)
         self.result.append("]")
 
     def e_Set(self, node, pp):
         if node.elts:
-            self.w("{")
+            self.write("{")
             self._comma_list(node.elts)
             self.result.append("}")
         else:
-            self.w("{1}.__class__()")
+            self.write("{1}.__class__()")
 
     def e_Dict(self, node, pp):
-        self.w("{")
+        self.write("{")
         for index, (key, value) in enumerate(zip(node.keys, node.values)):
-            self.w(", " if index else "")
+            self.write(", " if index else "")
             if key is not None:
                 self.expr(key, _HIGHEST)
-                self.w(": ")
+                self.write(": ")
             else:
-                self.w("**")
+                self.write("**")
             self.expr(value, _COMMA)
         self.result.append("}")
 
     def e_BinOp(self, node, pp):
         op = node.op
         p = _OP_PRECEDENCE[op.__class__]
-        state = self.open_delimiter("(", p >= pp)
+        paren = p < pp
+        if paren:
+            self.write("(")
         if op.__class__ is gast.Pow:
             self.expr(node.left, _POW + 1)
-            self.w(" %s " % _OP_SYMBOL[op.__class__])
+            self.write(" %s " % _OP_SYMBOL[op.__class__])
             self.expr(node.right, _POW_RHS)
         else:
             self.expr(node.left, p)
-            self.w(" %s " % _OP_SYMBOL[op.__class__])
+            self.write(" %s " % _OP_SYMBOL[op.__class__])
             self.expr(node.right, p + 1)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_BoolOp(self, node, pp):
         op_class = node.op.__class__
         p = _OP_PRECEDENCE[op_class]
-        state = self.open_delimiter("(", p >= pp)
+        paren = p < pp
+        if paren:
+            self.write("(")
         symbol = " %s " % _OP_SYMBOL[op_class]
         for index, value in enumerate(node.values):
-            self.w(symbol if index else "")
+            self.write(symbol if index else "")
             self.expr(value, p + 1)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_Compare(self, node, pp):
         p = _OP_PRECEDENCE[node.ops[0].__class__]
-        state = self.open_delimiter("(", p >= pp)
+        paren = p < pp
+        if paren:
+            self.write("(")
         self.expr(node.left, p + 1)
         for op, right in zip(node.ops, node.comparators):
-            self.w(" %s " % _OP_SYMBOL[op.__class__])
+            self.write(" %s " % _OP_SYMBOL[op.__class__])
             self.expr(right, p + 1)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_NamedExpr(self, node, pp):
         p = _OP_PRECEDENCE[gast.NamedExpr]
-        state = self.open_delimiter("(", False)
+        paren = True
+        self.write("(")
         self.expr(node.target, p)
-        self.w(" := ")
+        self.write(" := ")
         self.expr(node.value, p + 1)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_UnaryOp(self, node, pp):
         op_class = node.op.__class__
         p = _OP_PRECEDENCE[op_class]
-        state = self.open_delimiter("(", p >= pp)
+        paren = p < pp
+        if paren:
+            self.write("(")
         symbol = _OP_SYMBOL[op_class]
-        self.w(symbol)
-        self.w(" " if symbol.isalpha() else "")
+        self.write(symbol)
+        self.write(" " if symbol.isalpha() else "")
         self.expr(node.operand, p)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_Subscript(self, node, pp):
         self.expr(node.value, _HIGHEST)
-        self.w("[")
+        self.write("[")
         self.expr(node.slice, _OP_PRECEDENCE[gast.Subscript])
-        self.w("]")
+        self.write("]")
 
     def e_Slice(self, node, pp):
         p = _OP_PRECEDENCE[gast.Slice]
         if node.lower is not None:
             self.expr(node.lower, p)
-        self.w(":")
+        self.write(":")
         if node.upper is not None:
             self.expr(node.upper, p)
         step = node.step
         if step is not None:
-            self.w(":")
+            self.write(":")
             if not (step.__class__ is gast.Name and step.id == "None"):
                 self.expr(step, p)
 
     def e_Yield(self, node, pp):
         p = _OP_PRECEDENCE[gast.Yield]
-        state = self.open_delimiter("(", p >= pp)
-        self.w("yield")
+        paren = p < pp
+        if paren:
+            self.write("(")
+        self.write("yield")
         if node.value is not None:
-            self.w(" ")
+            self.write(" ")
             self.expr(node.value, p + 1)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_YieldFrom(self, node, pp):
-        state = self.open_delimiter("(", _OP_PRECEDENCE[gast.YieldFrom] >= pp)
-        self.w("yield from ")
+        paren = _OP_PRECEDENCE[gast.YieldFrom] < pp
+        if paren:
+            self.write("(")
+        self.write("yield from ")
         self.expr(node.value, _HIGHEST)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_Await(self, node, pp):
-        state = self.open_delimiter("(", _OP_PRECEDENCE[gast.Await] >= pp)
-        self.w("await ")
+        paren = _OP_PRECEDENCE[gast.Await] < pp
+        if paren:
+            self.write("(")
+        self.write("await ")
         self.expr(node.value, _HIGHEST)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_Lambda(self, node, pp):
         p = _OP_PRECEDENCE[gast.Lambda]
-        state = self.open_delimiter("(", p >= pp)
+        paren = p < pp
+        if paren:
+            self.write("(")
         start = len(self.result)
-        self.w("lambda ")
+        self.write("lambda ")
         self.arguments(node.args)
-        self.w(": ")
+        self.write(": ")
         self.expr(node.body, p)
         end = len(self.result)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
         self.lambda_marks.append((self._lambda_arguments.get(id(node)), node, start, end))
 
     def _generators(self, generators):
         for generator in generators:
             p = _OP_PRECEDENCE[gast.comprehension]
-            self.w(" async for " if generator.is_async else " for ")
+            self.write(" async for " if generator.is_async else " for ")
             self.expr(generator.target, _COMPREHENSION_TARGET)
-            self.w(" in ")
+            self.write(" in ")
             self.expr(generator.iter, p)
             for condition in generator.ifs:
-                self.w(" if ")
+                self.write(" if ")
                 self.expr(condition, p)
 
     def e_ListComp(self, node, pp):
-        self.w("[")
+        self.write("[")
         self.expr(node.elt, _HIGHEST)
         self._generators(node.generators)
         self.result.append("]")
 
     def e_SetComp(self, node, pp):
-        self.w("{")
+        self.write("{")
         self.expr(node.elt, _HIGHEST)
         self._generators(node.generators)
         self.result.append("}")
 
     def e_DictComp(self, node, pp):
-        self.w("{")
+        self.write("{")
         self.expr(node.key, _HIGHEST)
-        self.w(": ")
+        self.write(": ")
         self.expr(node.value, _HIGHEST)
         self._generators(node.generators)
         self.result.append("}")
 
     def e_GeneratorExp(self, node, pp):
         discard = _OP_PRECEDENCE[gast.GeneratorExp] >= pp or pp == _CALL_ONE_ARG
-        state = self.open_delimiter("(", discard)
+        paren = not discard
+        if paren:
+            self.write("(")
         self.expr(node.elt, _COMMA)
         self._generators(node.generators)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_IfExp(self, node, pp):
         p = _OP_PRECEDENCE[gast.IfExp]
-        state = self.open_delimiter("(", p >= pp)
+        paren = p < pp
+        if paren:
+            self.write("(")
         self.expr(node.body, p + 1)
-        self.w(" if ")
+        self.write(" if ")
         self.expr(node.test, p + 1)
-        self.w(" else ")
+        self.write(" else ")
         self.expr(node.orelse, p)
-        self.close_delimiter(state, ")")
+        if paren:
+            self.write(")")
 
     def e_Starred(self, node, pp):
-        self.w("*")
+        self.write("*")
         self.expr(node.value, _HIGHEST)
 
     def arguments(self, node):
         if node.posonlyargs:
-            self.w(_ast_unparse(gast_to_ast(node)))
+            self.write(_ast_unparse(gast_to_ast(node)))
             return
-        want_comma = False
-
-        def loop_args(args, defaults):
-            nonlocal want_comma
-            padding = [None] * (len(args) - len(defaults))
-            for arg, default in zip(args, padding + defaults):
-                if want_comma:
-                    self.w(", ")
-                want_comma = True
-                self.expr(arg, _HIGHEST)
-                if default is not None:
-                    self.w("=")
-                    self.expr(default, _COMMA)
-
-        loop_args(node.args, node.defaults)
+        write = self.write
+        want_comma = self._parameters(node.args, node.defaults, False)
         if node.vararg is not None:
             if want_comma:
-                self.w(", ")
+                write(", ")
             want_comma = True
-            self.w("*")
+            write("*")
             self.expr(node.vararg, _HIGHEST)
         if node.kwonlyargs:
             if node.vararg is None:
                 if want_comma:
-                    self.w(", ")
+                    write(", ")
                 want_comma = True
-                self.w("*")
-            loop_args(node.kwonlyargs, node.kw_defaults)
+                write("*")
+            want_comma = self._parameters(node.kwonlyargs, node.kw_defaults, want_comma)
         if node.kwarg is not None:
             if want_comma:
-                self.w(", ")
-            want_comma = True
-            self.w("**")
+                write(", ")
+            write("**")
             self.expr(node.kwarg, _HIGHEST)
+
+    def _parameters(self, args, defaults, want_comma):
+        """Writes parameters with their defaults; returns whether a comma is due next."""
+        write = self.write
+        expr = self.expr
+        padding = [None] * (len(args) - len(defaults))
+        for arg, default in zip(args, padding + defaults):
+            if want_comma:
+                write(", ")
+            want_comma = True
+            expr(arg, _HIGHEST)
+            if default is not None:
+                write("=")
+                expr(default, _COMMA)
+        return want_comma
 
     _lambda_arguments = None
 
@@ -1656,9 +1696,9 @@ def _positions(result, indices):
     return positions
 
 
-def _record_positions(generator, record, first_line):
+def _record_positions(generator, record, first_line, text):
+    """Records where `generator`'s statements and lambdas are; `text` is its result."""
     result = generator.result
-    text = "".join(result)
     stripped = text.lstrip()
     leading = text[:len(text) - len(stripped)]
     if leading and not leading.endswith("\n"):
@@ -1710,9 +1750,10 @@ def unparse_statements(nodes, indentation="    ", header="", record=None):
                 generator.result.append("\n")
                 if set(generator.result[0]) == set("\n"):
                     generator.result[0] = ""
+            code = "".join(generator.result)
             if record is not None:
-                _record_positions(generator, record, line)
-            code = "".join(generator.result).strip()
+                _record_positions(generator, record, line, code)
+            code = code.strip()
         codes.append(code)
         line += code.count("\n") + 1
     return "\n".join(codes) + "\n"

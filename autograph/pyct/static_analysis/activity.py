@@ -46,6 +46,12 @@ class Scope:
       function_name: name of the function for function scopes, else None.
     """
 
+    # A few dozen are made per conversion (one per block, simple statement, call, function):
+    # no per-instance dict to build and free.
+    __slots__ = ("parent", "isolated", "function_name", "is_comprehension", "read",
+                 "modified", "indirectly_modified", "deleted", "bound", "params", "globals",
+                 "nonlocals", "annotations", "walrus_escapes", "is_final")
+
     def __init__(self, parent, isolated=True, function_name=None):
         self.parent = parent
         self.isolated = isolated
@@ -157,9 +163,13 @@ class ActivityAnalyzer(gast.NodeVisitor):
     one CFG node (see `effects`).
     """
 
-    def __init__(self, scope, annotate=True, effects=None, names=None):
+    def __init__(self, scope, annotate=True, effects=None, names=None, call_scopes=True):
         self.scope = scope
         self.annotate = annotate
+        # Without call scopes (or annotations), a call's arguments are recorded in the
+        # enclosing scope directly: a call's scope is not isolated, so that is where
+        # all of it ends up anyway (a Scope fewer per call).
+        self.call_scopes = call_scopes and annotate
         # {identifier: QN} when the QNs are computed here (qual_names.computed_qn) instead
         # of read from the anno.Basic.QN annotations of qual_names.resolve.
         self._names = names
@@ -450,12 +460,15 @@ class ActivityAnalyzer(gast.NodeVisitor):
     # Calls and blocks: non-isolated scopes.
     def visit_Call(self, node):
         self.visit(node.func)
-        self._enter(False)
+        call_scope = self.call_scopes
+        if call_scope:
+            self._enter(False)
         for arg in node.args:
             self.visit(arg)
         for keyword in node.keywords:
             self.visit(keyword.value)
-        self._exit(node, anno.Static.ARGS_SCOPE)
+        if call_scope:
+            self._exit(node, anno.Static.ARGS_SCOPE)
 
     def _visit_test_body_orelse(self, node):
         self._enter(False)
@@ -577,7 +590,8 @@ def _no_effects():
     return scope
 
 
-def resolve(node, ctx=None, parent_scope=None, effects=None, annotate_names=True):
+def resolve(node, ctx=None, parent_scope=None, effects=None, annotate_names=True,
+            call_scopes=True):
     """Annotates `node` (a function, lambda, module or any statement) with Scope objects.
 
     `ctx` (a transformer.Context) is accepted for API symmetry; nothing in it is needed.
@@ -585,13 +599,16 @@ def resolve(node, ctx=None, parent_scope=None, effects=None, annotate_names=True
     nodes of the CFG nodes met (simple statements, if/while tests, the three parts of a
     for): see record_effects. It also runs qual_names.resolve on the node, unless
     annotate_names=False (the same symbols are then computed as the walk meets them, a
-    pass fewer when nothing else reads those annotations). Returns `node`.
+    pass fewer when nothing else reads those annotations). With call_scopes=False, calls
+    get no ARGS_SCOPE (for callers that never read it; the other scopes are the same).
+    Returns `node`.
     """
     del ctx
     if annotate_names:
         qual_names.resolve(node)
     analyzer = ActivityAnalyzer(Scope(parent_scope, isolated=parent_scope is None),
-                                effects=effects, names=None if annotate_names else {})
+                                effects=effects, names=None if annotate_names else {},
+                                call_scopes=call_scopes)
     if isinstance(node, gast.Module):
         for statement in node.body:
             analyzer.visit(statement)

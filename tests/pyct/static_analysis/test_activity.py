@@ -200,6 +200,30 @@ def test_call_arguments_scope():
     assert _names(anno.getanno(call, S.ARGS_SCOPE).read) == {"a", "b"}
 
 
+def test_without_call_scopes_the_other_scopes_are_the_same():
+    source = textwrap.dedent("""
+        def f(g, a, b, xs):
+            if g(a, key=b, fn=lambda y: y + a):
+                c = g([w := x for x in xs], h(b, (d := a)))
+            return c, d, w
+    """)
+    trees = [gast.parse(source).body[0] for _ in range(2)]
+    activity.resolve(trees[0], _ctx())
+    activity.resolve(trees[1], _ctx(), call_scopes=False)
+    with_calls, without = trees
+    scopes = []
+    for fn in trees:
+        branch = fn.body[0]
+        scopes.append([anno.getanno(fn, S.BODY_SCOPE), anno.getanno(branch, S.COND_SCOPE),
+                       anno.getanno(branch, S.BODY_SCOPE)])
+    for kept, other in zip(*scopes):
+        assert (_names(kept.read), _names(kept.modified), _names(kept.bound)) == (
+            _names(other.read), _names(other.modified), _names(other.bound))
+    assert _names(scopes[1][2].modified) == {"c", "d", "w"}
+    assert anno.hasanno(with_calls.body[0].test, S.ARGS_SCOPE)
+    assert not anno.hasanno(without.body[0].test, S.ARGS_SCOPE)
+
+
 def test_binding_statements():
     fn = _analyze("""
         def f(m, cm, err):
