@@ -100,8 +100,9 @@ def measure_interleaved(kinds, fn, make_inputs, budget, samples=7):
     try:
         for round_index in range(samples):
             # The order turns every round: a kind measured right after another compiled
-            # function can run measurably slower for a while (seen: 40 us vs 37 us on
-            # edit_distance right after njit), and turning the order shares that alike.
+            # copy of the same loop starts slower while the CPU's branch predictors
+            # relearn (on edit_distance, tens of calls), and turning the order shares that
+            # alike.
             turn = round_index % len(kinds_set_up) if kinds_set_up else 0
             for kind in kinds_set_up[turn:] + kinds_set_up[:turn]:
                 f, inputs, n, _, _, times = setup[kind]

@@ -139,6 +139,13 @@ def _numba_ufunc_lowering(ufunc):
                 text = "(-%s)" % args[0]
             elif name == "absolute" and node.inputs[0].dtype.kind != "c":
                 text = "abs(%s)" % args[0]
+            elif name in ("minimum", "maximum") and all(d.kind in "iu" for d in dtypes) and (
+                    np.result_type(*dtypes).kind in "iu"):   # not int64 with uint64 (float64)
+                # Same value as np.minimum/np.maximum for integers, but Numba's builtin
+                # compares the other way round, and LLVM turns that into branches that
+                # predict far better in scalar loops (edit_distance on unseen inputs:
+                # ~145 us vs ~210 us, as fast as njit of the user's `min(a, b, c)`).
+                text = "%s(%s, %s)" % ("min" if name == "minimum" else "max", args[0], args[1])
             else:
                 text = "np.%s(%s)" % (name, ", ".join(args))
             if name in nl.PREDICATES:

@@ -84,6 +84,17 @@ def scalar_loop(x, a, k):
     return _loop(x.shape[0], body, (0.0, 0, False))
 
 
+@case(np.array([3, -7, 120, -128], np.int8), np.array([9, 0, 65535, 2], np.uint16),
+      np.array([-5, 8, 7, -2**40], np.int64), np.array([2**63 + 5, 1, 7, 0], np.uint64))
+def integer_min_max_in_a_loop(a, b, c, u):
+    # Scalar integer minimum/maximum are lowered to the builtins (better branches): the
+    # values and dtypes of mixed integer types must stay NumPy's (uint64 with int64: float).
+    def body(i, s, t, w, f):
+        return (s + np.minimum(a[i], b[i]), t + np.maximum(np.maximum(c[i], a[i]), b[i]),
+                w + np.minimum(u[i], np.uint64(3)), f + np.maximum(u[i], c[i]))
+    return _loop(a.shape[0], body, (np.int32(0), np.int64(0), np.uint64(0), 0.0))
+
+
 @case(_x2)
 def reductions(x):
     return (np.sum(x), np.sum(x, axis=0), np.sum(x, axis=1), np.mean(x), np.mean(x, axis=1),
