@@ -54,27 +54,24 @@ def _copy(node, shell=False):
     """A deep copy of an AST (or a list of them) keeping every annotation: the graph form of
     a block is a copy of what its Python form was made from. With `shell`, a compound
     statement is copied without its blocks (and its handlers/cases as shells)."""
-    if node.__class__ is list:
-        return [_copy(n) for n in node]
+    if not shell:
+        return templates.copy_tree(node)
     node_class = node.__class__
     source = node.__dict__
     new_node = node_class.__new__(node_class)
     target = new_node.__dict__
     for field in node_class._fields:
         value = source.get(field)
-        if shell and field in _BLOCK_FIELDS and value.__class__ is list and (
+        if field in _BLOCK_FIELDS and value.__class__ is list and (
                 not value or isinstance(value[0], gast.stmt)):
             value = []
-        elif shell and field in ("handlers", "cases"):
+        elif field in ("handlers", "cases"):
             value = [_copy(v, shell=True) for v in value]
         elif value.__class__ is list:
-            value = [_copy(v) if isinstance(v, (gast.AST, list)) else v for v in value]
+            value = [templates.copy_tree(v) if isinstance(v, (gast.AST, list)) else v
+                     for v in value]
         elif isinstance(value, gast.AST):
-            value_class = value.__class__
-            if value_class._fields or value.__dict__:
-                value = _copy(value)
-            else:  # an expression context or operator (a third of the nodes copied here)
-                value = value_class.__new__(value_class)
+            value = templates.copy_tree(value)
         target[field] = value
     for attribute in _LOCATIONS:
         if attribute in source:

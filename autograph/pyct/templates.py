@@ -43,7 +43,22 @@ def copy_clean(node, preserve_annos=PRESERVED_ANNOTATIONS):
     return _copy_node(node, tuple(preserve_annos))
 
 
+def copy_tree(node):
+    """Deep-copies an AST (or a list of them) with every annotation (a shallow copy of
+    each node's annotation dict)."""
+    if node.__class__ is list:
+        return [copy_tree(n) for n in node]
+    return _copy_node(node, None)
+
+
+def _copy_list(values, preserve_annos):
+    return [_copy_node(v, preserve_annos) if isinstance(v, gast.AST)
+            else _copy_list(v, preserve_annos) if v.__class__ is list else v
+            for v in values]
+
+
 def _copy_node(node, preserve_annos):
+    """`node` copied; `preserve_annos`: the annotation keys kept, or None for all of them."""
     # Runs for every node of every template and copied expression: reads and writes the
     # instance dicts directly instead of going through constructors and getattr.
     node_class = node.__class__
@@ -53,18 +68,22 @@ def _copy_node(node, preserve_annos):
     for field in node_class._fields:
         value = source.get(field)
         if value.__class__ is list:
-            value = [_copy_node(v, preserve_annos) if isinstance(v, gast.AST)
-                     else copy_clean(v, preserve_annos) if isinstance(v, list) else v
-                     for v in value]
+            value = _copy_list(value, preserve_annos)
         elif isinstance(value, gast.AST):
-            value = _copy_node(value, preserve_annos)
+            value_class = value.__class__
+            if value_class._fields or value.__dict__:
+                value = _copy_node(value, preserve_annos)
+            else:  # an expression context or operator: nothing to copy but the class
+                value = value_class.__new__(value_class)
         target[field] = value
     for attribute in _LOCATION_ATTRIBUTES:
         if attribute in source:
             target[attribute] = source[attribute]
-    if preserve_annos:
-        annotations = source.get(_ANNOTATIONS_FIELD)
-        if annotations:
+    annotations = source.get(_ANNOTATIONS_FIELD)
+    if annotations:
+        if preserve_annos is None:
+            target[_ANNOTATIONS_FIELD] = dict(annotations)
+        elif preserve_annos:
             kept = {key: annotations[key] for key in preserve_annos if key in annotations}
             if kept:
                 target[_ANNOTATIONS_FIELD] = kept
