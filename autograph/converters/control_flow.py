@@ -15,7 +15,6 @@ returning them (`ag__.GraphForms(ag__.locals_())`), which only a statement takin
 form calls: the Python path creates none of them. There, each statement has its block
 functions and one function calling its overload with them (`def if_stmt_2(cond):
 ag__.if_stmt(cond, if_body_2, ...)()`), which the graph forms of enclosing blocks call too.
-Statements carrying the same variables share one get_state/set_state pair.
 
 In the graph form every variable a block assigns is declared `nonlocal` (or `global`) in
 its function, so every variable stays the one variable of the user's function: scoping,
@@ -23,10 +22,13 @@ closures and UnboundLocalError behave as before. A variable that only the moved 
 assign gets a declaration `x: ag__.Undefined` in the function (never evaluated, no run-time
 cost) so that it stays local there.
 
-`get_state`/`set_state` and `symbol_names` carry the statement's outputs for the graph
-paths: the loop variables (modified in the loop and live into or out of it, by liveness
-analysis) or the branch outputs (modified in a branch and live after it), including
-attribute and item targets such as `self.total` or `state["n"]`.
+`symbol_names` names the statement's outputs for the graph paths: the loop variables
+(modified in the loop and live into or out of it, by liveness analysis) or the branch outputs
+(modified in a branch and live after it), including attribute and item targets such as
+`self.total` or `state["n"]`. The graph paths read and write variables through the closure
+cells of the block functions (which declare them), so the code passes None for the state
+functions; a statement whose outputs include attribute or item targets gets
+`get_state`/`set_state` functions (shared by statements carrying the same outputs).
 """
 
 import gast
@@ -629,11 +631,15 @@ class ControlFlowTransformer(converter.Base):
         return node
 
     def _state_functions(self, outputs, defined_before):
-        """get_state/set_state definitions (or the shared no-op ones) for `outputs`."""
-        if not outputs:
-            return [], "ag__.get_no_state", "ag__.set_no_state"
+        """get_state/set_state definitions for `outputs` when they include attribute or item
+        targets; otherwise ([], "None", "None"): the graph paths reach variables through
+        the closure cells of the statement's block functions, which declare them."""
         maybe_undefined = [defined_before is not None and not output.is_composite()
                            and str(output) not in defined_before for output in outputs]
+        if not any(output.is_composite() for output in outputs):
+            self.function.maybe_undefined.update(
+                str(o) for o, undefined in zip(outputs, maybe_undefined) if undefined)
+            return [], "None", "None"
         key = tuple(zip(map(str, outputs), maybe_undefined))
         shared = self.function.state_functions.get(key)
         if shared is not None:

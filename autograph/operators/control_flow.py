@@ -1,8 +1,11 @@
 """if/while/for as overloads: plain Python statements on Python values, graph ops on tensors.
 
 Generated code passes the statement's parts as functions. The body functions assign the
-user's variables through `nonlocal`, so on the Python path an overload only calls them;
-`get_state`/`set_state` (and `symbol_names`, the loop variables) exist for the graph path.
+user's variables through `nonlocal`, so on the Python path an overload only calls them.
+`symbol_names` (the loop variables, or a branch's outputs) and `get_state`/`set_state` exist
+for the graph path: the state functions are generated for statements whose outputs include
+attribute or item targets (`self.total`, `d[k]`); for variables only they are None, and the
+graph path reaches the variables through the block functions' closure cells.
 """
 
 from autograph.operators.symbolic import (
@@ -17,15 +20,6 @@ class GraphForms:
 
     def __init__(self, functions):
         self.__dict__.update(functions)
-
-
-def get_no_state():
-    """get_state of a statement that carries no variables."""
-    return ()
-
-
-def set_no_state(values):
-    """set_state of a statement that carries no variables."""
 
 
 # What runs for an `if` without an else block when its condition is false: calling

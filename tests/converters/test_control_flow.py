@@ -236,7 +236,7 @@ def test_loop_variables_follow_the_liveness_rule():
     source = code(f)
     # a: modified and read by the condition; b: only read; c: written before any read in
     # the body and unused after the loop.
-    assert "ag__.while_graph(loop_test, loop_body, get_state, set_state, ('a',), {})" in source
+    assert "ag__.while_graph(loop_test, loop_body, None, None, ('a',), {})" in source
     assert_same_behaviour(f, (0, 10), (5, 1))
 
 
@@ -309,7 +309,7 @@ def test_loop_with_break_tests_its_flag_cheaply():
     assert_same_behaviour(f, ([1, 2, 3], 2), ([1, 2, 3], 7), ([], 0))
 
 
-def test_statements_carrying_the_same_variables_share_their_state_functions():
+def test_statements_carrying_only_variables_need_no_state_functions():
     def f(values):
         total = 0
         for v in values:
@@ -320,9 +320,29 @@ def test_statements_carrying_the_same_variables_share_their_state_functions():
         return total
 
     source = code(f)
-    assert source.count("def get_state") == 1 and source.count("def set_state") == 1
-    assert source.count("get_state, set_state, ('total',), 1)") == 2
+    assert "get_state" not in source and "set_state" not in source
+    assert source.count("None, None, ('total',), 1)") == 2
     assert_same_behaviour(f, ([1, -5, 30],), ([],))
+
+
+class _Totals:
+    def __init__(self):
+        self.total = 0
+
+
+def test_statements_carrying_the_same_attribute_targets_share_their_state_functions():
+    def f(acc, values):
+        for v in values:
+            if v > 0:
+                acc.total += v
+            if v > 10:
+                acc.total += 1
+        return acc.total
+
+    source = code(f)
+    assert source.count("def get_state") == 1 and source.count("def set_state") == 1
+    assert source.count("get_state, set_state, ('acc.total',), 1)") == 2
+    assert f(_Totals(), [1, -5, 30]) == api.to_graph(f)(_Totals(), [1, -5, 30]) == 32
 
 
 def test_while_condition_runs_exactly_once_per_iteration():

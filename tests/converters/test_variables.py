@@ -9,10 +9,17 @@ def maybe(c):
     return x
 
 
+def maybe_with_attribute(c, obj):
+    if c:
+        x = 1
+        obj.n = 2
+    return x
+
+
 def test_generated_code_loads_maybe_undefined_outputs_with_ld():
-    source = code(maybe)
-    assert "ag__.ld(x)" in source
-    assert "ag__.value_or_undefined(lambda : x, 'x')" in source
+    assert "ag__.ld(x)" in code(maybe)
+    # State functions (generated when attribute targets are outputs too) read it safely.
+    assert "ag__.value_or_undefined(lambda : x, 'x')" in code(maybe_with_attribute)
 
 
 def test_defined_variables_are_read_directly():

@@ -12,7 +12,7 @@ def test_if_stmt_returns_the_chosen_branch_to_call():
     for cond, orelse in ((True, True), (0, True), ([], False)):
         branch = control_flow.if_stmt(
             cond, lambda: ran.append("body"), (lambda: ran.append("else")) if orelse else None,
-            control_flow.get_no_state, control_flow.set_no_state, (), 0)
+            None, None, (), 0)
         assert ran == [] or ran[-1] != "called-early"
         branch()
     assert ran == ["body", "else"]
@@ -27,8 +27,7 @@ def test_if_stmt_evaluates_truth_once_and_propagates_its_error():
             raise ValueError("ambiguous")
 
     with pytest.raises(ValueError, match="ambiguous"):
-        control_flow.if_stmt(Cond(), lambda: None, None, control_flow.get_no_state,
-                             control_flow.set_no_state, (), 0)
+        control_flow.if_stmt(Cond(), lambda: None, None, None, None, (), 0)
     assert Cond.calls == 1
 
 
@@ -38,15 +37,13 @@ def test_while_stmt_runs_until_test_is_false():
     def body():
         state["i"] += 1
 
-    control_flow.while_stmt(lambda: state["i"] < 5, body, control_flow.get_no_state,
-                            control_flow.set_no_state, (), {})
+    control_flow.while_stmt(lambda: state["i"] < 5, body, None, None, (), {})
     assert state["i"] == 5
 
 
 def test_for_stmt_iterates_like_python():
     seen = []
-    control_flow.for_stmt({"a": 1, "b": 2}, None, seen.append, control_flow.get_no_state,
-                          control_flow.set_no_state, (), {})
+    control_flow.for_stmt({"a": 1, "b": 2}, None, seen.append, None, None, (), {})
     assert seen == ["a", "b"]
 
 
@@ -57,8 +54,7 @@ def test_for_stmt_extra_test_never_consumes_an_extra_element():
     def body(x):
         seen.append(x)
 
-    control_flow.for_stmt(iterator, lambda: len(seen) < 3, body, control_flow.get_no_state,
-                          control_flow.set_no_state, (), {})
+    control_flow.for_stmt(iterator, lambda: len(seen) < 3, body, None, None, (), {})
     assert seen == [0, 1, 2]
     assert next(iterator) == 3
 
@@ -66,11 +62,10 @@ def test_for_stmt_extra_test_never_consumes_an_extra_element():
 def test_for_stmt_extra_test_false_at_start_runs_nothing():
     seen = []
     control_flow.for_stmt(itertools.count(), lambda: False, seen.append,
-                          control_flow.get_no_state, control_flow.set_no_state, (), {})
+                          None, None, (), {})
     assert seen == []
 
 
 def test_for_stmt_not_iterable_error_is_pythons():
     with pytest.raises(TypeError, match="'int' object is not iterable"):
-        control_flow.for_stmt(5, None, lambda x: None, control_flow.get_no_state,
-                              control_flow.set_no_state, (), {})
+        control_flow.for_stmt(5, None, lambda x: None, None, None, (), {})

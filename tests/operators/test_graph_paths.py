@@ -50,6 +50,73 @@ def test_if_stmt_outputs_through_get_and_set_state():
     assert staged.trace_count == 1
 
 
+def test_if_stmt_variable_outputs_through_the_blocks_closure_cells():
+    # What converted code passes for outputs that are all variables: no state functions.
+    def traced(x):
+        y = x * 0
+        z = x * 0
+
+        def body():
+            nonlocal y
+            y = x + 1
+
+        def inner():
+            nonlocal z
+            z = x * 3
+
+        def orelse():
+            # z is assigned by a nested statement's block, reached through this one's cells.
+            ag__.if_stmt(True, inner, None, None, None, ("z",), 1)()
+
+        ag__.if_stmt(x > 0, body, orelse, None, None, ("y", "z"), 2)
+        return y, z
+
+    staged = rt.function(traced)
+    assert staged(np.float64(2.0)) == (3.0, 0.0)
+    assert staged(np.float64(-2.0)) == (0.0, -6.0)
+    assert staged.trace_count == 1
+
+
+_global_total = 0.0
+
+
+def test_if_stmt_global_outputs_through_the_blocks_globals():
+    global _global_total
+
+    def traced(x):
+        def body():
+            global _global_total
+            _global_total = x + 1
+
+        def orelse():
+            global _global_total
+            _global_total = x - 1
+
+        ag__.if_stmt(x > 0, body, orelse, None, None, ("_global_total",), 1)
+        return _global_total
+
+    try:
+        staged = rt.function(traced)
+        assert staged(np.float64(2.0)) == 3.0 and staged(np.float64(-2.0)) == -3.0
+    finally:
+        _global_total = 0.0
+
+
+def test_an_output_the_blocks_do_not_reach_is_an_internal_error_not_a_new_global():
+    def traced(x):
+        y = x * 0
+
+        def body():
+            pass   # (a converter bug: the block does not declare the output)
+
+        ag__.if_stmt(x > 0, body, None, None, None, ("y",), 1)
+        return y
+
+    with pytest.raises(Exception, match="internal error.*'y'"):
+        rt.function(traced)(np.float64(1.0))
+    assert "y" not in globals()
+
+
 def test_if_stmt_variable_undefined_in_one_branch():
     def traced(x):
         y: ag__.Undefined   # what converted code declares: `y` stays a local, unbound

@@ -160,10 +160,11 @@ def is_truthy_scalar_tensor(value, what):
 EMPTY = object()   # the content of a cell whose variable is not defined
 
 
-def closure_cells(*functions, deep=False):
+def closure_cells(*functions, deep=False, global_names=None):
     """{free variable name: cell} of the given functions (None entries are skipped). With
     `deep`, also those of the functions they reach through their cells (the block functions
-    of nested statements, which the converter defines outside the blocks that call them)."""
+    of nested statements, which the converter defines outside the blocks that call them).
+    A set passed as `global_names` receives the global names those functions use."""
     cells = {}
     pending = [fn for fn in functions if fn is not None]
     # Only functions defined in the same (converted) function as the blocks.
@@ -175,7 +176,11 @@ def closure_cells(*functions, deep=False):
             continue
         seen.add(id(fn))
         code = getattr(fn, "__code__", None)
-        if code is None or not fn.__closure__:
+        if code is None:
+            continue
+        if global_names is not None:
+            global_names.update(code.co_names)
+        if not fn.__closure__:
             continue
         for name, cell in zip(code.co_freevars, fn.__closure__):
             cells.setdefault(name, cell)
@@ -202,6 +207,70 @@ def set_cell(cell, value):
             pass
     else:
         cell.cell_contents = value
+
+
+# --- the state of a statement whose outputs are variables ------------------------------------
+
+class _VariableState:
+    """get_state/set_state of a statement whose outputs are all variables, for which the
+    generated code passes None: the statement's block functions declare every variable
+    they assign `nonlocal` (or `global`), so their closure cells (followed into the block
+    functions of nested statements) and their globals are the variables themselves.
+
+    Like generated get_state/set_state functions, an unbound variable reads as
+    Undefined(name), and every value is assigned back as it is (placeholders included)."""
+
+    def __init__(self, names, blocks):
+        functions = [getattr(block, "func", block) for block in blocks]  # partial(body, x)
+        global_names = set()
+        self.names = names
+        self.cells = [None] * len(names)
+        self.globals = None
+        cells = closure_cells(*functions, deep=True, global_names=global_names)
+        for index, name in enumerate(names):
+            cell = cells.get(name)
+            if cell is not None:
+                self.cells[index] = cell
+                continue
+            if name not in global_names or not name.isidentifier():
+                raise StagingError(
+                    "internal error: the output %r of a converted statement is neither a "
+                    "variable its blocks declare nonlocal nor a global they assign" % name)
+            if self.globals is None:
+                self.globals = next(fn for fn in functions if fn is not None).__globals__
+
+    def get(self):
+        values = []
+        for name, cell in zip(self.names, self.cells):
+            if cell is None:
+                value = self.globals.get(name, EMPTY)
+            else:
+                value = cell_value(cell)
+            values.append(Undefined(name) if value is EMPTY else value)
+        return tuple(values)
+
+    def set(self, values):
+        for name, cell, value in zip(self.names, self.cells, values):
+            if cell is None:
+                self.globals[name] = value
+            else:
+                cell.cell_contents = value
+
+
+def variable_state(symbol_names, blocks):
+    """(get_state, set_state) of a statement whose outputs are all variables, from its block
+    functions `blocks` (None entries skipped; see _VariableState)."""
+    state = _VariableState(tuple(symbol_names), blocks)
+    return state.get, state.set
+
+
+def statement_state(get_state, set_state, symbol_names, blocks):
+    """(get_state, set_state, names) of a statement for its graph path: the generated
+    functions, or when the code passes None for them, variable_state(symbol_names,
+    blocks); item targets of graph arrays left out (see without_array_items)."""
+    if get_state is None:
+        get_state, set_state = variable_state(symbol_names, blocks)
+    return without_array_items(get_state, set_state, symbol_names)
 
 
 # --- statement state without item targets of arrays ------------------------------------------

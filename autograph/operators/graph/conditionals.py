@@ -29,8 +29,8 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     (variables modified in either branch and live after it, and attribute/item targets)."""
     location = rt_errors.capture_location()
     pred = common.is_truthy_scalar_tensor(cond, "the condition of an if statement")
-    get_state, set_state, names = common.without_array_items(get_state, set_state,
-                                                             symbol_names)
+    get_state, set_state, names = common.statement_state(get_state, set_state, symbol_names,
+                                                         (body, orelse))
     init = tuple(get_state())
     others = BlockVariables((body, orelse), names)
     outputs = []

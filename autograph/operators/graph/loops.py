@@ -66,10 +66,10 @@ def _as_condition(value, what):
 class _GraphLoop:
     """One graph loop statement: its state functions, names, options and user location."""
 
-    def __init__(self, get_state, set_state, symbol_names, opts, kind, body):
+    def __init__(self, get_state, set_state, symbol_names, opts, kind, body, test):
         self.body = body
-        self.get_state, self.set_state, self.names = common.without_array_items(
-            get_state, set_state, symbol_names)
+        self.get_state, self.set_state, self.names = common.statement_state(
+            get_state, set_state, symbol_names, (test, body))
         # Python lists the body reads that are not loop variables (`l.insert(...)`, or any
         # mutation the analysis does not see as an assignment): watched like loop variables.
         self.list_cells = {
@@ -416,7 +416,7 @@ class _WatchedLists:
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """`while test(): body()` with a symbolic condition (also a Python loop whose condition
     became symbolic after some iterations: it continues as a graph loop from there)."""
-    loop = _GraphLoop(get_state, set_state, symbol_names, opts, "while", body)
+    loop = _GraphLoop(get_state, set_state, symbol_names, opts, "while", body, test)
     loop.run(lambda counter: _as_condition(test(), "the condition of " + loop.describe()),
              lambda counter: body())
     return None
@@ -431,7 +431,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
                                     symbol_names)
     iterable = iterables.as_iterable(iter_)
     length = iterable.loop_length()
-    loop = _GraphLoop(get_state, set_state, symbol_names, opts, "for", body)
+    loop = _GraphLoop(get_state, set_state, symbol_names, opts, "for", body, extra_test)
 
     def test(counter):
         more = counter < length
@@ -452,6 +452,8 @@ def _guarded_python_loop(iterator, extra_test, body, get_state, set_state, symbo
     """The rest of a Python `for` loop whose break/return test became symbolic: the remaining
     iterations still unroll at trace time, each one a graph `if` on the test."""
     from autograph.operators.graph import conditionals
+    if get_state is None:  # variables only: reached through the loop's own blocks
+        get_state, set_state = common.variable_state(symbol_names, (extra_test, body))
     for target in iterator:
         keep_going = extra_test() if extra_test is not None else True
         if not rt.is_tensor(keep_going):
