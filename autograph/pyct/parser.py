@@ -6,6 +6,7 @@ modules are written by a faster transcription of astor's rules, unparse_statemen
 import ast
 import inspect
 import linecache
+import re
 import threading
 import types
 from typing import NamedTuple
@@ -95,22 +96,100 @@ def ast_to_gast(node):
 _AST_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # ast.parse shares one instance of each expression context and operator among all the
 # nodes it makes (and all the trees): those get a gast instance of their own.
-_SHARED_AST_CLASSES = frozenset(
-    c for c in _AST_TO_GAST
-    if issubclass(c, (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)))
-# ast class -> (gast class, the fields both have, (gast field the ast class lacks, whether
-# it defaults to [] rather than None) pairs, the ast fields gast lacks): what turning an ast
-# node into the gast node in place takes.
-_IN_PLACE = {}
-for _ast_class, (_gast_class, _gast_fields) in _AST_TO_GAST.items():
-    if _ast_class in _SHARED_AST_CLASSES or _ast_class is ast.arg:
-        continue
-    _IN_PLACE[_ast_class] = (
-        _gast_class,
-        tuple(f for f in _gast_fields if f in _ast_class._fields),
-        tuple((f, "type_params" == f) for f in _gast_fields if f not in _ast_class._fields),
-        tuple(f for f in _ast_class._fields if f not in _gast_fields))
-del _ast_class, _gast_class, _gast_fields
+_SHARED_BASES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+_SHARED_AST_CLASSES = frozenset(c for c in _AST_TO_GAST if issubclass(c, _SHARED_BASES))
+
+# What converting a field of a node in place takes, from the field's type:
+_CHILD = 0  # one node (or None)
+_CHILDREN = 1  # a list of nodes
+_DEF_BODY = 2  # a def's statements: they run in the def
+_LAMBDA_BODY = 3  # a lambda's expression: it runs in the lambda
+_CONTEXT = 4  # a shared context or operator: replaced by a gast instance of its own
+_CONTEXTS = 5  # a list of those (Compare.ops)
+_PARAMETER = 6  # an ast.arg (or None): replaced by a gast Name
+_PARAMETERS = 7  # a list of those
+_HANDLER_NAME = 8  # ExceptHandler.name: a string in ast, a Name in gast
+_SCALAR_TYPES = frozenset(("identifier", "int", "string", "constant"))
+_SIGNATURE = re.compile(r"(\w+)(?:\((.*)\))?")
+
+
+def _signature(ast_class):
+    """[(type, field)] of a class that ast.parse makes, read from the ASDL signature its
+    docstring gives ('Name(identifier id, expr_context ctx)'); None for other classes."""
+    match = _SIGNATURE.fullmatch((ast_class.__doc__ or "").strip())
+    if match is None or match.group(1) != ast_class.__name__:
+        return None
+    declared = [tuple(d.split()) for d in match.group(2).split(", ")] if match.group(2) else []
+    if tuple(field for _, field in declared) != ast_class._fields:
+        return None
+    return declared
+
+
+def _in_place_plans():
+    """ast class -> (gast class, ((field, how), ...) for the fields holding nodes, (gast
+    field the ast class lacks, whether it defaults to [] rather than None) pairs, the ast
+    fields gast lacks, whether it has a location): what turning an ast node into the
+    gast node in place takes. A class is left out (converted by gast, as a new node)
+    when a node its fields can hold is."""
+    plans = {}
+    child_types = {}
+    for ast_class, (gast_class, gast_fields) in _AST_TO_GAST.items():
+        signature = _signature(ast_class)
+        if ast_class in _SHARED_AST_CLASSES or ast_class is ast.arg or signature is None:
+            continue
+        steps = []
+        types_held = set()
+        for type_name, field in signature:
+            base = type_name.rstrip("*?")
+            many = type_name.endswith("*")
+            if field not in gast_fields:
+                continue
+            if ast_class is ast.ExceptHandler and field == "name":
+                steps.append((field, _HANDLER_NAME))
+                continue
+            if base in _SCALAR_TYPES:
+                continue
+            node_type = getattr(ast, base, None)
+            if not (isinstance(node_type, type) and issubclass(node_type, ast.AST)):
+                break
+            if issubclass(node_type, _SHARED_BASES):
+                how = _CONTEXTS if many else _CONTEXT
+            elif node_type is ast.arg:
+                how = _PARAMETERS if many else _PARAMETER
+            else:
+                types_held.add(node_type)
+                if field == "body" and ast_class in _AST_FUNCTIONS:
+                    how = _DEF_BODY
+                elif field == "body" and ast_class is ast.Lambda:
+                    how = _LAMBDA_BODY
+                else:
+                    how = _CHILDREN if many else _CHILD
+            steps.append((field, how))
+        else:
+            plans[ast_class] = (
+                gast_class, tuple(steps),
+                tuple((f, f == "type_params") for f in gast_fields if f not in ast_class._fields),
+                tuple(f for f in ast_class._fields if f not in gast_fields),
+                "lineno" in ast_class._attributes)
+            child_types[ast_class] = types_held
+    # Converted in place, a child stays where it is: a parent is only converted in place
+    # when every class its children can have is (else it falls back, as a whole).
+    made_by_parse = [c for c in _AST_TO_GAST if _signature(c) is not None]
+    changed = True
+    while changed:
+        changed = False
+        for ast_class, types_held in child_types.items():
+            if ast_class in plans and any(
+                    c not in plans for t in types_held for c in made_by_parse
+                    if issubclass(c, t) and c not in _SHARED_AST_CLASSES and c is not ast.arg):
+                del plans[ast_class]
+                changed = True
+    return plans
+
+
+_IN_PLACE = _in_place_plans()
+# The gast class for each shared ast context or operator class.
+_GAST_OF_SHARED = {c: _AST_TO_GAST[c][0] for c in _SHARED_AST_CLASSES}
 
 
 def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_col_offset,
@@ -126,89 +205,118 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
     """
     source_lines = source.splitlines()
     line_count = len(source_lines)
-    comments = origin_info.line_comments(source)
-    get_comment = comments.get
+    get_comment = origin_info.line_comments(source).get
     line_delta = context_lineno - 1
     new_tuple = tuple.__new__
+    new_node = ast.AST.__new__
     location_class = origin_info.Location
     origin_class = origin_info.OriginInfo
     annotations_field = anno._ANNO_FIELD  # pylint: disable=protected-access
     origin_key = anno.Basic.ORIGIN
-    in_place = _IN_PLACE
-    node_base = ast.AST
-    shared = _SHARED_AST_CLASSES
+    plans = _IN_PLACE
+    gast_of_shared = _GAST_OF_SHARED
+    gast_name = gast.Name
     shifted = bool(line_shift or col_shift)
+    # Nodes next to each other in the walk often start at the same place (a call, its
+    # function, the name the function is read from): they share one origin (an immutable
+    # tuple), made once.
+    last_lineno = last_column = last_name = last_origin = None
+
+    def shift(fields):
+        fields["lineno"] += line_shift
+        fields["col_offset"] = max(fields["col_offset"] + col_shift, 0)
+        if fields.get("end_lineno") is not None:
+            fields["end_lineno"] += line_shift
+            fields["end_col_offset"] = max(fields["end_col_offset"] + col_shift, 0)
+
+    def new_origin(lineno, column, function_name):
+        nonlocal last_lineno, last_column, last_name, last_origin
+        last_lineno, last_column, last_name = lineno, column, function_name
+        last_origin = new_tuple(origin_class, (
+            new_tuple(location_class, (filename, lineno + line_delta,
+                                       column + context_col_offset)),
+            function_name, source_lines[lineno - 1] if 0 < lineno <= line_count else None,
+            get_comment(lineno)))
+        return last_origin
+
+    def convert_parameter(node, function_name):
+        # gast represents parameters as Name nodes in the Param context.
+        fields = node.__dict__
+        new = new_node(gast_name)
+        annotation = fields.get("annotation")
+        new_fields = new.__dict__
+        new_fields.update(
+            id=fields["arg"], ctx=gast.Param(),
+            annotation=None if annotation is None else convert(annotation, function_name),
+            type_comment=fields.get("type_comment"))
+        _copy_location(fields, new_fields)
+        if shifted:
+            shift(new_fields)
+        new_fields[annotations_field] = {origin_key: new_origin(
+            new_fields["lineno"], new_fields["col_offset"], function_name)}
+        return new
 
     def convert(node, function_name):
-        node_class = node.__class__
+        try:
+            target_class, steps, added, dropped, located = plans[node.__class__]
+        except KeyError:
+            return convert_other(node, function_name)
+        node.__class__ = target_class
         fields = node.__dict__
-        entry = in_place.get(node_class)
-        if entry is not None:
-            target_class, kept, added, dropped = entry
-            node.__class__ = target_class
-            # A def's (or lambda's) body runs in it; its decorators, defaults and
-            # annotations in the enclosing function.
-            if node_class in _AST_FUNCTIONS:
-                body_name = fields["name"]
-            elif node_class is ast.Lambda:
-                body_name = "<lambda>"
+        for field, is_list in added:
+            fields[field] = [] if is_list else None
+        for field in dropped:
+            fields.pop(field, None)
+        if located:
+            if shifted:
+                shift(fields)
+            lineno = fields["lineno"]
+            column = fields["col_offset"]
+            if lineno == last_lineno and column == last_column and function_name is last_name:
+                fields[annotations_field] = {origin_key: last_origin}
             else:
-                body_name = None
-            for field in kept:
-                value = fields.get(field)
-                if value.__class__ is list:
-                    name = function_name if body_name is None or field != "body" else body_name
-                    for index, item in enumerate(value):
-                        if isinstance(item, node_base):
-                            converted = convert(item, name)
-                            if converted is not item:
-                                value[index] = converted
-                elif isinstance(value, node_base):
-                    name = function_name if body_name is None or field != "body" else body_name
-                    fields[field] = convert(value, name)
-            for field, is_list in added:
-                fields[field] = [] if is_list else None
-            for field in dropped:
-                fields.pop(field, None)
-            if node_class is ast.ExceptHandler and fields["name"] is not None:
-                fields["name"] = gast.Name(fields["name"], gast.Store(), None, None)
-        elif node_class is ast.arg:
-            # gast represents parameters as Name nodes in the Param context.
-            new = gast.Name.__new__(gast.Name)
-            annotation = fields.get("annotation")
-            new_fields = new.__dict__
-            new_fields.update(
-                id=fields["arg"], ctx=gast.Param(),
-                annotation=None if annotation is None else convert(annotation, function_name),
-                type_comment=fields.get("type_comment"))
-            _copy_location(fields, new_fields)
-            node, fields = new, new_fields
-        elif node_class in shared:
-            target_class = _AST_TO_GAST[node_class][0]
-            return target_class.__new__(target_class)
-        else:
-            if shifted:
-                _shift_locations(node, line_shift, col_shift)
-            new = gast.ast_to_gast(node)
-            origin_info.resolve(new, source, filename, context_lineno, context_col_offset,
-                                function_name)
-            return new
-        lineno = fields.get("lineno")
-        if lineno is not None:
-            if shifted:
-                fields["lineno"] = lineno = lineno + line_shift
-                fields["col_offset"] = max(fields["col_offset"] + col_shift, 0)
-                if fields.get("end_lineno") is not None:
-                    fields["end_lineno"] += line_shift
-                    fields["end_col_offset"] = max(fields["end_col_offset"] + col_shift, 0)
-            location = new_tuple(location_class, (
-                filename, lineno + line_delta,
-                (fields.get("col_offset") or 0) + context_col_offset))
-            fields[annotations_field] = {origin_key: new_tuple(origin_class, (
-                location, function_name,
-                source_lines[lineno - 1] if 0 < lineno <= line_count else None,
-                get_comment(lineno)))}
+                fields[annotations_field] = {origin_key: new_origin(
+                    lineno, column, function_name)}
+        for field, how in steps:
+            value = fields[field]
+            if how == _CHILD:
+                if value is not None:
+                    convert(value, function_name)
+            elif how == _CHILDREN:
+                for item in value:
+                    if item is not None:  # Dict.keys and kw_defaults hold None too
+                        convert(item, function_name)
+            elif how == _CONTEXT:
+                fields[field] = new_node(gast_of_shared[value.__class__])
+            elif how == _DEF_BODY:
+                body_name = fields["name"]
+                for item in value:
+                    convert(item, body_name)
+            elif how == _LAMBDA_BODY:
+                convert(value, "<lambda>")
+            elif how == _PARAMETERS:
+                value[:] = [convert_parameter(item, function_name) for item in value]
+            elif how == _PARAMETER:
+                if value is not None:
+                    fields[field] = convert_parameter(value, function_name)
+            elif how == _CONTEXTS:
+                value[:] = [new_node(gast_of_shared[item.__class__]) for item in value]
+            elif value is not None:  # _HANDLER_NAME
+                fields[field] = gast_name(value, gast.Store(), None, None)
         return node
+
+    def convert_other(node, function_name):
+        node_class = node.__class__
+        if node_class is ast.arg:
+            return convert_parameter(node, function_name)
+        if node_class in _SHARED_AST_CLASSES:
+            return new_node(gast_of_shared[node_class])
+        if shifted:
+            _shift_locations(node, line_shift, col_shift)
+        new = gast.ast_to_gast(node)
+        origin_info.resolve(new, source, filename, context_lineno, context_col_offset,
+                            function_name)
+        return new
 
     if root.__class__ in _AST_FUNCTIONS:
         root_name = root.name

@@ -481,6 +481,16 @@ def test_conversion_with_origins_in_place_agrees_with_ast_to_gast(module_name):
     # pylint: disable=protected-access
     converted = parser._ast_to_gast_with_origins(ast.parse(text), text, "m.py", 1, 0)
     assert gast.dump(converted, include_attributes=True) == expected
+    # Every node gets the origin a separate origin_info.resolve walk gives it (nodes that
+    # start at the same place may share one origin object).
+    from autograph.pyct import anno, ast_util, origin_info
+    resolved = parser.ast_to_gast(ast.parse(text))
+    origin_info.resolve(resolved, text, "m.py", 7, 4)
+    converted = parser._ast_to_gast_with_origins(ast.parse(text), text, "m.py", 7, 4)
+    origins = [anno.getanno(n, anno.Basic.ORIGIN, None) for n in ast_util.walk(converted)]
+    assert origins == [anno.getanno(n, anno.Basic.ORIGIN, None)
+                       for n in ast_util.walk(resolved)]
+    assert sum(origin is not None for origin in origins) > 500
     # ast.parse shares its context and operator instances between trees: they stay ast's.
     again = ast.parse("a + b < -c and d[e]")
     comparison = again.body[0].value.values[0]
