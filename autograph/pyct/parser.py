@@ -1075,12 +1075,24 @@ _POW = _P.Pow
 _POW_RHS = _P.PowRHS
 _COMPREHENSION_TARGET = _P.comprehension_target
 _PRETTY_STRING = astor.code_gen.pretty_string
+
+
+def _pretty_string(value, embedded, current_line, unicode_literals):
+    """astor's pretty_string of a str. On a line of its own (a docstring) astor writes the
+    triple-quoted form when eval() of it gives the string back: that eval is skipped
+    where it plainly does (ASCII, no backslash, double quote, carriage return or NUL,
+    the characters its escaping changes or eval reads otherwise)."""
+    if not current_line.strip() and value.isascii() and not (
+            "\\" in value or '"' in value or "\r" in value or "\0" in value):
+        return '"""%s"""' % value
+    return _PRETTY_STRING(value, embedded, current_line, unicode_literals)
 _NAME = gast.Name
 
 
 class _FastUnparser:
-    """Writes one top-level gast statement as astor does; records statements and lambdas
-    like _GastSourceGenerator (statement_marks, lambda_marks, exact, result)."""
+    """Writes one top-level gast statement as astor does; records lambdas like
+    _GastSourceGenerator (lambda_marks, exact, result), and the line each statement starts
+    on (statement_lines: counted while writing, no scan of the text afterwards)."""
 
     def __init__(self, indent_with):
         self.result = []
@@ -1089,33 +1101,35 @@ class _FastUnparser:
         self.new_lines = 0
         self.colinfo = (0, 0)
         self.using_unicode_literals = False
-        self.statement_marks = []
+        self.statement_lines = []  # (statement node, line its text starts on)
+        self.line = 1  # the line being written: 1 + the line breaks written so far
         self.lambda_marks = []
         self.exact = True
-        self._marked = set()
         self._expression_statement_value = None
         self.write = self.result.append
 
     # -- output ---------------------------------------------------------------------
 
-    def newline(self, node=None, extra=0):
+    def newline(self, extra=0):
         """astor's newline(): the line breaks are written by the next write (astor's
         write() of one string), here by `begin`."""
         if self.new_lines < 1 + extra:
             self.new_lines = 1 + extra
-        if node is not None and id(node) not in self._marked and isinstance(
-                node, _MARKED_STATEMENTS):
-            self._marked.add(id(node))
-            self.statement_marks.append((node, len(self.result) + 2))
 
     def begin(self, node=None):
-        """newline(node), then the pending line breaks and the indentation. Every line
-        starts here, at once (its text follows in the same writer, at the same
+        """astor's newline(node), then the pending line breaks and the indentation. Every
+        line starts here, at once (its text follows in the same writer, at the same
         indentation, as astor would write it): the rest of the text is appended with
-        `write` (the list's append), without astor's per-string check (per-node cost)."""
-        self.newline(node)
+        `write` (the list's append), without astor's per-string check (per-node cost).
+
+        `node` is the statement starting on this line (astor marks a statement where its
+        first line starts; a later line of it, such as `finally:`, passes none)."""
+        new_lines = self.new_lines or 1
+        self.line += new_lines
+        if node is not None:
+            self.statement_lines.append((node, self.line))
         result = self.result
-        result.append("\n" * self.new_lines)
+        result.append("\n" * new_lines)
         self.colinfo = len(result), 0
         result.append(self.indent_with * self.indentation)
         self.new_lines = 0
@@ -1207,7 +1221,7 @@ class _FastUnparser:
     def _decorators(self, node, extra):
         self.newline(extra=extra)
         for decorator in node.decorator_list:
-            self.begin(decorator)
+            self.begin()
             self.write("@")
             self.expr(decorator, _HIGHEST)
 
@@ -1332,7 +1346,8 @@ class _FastUnparser:
             self.s_ExceptHandler(handler)
         self.else_body(node.orelse)
         if node.finalbody:
-            self.statement(node, "finally:")
+            self.begin()  # astor marks the statement once, at `try:`
+            self.write("finally:")
             self.body(node.finalbody)
 
     def s_ExceptHandler(self, node):
@@ -1461,19 +1476,22 @@ class _FastUnparser:
         if str_index:
             current_line[0] = current_line[0][str_index:]
         current_line = "".join(current_line)
-        text = _PRETTY_STRING(value, embedded, current_line, self.using_unicode_literals)
+        text = _pretty_string(value, embedded, current_line, self.using_unicode_literals)
         kind = getattr(node, "kind", False)
         if kind:
             text = kind + text
         self.write(text)
         lf = text.rfind("\n") + 1
         if lf:
+            self.line += text.count("\n")
             self.colinfo = len(result) - 1, lf
             if node is not self._expression_statement_value:
                 self.exact = False
 
     def e_JoinedStr(self, node, pp):
-        text = _ast_unparse(gast_to_ast(node))
+        # An expression holds no statement: nothing ast.unparse reads a location of
+        # (which _ast_unparse supplies) is in it.
+        text = ast.unparse(gast_to_ast(node))
         if "\n" in text:
             raise _Unsupported("an f-string spanning lines")
         self.write(text)
@@ -1707,7 +1725,9 @@ class _FastUnparser:
 
     def arguments(self, node):
         if node.posonlyargs:
-            self.write(_ast_unparse(gast_to_ast(node)))
+            text = ast.unparse(gast_to_ast(node))  # (an expression's parts only, as above)
+            self.line += text.count("\n")  # default values may be strings spanning lines
+            self.write(text)
             return
         write = self.write
         want_comma = self._parameters(node.args, node.defaults, False)
@@ -1755,7 +1775,10 @@ class _FastUnparser:
             self.expr(node, _COMMA)
         self.result.append("\n")
         if set(self.result[0]) == set("\n"):
+            self.removed_lines = len(self.result[0])
             self.result[0] = ""
+
+    removed_lines = 0  # line breaks run() took off the start (statement_lines count them)
 
 
 _NUMERIC_REPRS = {int: True, float: True, bool: True}
@@ -1814,13 +1837,31 @@ def _record_positions(generator, record, first_line, text):
     line_shift = first_line - 1 - leading.count("\n")
     if not generator.exact:
         record.exact = False
-    wanted = {index for _, index in generator.statement_marks}
+    wanted = set()
     for _, _, start, end in generator.lambda_marks:
         wanted.add(start)
         wanted.add(end)
+    statement_lines = getattr(generator, "statement_lines", None)
+    if statement_lines is None:  # _GastSourceGenerator
+        wanted.update(index for _, index in generator.statement_marks)
     positions = _positions(result, sorted(wanted))
-    for node, index in generator.statement_marks:
-        record.statement_lines.append((node, positions[index][0] + line_shift))
+    statement_shift = line_shift
+    if statement_lines is None:
+        statement_lines = [(node, positions[index][0])
+                           for node, index in generator.statement_marks]
+    else:
+        # _FastUnparser counted lines as it wrote them.
+        if generator.line - generator.removed_lines != text.count("\n"):  # run() ends it
+            record.exact = False  # some text with line breaks was not counted: parse it
+        statement_shift -= generator.removed_lines
+        if len(set(map(id, (node for node, _ in statement_lines)))) != len(statement_lines):
+            # A node written twice (shared by two places of the tree): astor marks the
+            # first place only.
+            seen = set()
+            statement_lines = [(node, line) for node, line in statement_lines
+                               if not (id(node) in seen or seen.add(id(node)))]
+    record.statement_lines.extend(
+        [(node, line + statement_shift) for node, line in statement_lines])
     for call, node, start, end in generator.lambda_marks:
         line, line_text = positions[start]
         end_line, end_text = positions[end]

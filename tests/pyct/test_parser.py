@@ -689,3 +689,35 @@ def test_unparse_record_is_not_exact_where_a_string_spans_lines_inside_a_stateme
                               record=record)
     assert record.exact
     assert [line for _, line in record.statement_lines] == [2, 4]
+
+
+def test_unparse_record_counts_every_line_break_it_writes():
+    from autograph.pyct import origin_info
+    # Parameters written by ast.unparse (positional-only ones), a docstring spanning
+    # lines, and a statement object in two places of the tree (marked at the first).
+    source = ('def f(a, /, b=1):\n    """doc\n    string"""\n    return a\n'
+              'if a:\n    z = 1\nelse:\n    w = 2\n')
+    nodes = _annotated_statements(parser.parse(source, single_node=False))
+    record = parser.UnparseRecord()
+    text = parser.unparse_statements(nodes, record=record)
+    assert "a, /, b=1" in text and record.exact
+    expected = origin_info.create_source_map(nodes, text, "gen.py")
+    assert origin_info.source_map_from_lines(record.statement_lines, "gen.py") == expected
+    shared = nodes[1].body[0]
+    nodes[1].orelse = [shared]
+    record = parser.UnparseRecord()
+    text = parser.unparse_statements(nodes, record=record)
+    assert text.count("z = 1") == 2 and record.exact
+    assert [line for node, line in record.statement_lines if node is shared] == [7]
+
+
+def test_strings_are_written_as_astor_writes_them():
+    import astor
+    tricky = ["", "plain docstring", "two\nlines", "ends with quote\"", 'a """ b', "back\\slash",
+              "cr\r\nlf", "nul\0", "tab\tand\x0cfeed", "ünïcode\nline", "\ud800", "'single'"]
+    for value in tricky + [chr(i) * 3 for i in range(128)]:
+        for current_line in ("", "        ", "    x = ", "\t"):
+            for embedded in (0, 1, 2):
+                # pylint: disable=protected-access
+                assert parser._pretty_string(value, embedded, current_line, False) == (
+                    astor.code_gen.pretty_string(value, embedded, current_line, False))
