@@ -257,6 +257,7 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
         return new
 
     def convert(node, function_name):
+        nonlocal last_lineno, last_column, last_name, last_origin
         try:
             target_class, steps, added, dropped, located = plans[node.__class__]
         except KeyError:
@@ -268,15 +269,28 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
         for field in dropped:
             fields.pop(field, None)
         if located:
-            if shifted:
-                shift(fields)
             lineno = fields["lineno"]
             column = fields["col_offset"]
-            if lineno == last_lineno and column == last_column and function_name is last_name:
-                fields[annotations_field] = {origin_key: last_origin}
-            else:
-                fields[annotations_field] = {origin_key: new_origin(
-                    lineno, column, function_name)}
+            if shifted:  # shift(fields), inlined: every node of a function taken from
+                # its file's parse (_FileIndex.trees) is moved
+                fields["lineno"] = lineno = lineno + line_shift
+                column += col_shift
+                fields["col_offset"] = column = column if column > 0 else 0
+                end_lineno = fields.get("end_lineno")
+                if end_lineno is not None:
+                    fields["end_lineno"] = end_lineno + line_shift
+                    end_column = fields["end_col_offset"] + col_shift
+                    fields["end_col_offset"] = end_column if end_column > 0 else 0
+            if lineno != last_lineno or column != last_column or function_name is not last_name:
+                # new_origin(lineno, column, function_name), inlined (most nodes make one)
+                last_lineno, last_column, last_name = lineno, column, function_name
+                last_origin = new_tuple(origin_class, (
+                    new_tuple(location_class, (filename, lineno + line_delta,
+                                               column + context_col_offset)),
+                    function_name,
+                    source_lines[lineno - 1] if 0 < lineno <= line_count else None,
+                    get_comment(lineno)))
+            fields[annotations_field] = {origin_key: last_origin}
         for field, how in steps:
             value = fields[field]
             if how == _CHILD:
@@ -407,9 +421,19 @@ class _Definition(NamedTuple):
 class _FileIndex:
     """The definitions of one source file, looked up by the line a code object starts on."""
 
-    def __init__(self, lines, by_line):
+    def __init__(self, lines, by_line, trees):
         self.lines = lines  # the linecache list this index was built from (checked by identity)
         self.by_line = by_line
+        # (lineno, col_offset) -> the ast node of a def not inside another function, from
+        # the parse that built this index, until a conversion takes it (each is handed out
+        # once: it becomes that conversion's gast tree). Converting several functions of
+        # a file then parses each of them once, not twice.
+        self.trees = trees
+
+    def take_tree(self, definition):
+        """The def's node from the index's parse, if nobody took it yet; else None."""
+        with _index_lock:
+            return self.trees.pop((definition.lineno, definition.col_offset), None)
 
 
 _index_lock = threading.Lock()
@@ -477,6 +501,20 @@ def _build_index(tree):
     return by_line
 
 
+def _outermost_functions(tree):
+    """{(lineno, col_offset): node} of the defs in `tree` that are not inside a function
+    or lambda (module functions and methods: their subtrees do not overlap)."""
+    found = {}
+    stack = [tree]
+    while stack:
+        for child in ast.iter_child_nodes(stack.pop()):
+            if isinstance(child, _AST_FUNCTIONS):
+                found[(child.lineno, child.col_offset)] = child
+            elif isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                stack.append(child)  # defs are statements: expressions are not entered
+    return found
+
+
 def _file_index(filename, lines):
     """The index of `filename` for this exact `lines` list; None if the file does not parse."""
     index = _file_indexes.get(filename)
@@ -486,7 +524,7 @@ def _file_index(filename, lines):
         tree = ast.parse("".join(lines))
     except (SyntaxError, ValueError):
         return None
-    index = _FileIndex(lines, _build_index(tree))
+    index = _FileIndex(lines, _build_index(tree), _outermost_functions(tree))
     with _index_lock:
         _file_indexes[filename] = index
     return index
@@ -746,6 +784,20 @@ def _function_source(entity, code, shift=True):
     else:
         def_lines = lines[definition.lineno - 1:definition.end_lineno]
         lineno = definition.lineno
+        index = _file_indexes.get(filename)
+        node = None if index is None or index.lines is not lines else index.take_tree(
+            definition)
+        if node is not None:
+            # The same text parsed as part of the file: only its locations differ (file
+            # lines, and columns of the file, where the def may be indented).
+            first = def_lines[0]
+            indent = first[:len(first) - len(first.lstrip(" \t"))]
+            node.decorator_list = []
+            pending = (1 - lineno, -len(indent))
+            if shift:
+                _shift_locations(node, *pending)
+                pending = (0, 0)
+            return node, _dedent_display(def_lines, indent), filename, lineno, len(indent), pending
     node, indent = _parse_function_lines(def_lines, shift)
     node.decorator_list = []
     pending = (0, 0) if shift or not indent else (-1, -len(indent))

@@ -721,3 +721,29 @@ def test_strings_are_written_as_astor_writes_them():
                 # pylint: disable=protected-access
                 assert parser._pretty_string(value, embedded, current_line, False) == (
                     astor.code_gen.pretty_string(value, embedded, current_line, False))
+
+
+def test_functions_come_from_their_files_parse_once_then_are_parsed_again():
+    from autograph.pyct import anno, ast_util
+
+    def parsed(entity):
+        found = parser.parse_entity_with_location(entity, annotate_origins=True)
+        origins = [anno.getanno(n, anno.Basic.ORIGIN, None) for n in ast_util.walk(found.node)]
+        return found[1:], gast.dump(found.node, include_attributes=True), origins
+
+    entities = (decorated_function, Methods.method, Methods.static, make_closure(1),
+                plain_function)
+    parser._file_indexes.pop(__file__, None)  # pylint: disable=protected-access
+    from_file = [parsed(entity) for entity in entities]
+    index = parser._file_indexes[__file__]  # pylint: disable=protected-access
+    # Handed out (closures are inside a function: never stored; they are parsed alone).
+    assert (decorated_function.__code__.co_firstlineno + 2, 0) not in index.trees
+    assert (Methods.method.__code__.co_firstlineno + 1, 4) not in index.trees
+    assert (Methods.static.__code__.co_firstlineno + 1, 4) not in index.trees
+    assert (make_closure.__code__.co_firstlineno, 0) in index.trees
+    assert [parsed(entity) for entity in entities] == from_file  # parsed alone this time
+    (source, _, lineno, col_offset), dump, origins = from_file[1]
+    assert source.startswith("def method(self, x):") and "decorator" not in dump
+    assert (lineno, col_offset) == (Methods.method.__code__.co_firstlineno + 1, 4)
+    assert origins[0].loc.lineno == lineno and origins[0].source_code_line == (
+        "def method(self, x):")
