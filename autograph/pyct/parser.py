@@ -1216,9 +1216,13 @@ class _FastUnparser:
     def s_Assign(self, node):
         p = _OP_PRECEDENCE[node.__class__]
         self.begin(node)
+        write = self.write
         for target in node.targets:
-            self.expr(target, p)
-            self.write(" = ")
+            if target.__class__ is _NAME and target.annotation is None:
+                write(target.id)  # expr(target, p) of a name, inlined
+            else:
+                self.expr(target, p)
+            write(" = ")
         self.expr(node.value, p)
 
     def s_AugAssign(self, node):
@@ -1448,12 +1452,14 @@ class _FastUnparser:
     # (a node whose own precedence is below it is parenthesized).
 
     def expr(self, node, pp):
-        if node.__class__ is _NAME and node.annotation is None:
+        node_class = node.__class__
+        if node_class is _NAME and node.annotation is None:
             self.write(node.id)  # e_Name, for the commonest node (no call)
             return
-        method = _EXPRESSION_WRITERS.get(node.__class__)
-        if method is None:
-            raise _Unsupported(node.__class__.__name__)
+        try:
+            method = _EXPRESSION_WRITERS[node_class]
+        except KeyError:
+            raise _Unsupported(node_class.__name__) from None
         method(self, node, pp)
 
     def e_Name(self, node, pp):
@@ -1463,7 +1469,11 @@ class _FastUnparser:
             self.expr(node.annotation, _HIGHEST)
 
     def e_Attribute(self, node, pp):
-        self.expr(node.value, _HIGHEST)
+        value = node.value
+        if value.__class__ is _NAME and value.annotation is None:
+            self.write(value.id)  # expr(value, _HIGHEST) of a name (`ag__.`), inlined
+        else:
+            self.expr(value, _HIGHEST)
         self.write(".")
         self.write(node.attr)
 
@@ -1481,7 +1491,11 @@ class _FastUnparser:
             if want_comma:
                 write(", ")
             want_comma = True
-            if arg.__class__ is gast.Lambda:
+            arg_class = arg.__class__
+            if arg_class is _NAME and arg.annotation is None:
+                write(arg.id)  # expr(arg, p) of a name, inlined
+                continue
+            if arg_class is gast.Lambda:
                 lambda_arguments[id(arg)] = node
             expr(arg, p)
         for keyword in keywords:
@@ -1549,10 +1563,14 @@ class _FastUnparser:
         self.write(text)
 
     def _comma_list(self, items, trailing=False):
+        write = self.write
         for index, item in enumerate(items):
-            self.write(", " if index else "")
-            self.expr(item, _COMMA)
-        self.write("," if trailing else "")
+            write(", " if index else "")
+            if item.__class__ is _NAME and item.annotation is None:
+                write(item.id)  # expr(item, _COMMA) of a name, inlined
+            else:
+                self.expr(item, _COMMA)
+        write("," if trailing else "")
 
     def e_Tuple(self, node, pp):
         elts = node.elts
@@ -1623,7 +1641,11 @@ class _FastUnparser:
         paren = p < pp
         if paren:
             self.write("(")
-        self.expr(node.left, p + 1)
+        left = node.left
+        if left.__class__ is _NAME and left.annotation is None:
+            self.write(left.id)  # expr(left, p + 1) of a name, inlined
+        else:
+            self.expr(left, p + 1)
         for op, right in zip(node.ops, node.comparators):
             self.write(" %s " % _OP_SYMBOL[op.__class__])
             self.expr(right, p + 1)
