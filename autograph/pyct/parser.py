@@ -426,8 +426,9 @@ class _FileIndex:
         self.by_line = by_line
         # (lineno, col_offset) -> the ast node of a def not inside another function, from
         # the parse that built this index, until a conversion takes it (each is handed out
-        # once: it becomes that conversion's gast tree). Converting several functions of
-        # a file then parses each of them once, not twice.
+        # once: it becomes that conversion's gast tree) or another file is indexed (see
+        # _holding_trees). Converting several functions of a file then parses each of them
+        # once, not twice.
         self.trees = trees
 
     def take_tree(self, definition):
@@ -438,6 +439,10 @@ class _FileIndex:
 
 _index_lock = threading.Lock()
 _file_indexes = {}  # filename -> _FileIndex
+# The index whose parse still holds untaken defs: only the file indexed last keeps them
+# (they take about 20 times the memory of their source), so the memory held is bounded by
+# one file's tree. Converting functions of one file in a row parses each of them once.
+_holding_trees = None
 
 
 def _arg_names(args):
@@ -524,8 +529,12 @@ def _file_index(filename, lines):
         tree = ast.parse("".join(lines))
     except (SyntaxError, ValueError):
         return None
+    global _holding_trees
     index = _FileIndex(lines, _build_index(tree), _outermost_functions(tree))
     with _index_lock:
+        if _holding_trees is not None:
+            _holding_trees.trees = {}
+        _holding_trees = index
         _file_indexes[filename] = index
     return index
 

@@ -747,3 +747,17 @@ def test_functions_come_from_their_files_parse_once_then_are_parsed_again():
     assert (lineno, col_offset) == (Methods.method.__code__.co_firstlineno + 1, 4)
     assert origins[0].loc.lineno == lineno and origins[0].source_code_line == (
         "def method(self, x):")
+
+
+def test_only_the_file_indexed_last_keeps_its_untaken_functions():
+    import textwrap
+
+    parser._file_indexes.pop(__file__, None)  # pylint: disable=protected-access
+    parser.parse_entity_with_location(plain_function, annotate_origins=True)
+    index = parser._file_indexes[__file__]  # pylint: disable=protected-access
+    assert (make_closure.__code__.co_firstlineno, 0) in index.trees
+    parser._file_indexes.pop(textwrap.__file__, None)  # pylint: disable=protected-access
+    found = parser.parse_entity_with_location(textwrap.dedent, annotate_origins=True)
+    assert found.node.name == "dedent"
+    assert index.trees == {}  # memory: one file's parse at most
+    assert parser.parse_entity(make_closure)[0].name == "make_closure"  # parsed alone
