@@ -101,11 +101,11 @@ class AutoGraphTranspiler(transpiler.PyToPy):
 
     def inspect_generated(self, tree, filename, record):
         if tree is not None:
-            spans = _thunk_lambda_spans(tree)
+            thunk_lines = _thunk_lambda_lines(tree)
         else:
-            spans = _recorded_thunk_lambda_spans(record)
-        if spans:
-            _thunk_spans[filename] = spans
+            thunk_lines = _recorded_thunk_lambda_lines(record)
+        if thunk_lines:
+            _thunk_lines[filename] = thunk_lines
 
 
 _LOOP_TYPES = (gast.For, gast.AsyncFor, gast.While)
@@ -222,16 +222,37 @@ _CONVERTER_NEEDS = {
 # their lambda arguments run directly from converted code, and their frames exist only
 # because of the conversion (frame-counting overloads skip them).
 _THUNK_OVERLOADS = frozenset({"if_exp", "and_", "or_"})
-_thunk_spans = {}  # generated file -> {(line, end line, column, end column) of such lambdas}
+# generated file -> {line: True when every lambda starting on it is a thunk, else the
+# (line, end line, column, end column) of the thunks among them} for the lines with thunks.
+_thunk_lines = {}
 _LOAD_CONST = dis.opmap["LOAD_CONST"]
 _CODE_TYPE = types.CodeType
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 
 
-def _thunk_lambda_spans(tree):
+def _lines_of_thunks(thunk_spans, other_lines):
+    """The _thunk_lines entry of a module, from its thunks' spans and the lines where its
+    other lambdas start: a lambda's code object knows its line (co_firstlineno) but not its
+    column, so only lambdas sharing a line with other lambdas need their positions."""
+    lines = {}
+    for span in thunk_spans:
+        line = span[0]
+        if line not in other_lines:
+            lines[line] = True
+        else:
+            lines[line] = lines.get(line, frozenset()) | {span}
+    return lines
+
+
+def _thunk_lambda_lines(tree):
     spans = set()
+    lambda_spans = set()
     for node in ast_util.walk(tree):
-        if (node.__class__ is ast.Call and node.func.__class__ is ast.Attribute
+        node_class = node.__class__
+        if node_class is ast.Lambda:
+            lambda_spans.add((node.lineno, node.end_lineno, node.col_offset,
+                              node.end_col_offset))
+        elif (node_class is ast.Call and node.func.__class__ is ast.Attribute
                 and node.func.attr in _THUNK_OVERLOADS
                 and node.func.value.__class__ is ast.Name
                 and node.func.value.id == GENERATED_NAME_PREFIX):
@@ -239,34 +260,52 @@ def _thunk_lambda_spans(tree):
                 if argument.__class__ is ast.Lambda:
                     spans.add((argument.lineno, argument.end_lineno, argument.col_offset,
                                argument.end_col_offset))
-    return frozenset(spans)
+    return _lines_of_thunks(spans, {span[0] for span in lambda_spans - spans})
 
 
-def _recorded_thunk_lambda_spans(record):
-    """_thunk_lambda_spans, from the lambdas the unparser recorded (no parse)."""
+def _recorded_thunk_lambda_lines(record):
+    """_thunk_lambda_lines, from the lambdas the unparser recorded (no parse)."""
     spans = set()
+    other_lines = set()
     for call, _, span in record.call_lambdas:
-        if call is None:
-            continue
-        func = call.func
-        if (func.__class__ is gast.Attribute and func.attr in _THUNK_OVERLOADS
-                and func.value.__class__ is gast.Name
-                and func.value.id == GENERATED_NAME_PREFIX):
-            spans.add(span)
-    return frozenset(spans)
+        if call is not None:
+            func = call.func
+            if (func.__class__ is gast.Attribute and func.attr in _THUNK_OVERLOADS
+                    and func.value.__class__ is gast.Name
+                    and func.value.id == GENERATED_NAME_PREFIX):
+                spans.add(span)
+                continue
+        other_lines.add(span[0])
+    return _lines_of_thunks(spans, other_lines)
 
 
-def _thunk_constants(code, spans):
-    """Indices in code.co_consts of the lambda code objects made at `spans`: a lambda's
-    LOAD_CONST carries the position of the lambda expression."""
-    span_lines = {span[0] for span in spans}
-    # (offset of a LOAD_CONST, constant index) of the lambdas starting on a span's line.
+def _thunk_constants(code, nested, thunk_lines):
+    """Indices in code.co_consts of the thunk lambdas' code objects; `nested` are the
+    indices of its code objects, `thunk_lines` the module's _thunk_lines entry."""
+    found = set()
+    shared_lines = []
+    constants = code.co_consts
+    for index in nested:
+        const = constants[index]
+        if const.co_name == "<lambda>":
+            on_line = thunk_lines.get(const.co_firstlineno)
+            if on_line is True:
+                found.add(index)
+            elif on_line is not None:
+                shared_lines.append((index, on_line))
+    if shared_lines:
+        found.update(_thunk_constants_at(code, shared_lines))
+    return found
+
+
+def _thunk_constants_at(code, candidates):
+    """The indices of `candidates` [(constant index, spans)] whose lambda is made at one of
+    its spans: a lambda's LOAD_CONST carries the position of the lambda expression."""
+    spans_of = dict(candidates)
+    # (offset of a LOAD_CONST, constant index) of the candidate lambdas.
     loads = []
     raw = code.co_code
-    for index, const in enumerate(code.co_consts):
-        if not (const.__class__ is _CODE_TYPE and const.co_name == "<lambda>"
-                and const.co_firstlineno in span_lines):
-            continue
+    for index, _ in candidates:
         if index > 255:  # needs EXTENDED_ARG: rare, read the instructions one by one
             offsets = _load_offsets(raw, index)
         else:
@@ -290,7 +329,7 @@ def _thunk_constants(code, spans):
         target = offset >> 1
         position = next(itertools.islice(positions, target - unit, None))
         unit = target + 1
-        if position in spans:
+        if position in spans_of[index]:
             found.add(index)
     return found
 
@@ -324,13 +363,13 @@ class _Rebuild:
     `in if_body`), and the block functions, lambdas and generated thunk lambdas collected
     for the frame-counting overloads (warnings.warn, sys._getframe)."""
 
-    __slots__ = ("block_names", "remapper", "spans", "blocks", "lambdas", "thunks")
+    __slots__ = ("block_names", "remapper", "thunk_lines", "blocks", "lambdas", "thunks")
 
-    def __init__(self, block_names, line_map, filename, spans):
+    def __init__(self, block_names, line_map, filename, thunk_lines):
         self.block_names = block_names
         self.remapper = (None if line_map is None
                          else code_locations.Remapper(line_map, filename))
-        self.spans = spans
+        self.thunk_lines = thunk_lines
         self.blocks = []
         self.lambdas = []
         self.thunks = []
@@ -353,8 +392,8 @@ class _Rebuild:
         nested = [index for index, c in enumerate(constants) if c.__class__ is _CODE_TYPE]
         if nested:
             thunks = ()
-            if self.spans and any(constants[i].co_name == "<lambda>" for i in nested):
-                thunks = _thunk_constants(code, self.spans)
+            if self.thunk_lines:
+                thunks = _thunk_constants(code, nested, self.thunk_lines)
             new_constants = list(constants)
             changed = False
             for index in nested:
@@ -388,7 +427,7 @@ def _rebuilt_code(fn, code, module, source_map, context):
         if not (line_map and original_file):
             line_map = None
     rebuild = _Rebuild(context.generated_function_names, line_map, original_file,
-                       _thunk_spans.get(generated_file))
+                       _thunk_lines.get(generated_file))
     user_code = fn.__code__
     new_code = rebuild.code(code, (user_code.co_name, user_code.co_qualname),
                             rename=(user_code.co_name, user_code.co_qualname))

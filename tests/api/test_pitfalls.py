@@ -90,6 +90,39 @@ def test_warning_stacklevel_through_conditional_and_logical_expressions():
             __file__, _call_with.__code__.co_firstlineno + 1), function.__name__
 
 
+def _warns_beside_a_user_lambda(flag):
+    # The generated lambdas of the conditional and the user's own start on one line.
+    return _warn_two_levels_up(3) if flag else (lambda: 0)
+
+
+def _warns_in_a_user_lambda_beside_generated_ones(flag):
+    return (lambda: _warn_two_levels_up(4))() if flag else 0  # stacklevel=3: this line
+
+
+class _Truthy:
+    """A condition of no plain type: converted `a if c else b` calls its generated lambdas."""
+
+    def __bool__(self):
+        return True
+
+
+def test_warning_stacklevel_with_user_and_generated_lambdas_on_one_line():
+    # Only the generated lambdas are skipped frames; the user's lambda is a frame of its own.
+    converted = api.to_graph(_warns_beside_a_user_lambda)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        _call_with(converted, _Truthy())
+    assert (got[0].filename, got[0].lineno) == (
+        __file__, _call_with.__code__.co_firstlineno + 1)
+    function = _warns_in_a_user_lambda_beside_generated_ones
+    for candidate in (function, api.to_graph(function)):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            _call_with(candidate, _Truthy())
+        assert (got[0].filename, got[0].lineno) == (
+            __file__, function.__code__.co_firstlineno + 1)
+
+
 def _warns_inside_branches(flag):
     if flag:
         warnings.warn("here", UserWarning)  # stacklevel=1: this line
