@@ -114,26 +114,38 @@ def _remapped_line_table(code, line_map, first_line):
     return bytes(table)
 
 
+# Whole entries of _MAX_RUN code units that keep the line, and ones without a location:
+# a long run's entries after its first are copies of one of these.
+_SAME_LINE_ENTRY = bytes((0x80 | (_NO_COLUMNS << 3) | (_MAX_RUN - 1), 0))
+_NO_LOCATION_ENTRY = bytes((0x80 | (_NO_LOCATION << 3) | (_MAX_RUN - 1),))
+
+
 def _encode_run(line, units, previous, table):
     """Appends entries for `units` code units on `line` (None: no location); returns the
     line the next entry's delta is taken from."""
     if line is None:
-        while units > 0:
-            run = units if units < _MAX_RUN else _MAX_RUN
-            units -= run
-            table.append(0x80 | (_NO_LOCATION << 3) | (run - 1))
+        whole, rest = divmod(units, _MAX_RUN)
+        if whole:
+            table += _NO_LOCATION_ENTRY * whole
+        if rest:
+            table.append(0x80 | (_NO_LOCATION << 3) | (rest - 1))
         return previous
+    # The first entry carries the line delta; the others a delta of 0 (one byte 0).
+    run = units if units < _MAX_RUN else _MAX_RUN
+    table.append(0x80 | (_NO_COLUMNS << 3) | (run - 1))
     delta = line - previous
-    while units > 0:
-        run = units if units < _MAX_RUN else _MAX_RUN
-        units -= run
-        table.append(0x80 | (_NO_COLUMNS << 3) | (run - 1))
-        # The signed varint of the line delta (see _signed_varint): one byte when small.
-        if -32 < delta < 32:
-            table.append(((-delta) << 1) | 1 if delta < 0 else delta << 1)
-        else:
-            _signed_varint(delta, table)
-        delta = 0
+    # The signed varint of the line delta (see _signed_varint): one byte when small.
+    if -32 < delta < 32:
+        table.append(((-delta) << 1) | 1 if delta < 0 else delta << 1)
+    else:
+        _signed_varint(delta, table)
+    units -= run
+    if units:
+        whole, rest = divmod(units, _MAX_RUN)
+        if whole:
+            table += _SAME_LINE_ENTRY * whole
+        if rest:
+            table += bytes((0x80 | (_NO_COLUMNS << 3) | (rest - 1), 0))
     return line
 
 
@@ -144,11 +156,14 @@ def _nearest_before(line_map, line):
 
 def line_map_from(source_map, generated_file):
     """{generated line: original line} and the original file, from a transpiler source map."""
-    line_map = {}
+    # Source map keys are LineLocation(filename, lineno), values OriginInfo(loc=Location(
+    # filename, lineno, ...), ...): read by index, in one comprehension.
+    line_map = {location[1]: origin[0][1] for location, origin in source_map.items()
+                if location[0] == generated_file}
     original_file = None
-    for location, origin in source_map.items():
-        if location.filename != generated_file:
-            continue
-        line_map[location.lineno] = origin.loc.lineno
-        original_file = original_file or origin.loc.filename
+    if line_map:
+        for location, origin in source_map.items():
+            if location[0] == generated_file and origin[0][0]:
+                original_file = origin[0][0]
+                break
     return line_map, original_file

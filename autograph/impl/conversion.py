@@ -108,8 +108,24 @@ class AutoGraphTranspiler(transpiler.PyToPy):
             _thunk_lines[filename] = thunk_lines
 
 
-_LOOP_TYPES = (gast.For, gast.AsyncFor, gast.While)
-_FUNCTION_TYPES = (gast.FunctionDef, gast.AsyncFunctionDef)
+# What _Constructs records about a node, by its class (0: nothing; its children are walked).
+_TYPE, _ATTRIBUTE, _SUBSCRIPT, _RETURN, _LOOP, _IF, _CLASS, _FUNCTION = range(1, 9)
+_KINDS = {
+    gast.Break: _TYPE, gast.Continue: _TYPE, gast.Assert: _TYPE, gast.IfExp: _TYPE,
+    gast.Attribute: _ATTRIBUTE, gast.Subscript: _SUBSCRIPT, gast.Return: _RETURN,
+    gast.For: _LOOP, gast.AsyncFor: _LOOP, gast.While: _LOOP, gast.If: _IF,
+    gast.ClassDef: _CLASS, gast.FunctionDef: _FUNCTION, gast.AsyncFunctionDef: _FUNCTION,
+}
+# Operators (like expression contexts) are leaves no check looks at: not walked.
+_OPERATOR_FIELDS = frozenset({"op", "ops"})
+_walk_info = {}  # node class -> (its kind, the fields of it to walk)
+
+
+def _walk_info_of(node_class):
+    info = _walk_info[node_class] = (_KINDS.get(node_class, 0), tuple(
+        field for field in ast_util.node_fields(node_class)
+        if field not in _OPERATOR_FIELDS))
+    return info
 
 
 class _Constructs:
@@ -118,7 +134,9 @@ class _Constructs:
     skipped (conversion speed). This is sound because no converter creates the construct
     an earlier-skipped one would look for (breaks, continues, asserts, nested user
     functions, appends, loop directives), and the checks for the converters after
-    control_flow look at the tree as it is then."""
+    control_flow look at the tree as it is then.
+
+    `types` holds the node types of _KINDS present (the ones the checks look at)."""
 
     __slots__ = ("types", "attributes", "nested_scopes", "loop_else", "loop_directive",
                  "jump_return", "subscript_store")
@@ -133,43 +151,44 @@ class _Constructs:
         subscript_store = False
         add_type = types_seen.add
         add_attribute = attributes.add
-        fields_of = ast_util.node_fields
-        fields_cache = ast_util._node_fields  # pylint: disable=protected-access
+        infos = _walk_info
         node_base = gast.AST
         store = gast.Store
         # (node, inside an if/for/while): a return there is lowered by return_statements.
         # One walk over every node per conversion: the child iteration is inlined (calling
-        # ast_util.child_nodes per node made it about 2x slower).
+        # ast_util.child_nodes per node made it about 2x slower), and what a node's class
+        # means is one lookup.
         stack = [(root, False)]
         pop = stack.pop
         push = stack.append
         while stack:
             node, inside = pop()
             node_class = node.__class__
-            add_type(node_class)
-            if node_class is gast.Attribute:
-                add_attribute(node.attr)
-            elif node_class is gast.Subscript:
-                if node.ctx.__class__ is store:
-                    subscript_store = True
-            elif node_class is gast.Return:
-                if inside:
-                    jump_return = True
-            elif node_class in _LOOP_TYPES:
-                inside = True
-                if node.orelse:
-                    loop_else = True
-                first = node.body[0] if node.body else None
-                if first.__class__ is gast.Expr and first.value.__class__ is gast.Call:
-                    loop_directive = True
-            elif node_class is gast.If:
-                inside = True
-            elif node_class is gast.ClassDef or (
-                    node_class in _FUNCTION_TYPES and node is not root):
-                nested_scopes = True
-            fields = fields_cache.get(node_class)
-            if fields is None:
-                fields = fields_of(node_class)
+            info = infos.get(node_class)
+            if info is None:
+                info = _walk_info_of(node_class)
+            kind, fields = info
+            if kind:
+                add_type(node_class)
+                if kind == _ATTRIBUTE:
+                    add_attribute(node.attr)
+                elif kind == _SUBSCRIPT:
+                    if node.ctx.__class__ is store:
+                        subscript_store = True
+                elif kind == _RETURN:
+                    if inside:
+                        jump_return = True
+                elif kind == _LOOP:
+                    inside = True
+                    if node.orelse:
+                        loop_else = True
+                    first = node.body[0] if node.body else None
+                    if first.__class__ is gast.Expr and first.value.__class__ is gast.Call:
+                        loop_directive = True
+                elif kind == _IF:
+                    inside = True
+                elif kind == _CLASS or (kind == _FUNCTION and node is not root):
+                    nested_scopes = True
             values = node.__dict__
             for field in fields:
                 value = values.get(field)
@@ -347,7 +366,8 @@ def _load_offsets(raw, index):
 
 
 # id(generated code) -> (generated code, the code run instead: the user's name, file and
-# lines); and that code -> (generated file, first line), for to_code.
+# lines); and id(that code) -> (that code, generated file, first line), for to_code. Keyed
+# by id: hashing a code object hashes all the code objects nested in it.
 _rebuilt_codes = {}
 _generated_locations = {}
 
@@ -386,11 +406,11 @@ class _Rebuild:
             changes["co_name"], changes["co_qualname"] = names
         else:
             names = (name, code.co_qualname if rename is None else rename[1])
-        # One look at the constants: most code objects (state getters, setters, branch
-        # bodies) have no nested code at all.
+        # One look at the constants (in C): most code objects (state getters, setters,
+        # branch bodies) have no nested code at all.
         constants = code.co_consts
-        nested = [index for index, c in enumerate(constants) if c.__class__ is _CODE_TYPE]
-        if nested:
+        if _CODE_TYPE in map(type, constants):
+            nested = [index for index, c in enumerate(constants) if c.__class__ is _CODE_TYPE]
             thunks = ()
             if self.thunk_lines:
                 thunks = _thunk_constants(code, nested, self.thunk_lines)
@@ -433,7 +453,7 @@ def _rebuilt_code(fn, code, module, source_map, context):
                             rename=(user_code.co_name, user_code.co_qualname))
     py_builtins.register_generated_code(rebuild.blocks, rebuild.lambdas, rebuild.thunks)
     _rebuilt_codes[id(code)] = (code, new_code)
-    _generated_locations[new_code] = (generated_file, code.co_firstlineno)
+    _generated_locations[id(new_code)] = (new_code, generated_file, code.co_firstlineno)
     return new_code
 
 
@@ -489,10 +509,12 @@ def generated_source(converted_fn):
     """The source of a converted function, as the user would read it (no factory wrapper)."""
     import linecache
     import textwrap
-    generated_file, first_line = _generated_locations.get(converted_fn.__code__, (None, None))
-    if generated_file is None:
+    code = converted_fn.__code__
+    entry = _generated_locations.get(id(code))
+    if entry is None or entry[0] is not code or entry[1] is None:
         source = textwrap.dedent(inspect.getsource(converted_fn))
     else:
+        _, generated_file, first_line = entry
         lines = linecache.getlines(generated_file)
         source = textwrap.dedent("".join(inspect.getblock(lines[first_line - 1:])))
     if source.startswith("return lambda"):  # the factory returns a converted lambda
