@@ -98,10 +98,8 @@ def _remapped_line_table(code, line_map, first_line):
     get = line_map.get
     for line, ranges in itertools.groupby(code.co_lines(), _LINE_OF_RANGE):
         if line is not None:
-            mapped = get(line)
-            if mapped is not None:
-                current = mapped
-            line = current
+            # A line missing from the map takes the last mapped line before it.
+            line = current = get(line, current)
         if line == run_line:
             continue
         start = next(ranges)[0]
@@ -114,38 +112,65 @@ def _remapped_line_table(code, line_map, first_line):
     return bytes(table)
 
 
-# Whole entries of _MAX_RUN code units that keep the line, and ones without a location:
-# a long run's entries after its first are copies of one of these.
-_SAME_LINE_ENTRY = bytes((0x80 | (_NO_COLUMNS << 3) | (_MAX_RUN - 1), 0))
-_NO_LOCATION_ENTRY = bytes((0x80 | (_NO_LOCATION << 3) | (_MAX_RUN - 1),))
+# The first byte of an entry of `n` code units: _LINE_ENTRY + n on a line (no columns),
+# _NO_LOCATION_ENTRY + n without a location.
+_LINE_ENTRY = 0x80 | (_NO_COLUMNS << 3) - 1
+_NO_LOCATION_ENTRY = 0x80 | (_NO_LOCATION << 3) - 1
+# units -> the entries of a run of that many code units after its first entry (same line:
+# a delta of 0, the byte 0), and of a run without a location; made once per length.
+_LINE_TAILS = {}
+_NO_LOCATION_RUNS = {}
+_CACHED_RUNS = 1024
+
+
+def _line_tail(units):
+    entries = bytearray()
+    left = units
+    while left > 0:
+        run = left if left < _MAX_RUN else _MAX_RUN
+        left -= run
+        entries += bytes((_LINE_ENTRY + run, 0))
+    tail = bytes(entries)
+    if units < _CACHED_RUNS:
+        _LINE_TAILS[units] = tail
+    return tail
+
+
+def _no_location_run(units):
+    entries = bytearray()
+    left = units
+    while left > 0:
+        run = left if left < _MAX_RUN else _MAX_RUN
+        left -= run
+        entries.append(_NO_LOCATION_ENTRY + run)
+    run = bytes(entries)
+    if units < _CACHED_RUNS:
+        _NO_LOCATION_RUNS[units] = run
+    return run
 
 
 def _encode_run(line, units, previous, table):
     """Appends entries for `units` code units on `line` (None: no location); returns the
     line the next entry's delta is taken from."""
     if line is None:
-        whole, rest = divmod(units, _MAX_RUN)
-        if whole:
-            table += _NO_LOCATION_ENTRY * whole
-        if rest:
-            table.append(0x80 | (_NO_LOCATION << 3) | (rest - 1))
+        entries = _NO_LOCATION_RUNS.get(units)
+        table += entries if entries is not None else _no_location_run(units)
         return previous
-    # The first entry carries the line delta; the others a delta of 0 (one byte 0).
-    run = units if units < _MAX_RUN else _MAX_RUN
-    table.append(0x80 | (_NO_COLUMNS << 3) | (run - 1))
     delta = line - previous
+    if units <= _MAX_RUN:
+        table.append(_LINE_ENTRY + units)
+        units = 0
+    else:
+        table.append(_LINE_ENTRY + _MAX_RUN)
+        units -= _MAX_RUN
     # The signed varint of the line delta (see _signed_varint): one byte when small.
     if -32 < delta < 32:
         table.append(((-delta) << 1) | 1 if delta < 0 else delta << 1)
     else:
         _signed_varint(delta, table)
-    units -= run
     if units:
-        whole, rest = divmod(units, _MAX_RUN)
-        if whole:
-            table += _SAME_LINE_ENTRY * whole
-        if rest:
-            table += bytes((0x80 | (_NO_COLUMNS << 3) | (rest - 1), 0))
+        entries = _LINE_TAILS.get(units)
+        table += entries if entries is not None else _line_tail(units)
     return line
 
 
