@@ -154,50 +154,55 @@ class _Constructs:
         infos = _walk_info
         node_base = gast.AST
         store = gast.Store
-        # (node, inside an if/for/while): a return there is lowered by return_statements.
         # One walk over every node per conversion: the child iteration is inlined (calling
         # ast_util.child_nodes per node made it about 2x slower), and what a node's class
-        # means is one lookup.
-        stack = [(root, False)]
-        pop = stack.pop
-        push = stack.append
-        while stack:
-            node, inside = pop()
-            node_class = node.__class__
-            info = infos.get(node_class)
-            if info is None:
-                info = _walk_info_of(node_class)
-            kind, fields = info
-            if kind:
-                add_type(node_class)
-                if kind == _ATTRIBUTE:
-                    add_attribute(node.attr)
-                elif kind == _SUBSCRIPT:
-                    if node.ctx.__class__ is store:
-                        subscript_store = True
-                elif kind == _RETURN:
-                    if inside:
-                        jump_return = True
-                elif kind == _LOOP:
-                    inside = True
-                    if node.orelse:
-                        loop_else = True
-                    first = node.body[0] if node.body else None
-                    if first.__class__ is gast.Expr and first.value.__class__ is gast.Call:
-                        loop_directive = True
-                elif kind == _IF:
-                    inside = True
-                elif kind == _CLASS or (kind == _FUNCTION and node is not root):
-                    nested_scopes = True
-            values = node.__dict__
-            for field in fields:
-                value = values.get(field)
-                if value.__class__ is list:
-                    for item in value:
-                        if isinstance(item, node_base):
-                            push((item, inside))
-                elif isinstance(value, node_base):
-                    push((value, inside))
+        # means is one lookup. The nodes outside any if/for/while are walked first, then
+        # those inside one (a return there is lowered by return_statements): two stacks,
+        # no flag per node.
+        inside_nodes = []
+        push_inside = inside_nodes.append
+        for inside, stack in ((False, [root]), (True, inside_nodes)):
+            pop = stack.pop
+            push_here = stack.append
+            while stack:
+                node = pop()
+                push = push_here
+                node_class = node.__class__
+                info = infos.get(node_class)
+                if info is None:
+                    info = _walk_info_of(node_class)
+                kind, fields = info
+                if kind:
+                    add_type(node_class)
+                    if kind == _ATTRIBUTE:
+                        add_attribute(node.attr)
+                    elif kind == _SUBSCRIPT:
+                        if node.ctx.__class__ is store:
+                            subscript_store = True
+                    elif kind == _RETURN:
+                        if inside:
+                            jump_return = True
+                    elif kind == _LOOP:
+                        push = push_inside
+                        if node.orelse:
+                            loop_else = True
+                        first = node.body[0] if node.body else None
+                        if (first.__class__ is gast.Expr
+                                and first.value.__class__ is gast.Call):
+                            loop_directive = True
+                    elif kind == _IF:
+                        push = push_inside
+                    elif kind == _CLASS or (kind == _FUNCTION and node is not root):
+                        nested_scopes = True
+                values = node.__dict__
+                for field in fields:
+                    value = values.get(field)
+                    if value.__class__ is list:
+                        for item in value:
+                            if isinstance(item, node_base):
+                                push(item)
+                    elif isinstance(value, node_base):
+                        push(value)
         self.types = types_seen
         self.attributes = attributes
         self.nested_scopes = nested_scopes
