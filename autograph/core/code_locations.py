@@ -114,8 +114,8 @@ def _remapped_line_table(code, line_map, first_line):
 
 # The first byte of an entry of `n` code units: _LINE_ENTRY + n on a line (no columns),
 # _NO_LOCATION_ENTRY + n without a location.
-_LINE_ENTRY = 0x80 | (_NO_COLUMNS << 3) - 1
-_NO_LOCATION_ENTRY = 0x80 | (_NO_LOCATION << 3) - 1
+_LINE_ENTRY = (0x80 | (_NO_COLUMNS << 3)) - 1
+_NO_LOCATION_ENTRY = (0x80 | (_NO_LOCATION << 3)) - 1
 # units -> the entries of a run of that many code units after its first entry (same line:
 # a delta of 0, the byte 0), and of a run without a location; made once per length.
 _LINE_TAILS = {}
@@ -124,6 +124,7 @@ _CACHED_RUNS = 1024
 
 
 def _line_tail(units):
+    """The entries of `units` code units on the line of the entry before them."""
     entries = bytearray()
     left = units
     while left > 0:
@@ -137,6 +138,7 @@ def _line_tail(units):
 
 
 def _no_location_run(units):
+    """The entries of `units` code units without a location."""
     entries = bytearray()
     left = units
     while left > 0:

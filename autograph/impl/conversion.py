@@ -122,6 +122,7 @@ _walk_info = {}  # node class -> (its kind, the fields of it to walk)
 
 
 def _walk_info_of(node_class):
+    """_walk_info's entry for `node_class` (made on first sight of the class)."""
     info = _walk_info[node_class] = (_KINDS.get(node_class, 0), tuple(
         field for field in ast_util.node_fields(node_class)
         if field not in _OPERATOR_FIELDS))
