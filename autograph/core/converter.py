@@ -88,6 +88,21 @@ class AgAnno(anno.NoValue):
     MAYBE_UNDEFINED = "Names a converted statement may leave undefined (set on the function)."
     GENERATED = "A node made by a converter that later converters must leave alone."
     UNCONVERTIBLE = "A nested function or class that stays exactly as written."
+    WITHOUT_CHOICES = (
+        "An expression or simple statement with no if-else, and/or or unary operator in it "
+        "(set by call_trees' walk): the relevance walks for those (CHOICE_TYPES) skip it.")
+
+
+# What conditional_expressions and logical_expressions convert. Converters between
+# call_trees, which marks the expressions and simple statements without them
+# (AgAnno.WITHOUT_CHOICES), and those two must not put one into a marked node in place:
+# they move or copy such nodes whole (copies keep the mark), and the nodes they make
+# are not marked, so they are walked.
+CHOICE_TYPES = (gast.IfExp, gast.BoolOp, gast.UnaryOp)
+WITHOUT_CHOICES_CLASSES = tuple(
+    [cls for cls in vars(gast).values() if isinstance(cls, type) and issubclass(cls, gast.expr)]
+    + [gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.Delete,
+       gast.Raise])
 
 
 class Base(transformer.Base):
@@ -312,7 +327,8 @@ def nodes_containing_each(root, first_types, second_types):
     for `second_types`), from one walk (two converters that run one after the other share
     it). The child iteration is inlined and constants and unannotated names (leaves, about
     half of all nodes) are handled without a call: it runs over every node. Subtrees marked
-    SKIP_PROCESSING, which transformers never enter, are not walked."""
+    SKIP_PROCESSING, which transformers never enter, are not walked, nor, when every type
+    looked for is among CHOICE_TYPES, nodes marked AgAnno.WITHOUT_CHOICES."""
     first = set()
     second = set()
     add_first = first.add
@@ -323,6 +339,9 @@ def nodes_containing_each(root, first_types, second_types):
     constant_class = gast.Constant
     name_class = gast.Name
     skip = anno.Basic.SKIP_PROCESSING
+    without_targets = (AgAnno.WITHOUT_CHOICES
+                       if _only_choices(first_types) and _only_choices(second_types)
+                       else skip)
     # Bit 1: holds a node of first_types; bit 2: of second_types.
     constant_bits = (issubclass(constant_class, first_types)
                      | issubclass(constant_class, second_types) << 1)
@@ -343,8 +362,8 @@ def nodes_containing_each(root, first_types, second_types):
             fields = node_fields(node_class)
         values = node.__dict__
         annotations = values.get(_ANNOTATIONS_FIELD)
-        if annotations and skip in annotations:
-            return 0  # never visited: what is below does not count
+        if annotations and (skip in annotations or without_targets in annotations):
+            return 0  # never visited, or nothing to find
         for field in fields:
             value = values.get(field)
             if value.__class__ is list:
@@ -379,6 +398,12 @@ def nodes_containing_each(root, first_types, second_types):
     visit(root)
     del visit  # it refers to itself: a cycle the collector would have to find
     return first, second
+
+
+def _only_choices(node_types):
+    if not isinstance(node_types, tuple):
+        node_types = (node_types,)
+    return all(t in CHOICE_TYPES for t in node_types)
 
 
 def nodes_containing(root, node_types):

@@ -218,3 +218,90 @@ def test_global_shadowing_builtin():
         return abs(x)
 
     assert api.to_graph(f)(-1) == "global abs"
+
+
+# The walk `transform` uses against the reference transformer ----------------------------
+
+import gast as _gast
+
+from autograph.converters import call_trees
+from autograph.core import converter
+from autograph.pyct import anno, parser, templates, transformer, naming
+
+
+def _parsed(fn):
+    return parser.parse_entity_with_location(fn, annotate_origins=True).node
+
+
+def _context(fn):
+    info = transformer.EntityInfo(name=fn.__name__, source_code="", source_file="<test>",
+                                  future_features=(), namespace={})
+    return transformer.Context(info, naming.Namer({}),
+                               user_context=converter.ProgramContext(
+                                   converter.STANDARD_OPTIONS, entity=fn))
+
+
+def _described(node):
+    """The tree with locations, and the ORIGIN of every node."""
+    return (_gast.dump(node, include_attributes=True),
+            [anno.getanno(n, anno.Basic.ORIGIN, None) for n in _gast.walk(node)])
+
+
+class _Base:
+    def method(self, x):
+        return x
+
+
+class _Child(_Base):
+    def method(self, x, y: "int" = len("ab")):
+        @staticmethod
+        def decorated(z=abs(-1)) -> type(None):
+            return z
+        square = lambda v, w=min(1, 2): pow(v, 2, *()) + w  # noqa: E731
+        values = [square(v) for v in range(x) if bool(v)]
+        return super().method(sum(values, **{})) + (f(x) if callable(f) else -x) + (
+            not x or g(y)(z=1))
+
+
+def f(x):
+    return x
+
+
+def g(y):
+    return lambda z: z
+
+
+def test_walk_makes_the_reference_transformers_tree():
+    for fn in (_Child.method, caller, helper, test_walk_makes_the_reference_transformers_tree):
+        reference = _parsed(fn)
+        transformer_ = call_trees.CallTreeTransformer(_context(fn))
+        transformer_.functions = []
+        reference = transformer_.visit(reference)
+        walked = call_trees.transform(_parsed(fn), _context(fn))
+        assert _described(walked) == _described(reference), fn.__qualname__
+    source = code(_Child.method)
+    assert "ag__.converted_2(super)(__class__, self).method" in source
+    assert "ag__.converted_3(pow)(v, 2, *())" not in source  # starred: the generic one
+    assert "ag__.converted(pow)(v, 2, *())" in source
+
+
+def test_expressions_and_statements_without_choices_are_marked():
+    node = call_trees.transform(_parsed(_Child.method), _context(_Child.method))
+    marked = [n for n in _gast.walk(node)
+              if anno.getanno(n, converter.AgAnno.WITHOUT_CHOICES, False)]
+    assert marked
+    for n in marked:
+        assert not any(isinstance(m, converter.CHOICE_TYPES) for m in _gast.walk(n))
+    holding = [n for n in _gast.walk(node) if isinstance(n, (_gast.Return, _gast.BinOp))
+               and any(isinstance(m, converter.CHOICE_TYPES) for m in _gast.walk(n))]
+    assert holding
+    for n in holding:
+        assert not anno.hasanno(n, converter.AgAnno.WITHOUT_CHOICES)
+    # Copies keep the mark; the relevance walk for choices skips what is marked.
+    copied = templates.copy_tree(marked[0])
+    assert anno.getanno(copied, converter.AgAnno.WITHOUT_CHOICES)
+    sneaked = _gast.UnaryOp(op=_gast.Not(), operand=_gast.Constant(value=1, kind=None))
+    statement = next(n for n in marked if isinstance(n, _gast.Assign))
+    statement.value = sneaked
+    assert id(sneaked) not in converter.nodes_containing(node, converter.CHOICE_TYPES)
+    assert id(sneaked) in converter.nodes_containing(node, (_gast.UnaryOp, _gast.Call))
