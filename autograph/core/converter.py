@@ -317,6 +317,28 @@ class LazyLocalNames:
         return name in self._names
 
 
+_STATEMENT_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+_block_fields = {}
+
+
+def block_fields(node_class):
+    """The fields of a statement class that hold statements, or the handlers or cases
+    holding them, in field order (the order a transformer visits them in)."""
+    fields = _block_fields.get(node_class)
+    if fields is None:
+        fields = _block_fields[node_class] = tuple(
+            f for f in node_class._fields if f in _STATEMENT_BLOCK_FIELDS)
+    return fields
+
+
+def left_alone(node):
+    """True for a node Base.visit returns unchanged without visiting it (SKIP_PROCESSING,
+    UNCONVERTIBLE)."""
+    annotations = node.__dict__.get(_ANNOTATIONS_FIELD)
+    return bool(annotations) and (anno.Basic.SKIP_PROCESSING in annotations
+                                  or bool(annotations.get(AgAnno.UNCONVERTIBLE, False)))
+
+
 def _nodes_containing(root, node_types):
     """ids of the nodes of a tree that are, or have below them, a node of `node_types`."""
     return nodes_containing_each(root, node_types, ())[0]

@@ -137,3 +137,84 @@ def test_only_a_source_with_walrus_may_hold_one():
     assert not converter.may_hold_walrus(ctx)
     ctx.info = ctx.info._replace(source_code="def f(x):\n    return (y := x)\n")
     assert converter.may_hold_walrus(ctx)
+
+
+# Statement walks of continue_statements and lists against their transformers ------------
+
+def _nested_statements(items, d):
+    out = []
+    for i in items:
+        if i is None:
+            continue
+        try:
+            for j in i:
+                if j:
+                    continue
+                out.append(j)
+        except ValueError:
+            while d:
+                x = out.pop()
+                if x:
+                    continue
+                out.append(x)
+        else:
+            out.append(i)
+        finally:
+            d = out.pop(0)
+
+        def inner(values):
+            acc = []
+            for v in values:
+                if v:
+                    continue
+                acc.append(v)
+            return acc
+        match i:
+            case [a]:
+                for k in a:
+                    continue
+            case _:
+                out.append(i)
+    return out
+
+
+def _parse_nested_statements():
+    from autograph.pyct import parser
+    return parser.parse_entity_with_location(_nested_statements, annotate_origins=True).node
+
+
+def _described(node):
+    from autograph.pyct import anno
+    return (gast.dump(node, include_attributes=True),
+            [anno.getanno(n, anno.Basic.ORIGIN, None) for n in gast.walk(node)])
+
+
+def _program_context():
+    info = transformer.EntityInfo(name="f", source_code="", source_file="<test>",
+                                  future_features=(), namespace={})
+    return transformer.Context(info, naming.Namer({}), user_context=converter.ProgramContext(
+        converter.STANDARD_OPTIONS))
+
+
+def test_statement_walks_make_the_transformers_trees():
+    from autograph.converters import continue_statements, lists
+    parse = _parse_nested_statements
+
+    reference = continue_statements.ContinueTransformer(_program_context()).visit(parse())
+    walked = continue_statements.transform(parse(), _program_context())
+    assert _described(walked) == _described(reference)
+    assert "continue__2" in gast.dump(walked)  # every loop lowered, innermost first
+
+    def list_transformer(ctx):
+        result = lists.ListTransformer(ctx)
+        result.walrus = True
+        result.locals_stack = []
+        return result
+
+    # After continue lowering too (statements nested in the generated guards).
+    for make in (parse, lambda: continue_statements.transform(parse(), _program_context())):
+        reference = list_transformer(_program_context()).visit(make())
+        walked = lists.transform(make(), _program_context())
+        assert _described(walked) == _described(reference)
+        assert gast.dump(walked).count("list_append") == 5
+        assert gast.dump(walked).count("list_pop") == 2

@@ -281,6 +281,11 @@ class ActivityAnalyzer(gast.NodeVisitor):
             return qual_names.computed_qn(node, self._names)
         return qual_names.qn_of(node)
 
+    def visit_Constant(self, node):
+        # Nothing to record (ast.NodeVisitor's own visit_Constant, which the dispatch
+        # would find, looks for deprecated visitors first, for every constant).
+        pass
+
     def visit_Name(self, node):
         self._track(node, self._qn(node))
         # gast keeps parameter annotations on the Name; visit_arguments handles them.
