@@ -153,7 +153,12 @@ def functional_copy(transformer, node):
         functional._init_scopes()  # pylint: disable=protected-access
         functional.functional_depth = 1
     functional._relevant = None  # pylint: disable=protected-access
-    return functional.visit(templates.copy_clean(node))
+    return functional.visit(templates.copy_clean(node, _COPIED_ANNOTATIONS))
+
+
+# A copy holds what the original holds: it keeps the marks that let relevance walks skip
+# what holds no choice (converter.CHOICE_TYPES).
+_COPIED_ANNOTATIONS = templates.PRESERVED_ANNOTATIONS | {converter.AgAnno.WITHOUT_CHOICES}
 
 
 class LogicalExpressionTransformer(InlineScopes, converter.Base):
