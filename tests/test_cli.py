@@ -65,7 +65,7 @@ def test_prints_converted_source_by_default(capsys, model_file):
     status, out, err = run_cli(capsys, model_file + ":scaled_sum")
     assert status == 0, err
     assert out.startswith("def scaled_sum(x, factor):")
-    assert "ag__.for_stmt(" in out
+    assert "ag__.for_form(" in out
     assert "\033[" not in out  # not a terminal: no colour
 
 
@@ -73,7 +73,7 @@ def test_dotted_qualname_reaches_a_method(capsys, model_file):
     status, out, _ = run_cli(capsys, model_file + ":Model.forward")
     assert status == 0
     assert out.startswith("def forward(self, x):")
-    assert "ag__.if_stmt(" in out
+    assert "ag__.if_form(" in out
 
 
 def test_ag_function_object_shows_its_python_function(capsys, model_file):
@@ -104,7 +104,7 @@ def test_diff_against_the_original(capsys, model_file):
     assert "--- " + model_file + " (original)" in out
     assert "+++ Model.forward (converted)" in out
     assert "-    if x > 0:" in out
-    assert any(line.startswith("+") and "ag__.if_stmt(" in line for line in out.splitlines())
+    assert any(line.startswith("+") and "ag__.if_form(" in line for line in out.splitlines())
 
 
 def test_colour_always_uses_ansi_and_keeps_the_text(capsys, model_file):

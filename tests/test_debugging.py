@@ -146,7 +146,7 @@ def test_level_3_logs_the_generated_code(verbosity, caplog):
     verbosity(3)
     with caplog.at_level(logging.INFO, logger="autograph"):
         assert ag.to_graph(clipped)(5, 2) == 2
-    code = [m for m in _messages(caplog) if "ag__.if_stmt(" in m]
+    code = [m for m in _messages(caplog) if "ag__.if_form(" in m]
     assert code and "def clipped(x, limit):" in code[0]
 
 

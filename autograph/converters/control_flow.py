@@ -13,8 +13,10 @@ statement stays as it is.
 The graph forms of all statements are defined once, in one local function `graph_forms()`
 returning them (`ag__.GraphForms(ag__.locals_())`), which only a statement taking its graph
 form calls: the Python path creates none of them. There, each statement has its block
-functions and one function calling its overload with them (`def if_stmt_2(cond):
-ag__.if_stmt(cond, if_body_2, ...)()`), which the graph forms of enclosing blocks call too.
+functions and a function of its condition (or iterable) running its overload with them:
+`if_stmt_2 = ag__.if_form(if_body_2, ...)`, so that `if_stmt_2(cond)` runs
+`ag__.if_stmt(cond, if_body_2, ...)()` (a `def` when loop options hold the user's
+expressions, evaluated when the loop runs). The graph forms of enclosing blocks call it too.
 
 In the graph form every variable a block assigns is declared `nonlocal` (or `global`) in
 its function, so every variable stays the one variable of the user's function: scoping,
@@ -49,6 +51,9 @@ _SIMPLE_STATEMENTS = frozenset({
     gast.Pass, gast.Break, gast.Continue, gast.Raise, gast.Assert, gast.Import,
     gast.ImportFrom, gast.Global, gast.Nonlocal})
 _ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
+# The overloads running statements, and the ag__ functions making their graph forms.
+_FORMS = {"if_stmt": "if_form", "for_stmt": "for_form", "while_stmt": "while_form",
+          "while_graph": "while_graph_form"}
 _LOCATIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
@@ -700,9 +705,23 @@ class ControlFlowTransformer(converter.Base):
     # if -----------------------------------------------------------------------
 
     def _overload_function(self, node, overload, params, args, call_result=False):
-        """`def overload_N(params): ag__.overload(args)` among the graph forms (with `()`
-        after the call when the overload returns the function to run); returns its name."""
+        """The function running a statement's overload, among the graph forms; returns its
+        name. Its arguments are `params` followed by the rest of `args` (which start with
+        them, as used): `overload_N = ag__.overload_form(rest)`, a partial application
+        (no code object to compile and map); or, when the arguments hold the user's
+        expressions (loop options, evaluated when the loop runs) or a negated condition,
+        `def overload_N(params): ag__.overload(args)` (with `()` after the call when the
+        overload returns the function to run)."""
         name = self.new_function_name(overload)
+        if (not any(arg.__class__ is gast.Dict and arg.keys for arg in args)
+                and all(arg.__class__ is gast.Name and arg.id == param
+                        for arg, param in zip(args, params))):
+            form = gast.Call(func=_ref("ag__." + _FORMS[overload]), args=args[len(params):],
+                             keywords=[])
+            assignment = gast.Assign(targets=[_name(name, gast.Store)], value=form,
+                                     type_comment=None)
+            self.function.graph_defs.append(_skipped(_with_origin(node, assignment)))
+            return name
         call = gast.Call(func=_ref("ag__." + overload), args=args, keywords=[])
         if call_result:
             call = gast.Call(func=call, args=[], keywords=[])
@@ -717,8 +736,8 @@ class ControlFlowTransformer(converter.Base):
         return name
 
     def _graph_if(self, node, body, orelse, negated):
-        """The graph form of an if: its block functions and `def if_stmt_N(cond)` calling
-        ag__.if_stmt with them (among the graph forms); returns that function's name."""
+        """The graph form of an if: its block functions and `if_stmt_N`, the function of the
+        condition running ag__.if_stmt with them (among the graph forms); returns its name."""
         body_scope = anno.getanno(node, anno.Static.BODY_SCOPE)
         orelse_scope = anno.getanno(node, anno.Static.ORELSE_SCOPE, None)
         modified = set(body_scope.modified)
@@ -789,8 +808,8 @@ class ControlFlowTransformer(converter.Base):
 
     def _graph_for(self, node, body):
         """The graph form of a for loop (its else block excluded): its block functions and
-        `def for_stmt_N(iterated)` calling ag__.for_stmt with them (among the graph forms);
-        returns that function's name."""
+        `for_stmt_N`, the function of the iterable running ag__.for_stmt with them (among
+        the graph forms); returns its name."""
         body_scope = anno.getanno(node, anno.Static.BODY_SCOPE)
         iterate_scope = anno.getanno(node, anno.Static.ITERATE_SCOPE, None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)

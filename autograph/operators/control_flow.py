@@ -8,6 +8,8 @@ attribute or item targets (`self.total`, `d[k]`); for variables only they are No
 graph path reaches the variables through the block functions' closure cells.
 """
 
+import functools
+
 from autograph.operators.symbolic import (
     PLAIN_TYPES, graph_path, is_symbolic_iterable, is_tensor)
 
@@ -76,6 +78,41 @@ def while_graph(test, body, get_state, set_state, symbol_names, opts):
     the loop, is symbolic (from the start or after some Python iterations): the graph loop
     runs from there and traces `test` itself, as while_stmt's does."""
     return graph_path("while_stmt", test, body, get_state, set_state, symbol_names, opts)
+
+
+# The graph forms of statements, as functions of what the statement computes first (its
+# condition or iterable). Generated code makes them among the graph forms,
+# `if_stmt_2 = ag__.if_form(if_body_2, None, ...)`, and calls them: `if_stmt_2(cond)`.
+# (A statement whose loop options hold the user's expressions gets a `def` instead, so that
+# they are evaluated when the loop runs.)
+
+def _run_if(body, orelse, get_state, set_state, symbol_names, nouts, cond):
+    if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)()
+
+
+def _run_for(extra_test, body, get_state, set_state, symbol_names, opts, iterated):
+    for_stmt(iterated, extra_test, body, get_state, set_state, symbol_names, opts)
+
+
+def if_form(body, orelse, get_state, set_state, symbol_names, nouts):
+    """`cond -> if_stmt(cond, body, orelse, ...)()`."""
+    return functools.partial(_run_if, body, orelse, get_state, set_state, symbol_names, nouts)
+
+
+def for_form(extra_test, body, get_state, set_state, symbol_names, opts):
+    """`iterated -> for_stmt(iterated, extra_test, body, ...)`."""
+    return functools.partial(_run_for, extra_test, body, get_state, set_state, symbol_names,
+                             opts)
+
+
+def while_form(test, body, get_state, set_state, symbol_names, opts):
+    """`() -> while_stmt(test, body, ...)`."""
+    return functools.partial(while_stmt, test, body, get_state, set_state, symbol_names, opts)
+
+
+def while_graph_form(test, body, get_state, set_state, symbol_names, opts):
+    """`() -> while_graph(test, body, ...)`."""
+    return functools.partial(while_graph, test, body, get_state, set_state, symbol_names, opts)
 
 
 def for_needs_graph(iterated, keep_going):

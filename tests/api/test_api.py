@@ -72,7 +72,7 @@ def test_to_code_returns_readable_source():
     source = api.to_code(annotated)
     # The user's own signature, not the generated module's placeholders.
     assert source.startswith("def annotated(a: int, b: str='x', *, c=3) -> str:\n")
-    assert "ag__.if_stmt(" in source
+    assert "ag__.if_form(" in source
     assert "create_converted_entity" not in source
 
 

@@ -21,8 +21,11 @@ def test_generated_code_calls_the_overloads():
     source = code(collatz_steps)
     # On Python values the statements run inline; the overloads take over on symbolic ones.
     assert "while True:" in source and "if cond:" in source
-    assert "ag__.while_graph(" in source
-    assert "ag__.if_stmt(" in source
+    # Graph forms: the overloads applied to the block functions (as functions of the
+    # condition), called when a condition is symbolic.
+    assert "while_graph = ag__.while_graph_form(loop_test, loop_body, " in source
+    assert "if_stmt = ag__.if_form(if_body, else_body, " in source
+    assert "graph_forms().while_graph()" in source and "if_stmt(cond)" in source
     # Loop variables come from liveness: n and steps, in a stable order.
     assert "('n', 'steps')" in source
 
@@ -236,7 +239,7 @@ def test_loop_variables_follow_the_liveness_rule():
     source = code(f)
     # a: modified and read by the condition; b: only read; c: written before any read in
     # the body and unused after the loop.
-    assert "ag__.while_graph(loop_test, loop_body, None, None, ('a',), {})" in source
+    assert "ag__.while_graph_form(loop_test, loop_body, None, None, ('a',), {})" in source
     assert_same_behaviour(f, (0, 10), (5, 1))
 
 

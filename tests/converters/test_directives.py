@@ -23,6 +23,10 @@ def test_generated_code_passes_options_to_the_loop_overloads():
     assert "set_loop_options" not in source
     assert "{'maximum_iterations': 100}" in source
     assert "{'shape_invariants': [(total, ())]}" in source
+    # Options holding the user's expressions are evaluated when the loop runs: inside the
+    # function running the overload, not when the graph forms are made.
+    assert "def for_stmt(iterated):\n            ag__.for_stmt(iterated, " in source
+    assert "{'shape_invariants': [(total, ())]})" in source.split("def for_stmt(iterated):")[1]
 
 
 def test_behaviour():

@@ -25,7 +25,7 @@ def test_generated_code():
     source = code(with_nested)
     assert "yield i" in source  # the generator is left as it is
     assert "return 2 * v" in source
-    assert "ag__.if_stmt" in source  # inner is converted
+    assert "ag__.if_form" in source  # inner is converted
 
 
 def test_behaviour():

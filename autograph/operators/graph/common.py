@@ -1,6 +1,7 @@
 """What the graph paths share: the errors they raise, placeholder values for variables a
 graph statement has yet to define, truth tests, and access to generated functions' state."""
 
+import functools
 import re
 import types
 import weakref
@@ -184,10 +185,16 @@ def closure_cells(*functions, deep=False, global_names=None):
             continue
         for name, cell in zip(code.co_freevars, fn.__closure__):
             cells.setdefault(name, cell)
+            if not deep:
+                continue
             content = cell_value(cell)
-            if deep and isinstance(content, types.FunctionType) and \
-                    content.__qualname__.rpartition(".")[0] in scopes:
-                pending.append(content)
+            # A nested statement's graph form is a partial application of its block
+            # functions (ag__.if_form(...)): they are followed too.
+            for candidate in (content.args if isinstance(content, functools.partial)
+                              else (content,)):
+                if isinstance(candidate, types.FunctionType) and \
+                        candidate.__qualname__.rpartition(".")[0] in scopes:
+                    pending.append(candidate)
     return cells
 
 
