@@ -390,7 +390,7 @@ class ControlFlowTransformer(converter.Base):
             test = test.operand
         simple = isinstance(test, gast.Name)
         cond = test.id if simple else self.new_symbol("cond")
-        entry = self._graph_if(node, graph_body, graph_else, negated)
+        entry = self._graph_if(node, graph_body, graph_else)
         inline_test = _name(cond)
         if negated:  # `not` of a value just found to be a Python value stays as it is
             inline_test = gast.UnaryOp(op=gast.Not(), operand=inline_test)
@@ -400,10 +400,21 @@ class ControlFlowTransformer(converter.Base):
         python = [] if simple else [gast.Assign(targets=[_name(cond, gast.Store)],
                                                 value=test, type_comment=None)]
         python.append(gast.If(test=self._python_test(cond), body=[_with_origin(node, inline)],
-                              orelse=self._graph_entry(node, entry, [_name(cond)])))
+                              orelse=self._graph_entry(
+                                  node, entry, [self._negation(_name(cond), negated)])))
         _with_origin(node, python)
-        functional = self._call(node, entry, [_copy(test)]) if graph else None
+        functional = (self._call(node, entry, [self._negation(_copy(test), negated)])
+                      if graph else None)
         return python, functional
+
+    @staticmethod
+    def _negation(value, negated):
+        """`ag__.not_(value)` for the graph form of `if not value:` (its Python form tests
+        `value` itself), else `value`."""
+        if not negated:
+            return value
+        return templates.replace_as_expression("ag__.not_(value)",
+                                               value=templates.moved(value))
 
     def _while(self, node, graph):
         if self._has_loop_options(node):
@@ -709,7 +720,7 @@ class ControlFlowTransformer(converter.Base):
         name. Its arguments are `params` followed by the rest of `args` (which start with
         them, as used): `overload_N = ag__.overload_form(rest)`, a partial application
         (no code object to compile and map); or, when the arguments hold the user's
-        expressions (loop options, evaluated when the loop runs) or a negated condition,
+        expressions (loop options, evaluated when the loop runs),
         `def overload_N(params): ag__.overload(args)` (with `()` after the call when the
         overload returns the function to run)."""
         name = self.new_function_name(overload)
@@ -735,7 +746,7 @@ class ControlFlowTransformer(converter.Base):
             _skipped(definition)
         return name
 
-    def _graph_if(self, node, body, orelse, negated):
+    def _graph_if(self, node, body, orelse):
         """The graph form of an if: its block functions and `if_stmt_N`, the function of the
         condition running ag__.if_stmt with them (among the graph forms); returns its name."""
         body_scope = anno.getanno(node, anno.Static.BODY_SCOPE)
@@ -756,8 +767,7 @@ class ControlFlowTransformer(converter.Base):
             definitions.append(self._block_function(
                 orelse_name, [], orelse, _simple(orelse_scope.modified)))
         self.function.graph_defs.extend(definitions)
-        test = (templates.replace_as_expression("ag__.not_(cond)") if negated
-                else _name("cond"))
+        test = _name("cond")
         args = [test] + [_ref(n) for n in (body_name, orelse_name, get_state, set_state)] + [
                 self._symbol_names(outputs), gast.Constant(value=len(outputs), kind=None)]
         return self._overload_function(node, "if_stmt", ["cond"], args, call_result=True)

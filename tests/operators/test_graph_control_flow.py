@@ -49,6 +49,22 @@ def test_variables_local_to_a_branch_need_no_else_definition():
         check(branch_local_temporaries, np.float64(x))
 
 
+def negated_conditions(x, limit):
+    total = x * 0.0
+    if not x > limit:
+        total = total + x
+    for i in range(3):
+        if not total > limit:   # the graph form of a nested `if not`
+            total = total + 1.0
+    return total
+
+
+@pytest.mark.parametrize("x", [1.0, 5.0])
+def test_negated_conditions_in_graph_branches(x):
+    staged = check(negated_conditions, np.float64(x), np.float64(2.5))
+    assert "cond" in graph_text(staged, np.float64(x), np.float64(2.5))
+
+
 def defined_in_if_branch_only(x):
     if x > 0:
         y = x + 1
