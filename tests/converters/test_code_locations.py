@@ -71,3 +71,23 @@ def test_remapped_lines_follow_the_rule_for_every_code_unit():
             assert new.co_filename == "user.py"
             assert [start for start, _, _, _ in new.co_positions()] == _reference_remap(
                 original, line_map)
+
+
+def test_runs_longer_than_any_cached_length_keep_every_unit_on_its_line():
+    # One line of thousands of code units (one table entry per 8 units), then short ones.
+    items = ", ".join(["a"] * 1500)
+    source = (f"def f(a):\n"
+              f"    x = [{items}]\n"
+              f"    y = [{items[:40]}]\n"
+              f"    return x, y\n")
+    module = compile(source, "generated.py", "exec")
+    for line_map in ({1: 7, 2: 8, 3: 9, 4: 10}, {1: 7, 3: 20}, {2: 3, 4: 3}):
+        for _ in range(2):  # the second time from the per-length bytes made the first
+            remapped = code_locations.remap(module, line_map, "user.py")
+            for original, new in zip(_codes(module), _codes(remapped)):
+                first_line = code_locations.Remapper(line_map, "user.py").first_line(
+                    original.co_firstlineno)
+                assert new.co_firstlineno == (first_line or 1)
+                assert [start for start, _, _, _ in new.co_positions()] == (
+                    _reference_remap(original, line_map))
+                assert all(end == start for start, end, _, _ in new.co_positions())
