@@ -123,32 +123,30 @@ _NO_LOCATION_RUNS = {}
 _CACHED_RUNS = 1024
 
 
-def _line_tail(units):
-    """The entries of `units` code units on the line of the entry before them."""
+def _cached_entries(units, entry_of, cache):
+    """The entries of a run of `units` code units, each entry `entry_of(units in it)`,
+    kept in `cache` for short runs (made once per length)."""
     entries = bytearray()
     left = units
     while left > 0:
         run = left if left < _MAX_RUN else _MAX_RUN
         left -= run
-        entries += bytes((_LINE_ENTRY + run, 0))
-    tail = bytes(entries)
+        entries += entry_of(run)
+    result = bytes(entries)
     if units < _CACHED_RUNS:
-        _LINE_TAILS[units] = tail
-    return tail
+        cache[units] = result
+    return result
+
+
+def _line_tail(units):
+    """The entries of `units` code units on the line of the entry before them."""
+    return _cached_entries(units, lambda run: bytes((_LINE_ENTRY + run, 0)), _LINE_TAILS)
 
 
 def _no_location_run(units):
     """The entries of `units` code units without a location."""
-    entries = bytearray()
-    left = units
-    while left > 0:
-        run = left if left < _MAX_RUN else _MAX_RUN
-        left -= run
-        entries.append(_NO_LOCATION_ENTRY + run)
-    run = bytes(entries)
-    if units < _CACHED_RUNS:
-        _NO_LOCATION_RUNS[units] = run
-    return run
+    return _cached_entries(units, lambda run: bytes((_NO_LOCATION_ENTRY + run,)),
+                           _NO_LOCATION_RUNS)
 
 
 def _encode_run(line, units, previous, table):
