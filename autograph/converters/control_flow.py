@@ -89,6 +89,21 @@ def _copy(node, shell=False):
     return new_node
 
 
+_WITHOUT_CHOICES = converter.AgAnno.WITHOUT_CHOICES
+
+
+def _graph_copy(node):
+    """A statement or expression of the Python form, for the graph form too: the node
+    itself when it holds no choice (marked by call_trees). Nothing after this converter
+    changes such a node in place (conditional and logical expressions skip it), except
+    `ag__.ld` reads, which visit_FunctionDef gives their own copies; everything else is
+    copied, since those converters rewrite the two forms differently."""
+    annotations = node.__dict__.get(_ANNOTATIONS_FIELD)
+    if annotations and annotations.get(_WITHOUT_CHOICES):
+        return node
+    return templates.copy_tree(node)
+
+
 def _name(name, ctx=gast.Load):
     # Built directly, as templates build names: gast's generic constructor (for the name
     # and its context) costs as much again, and names are most of what is made here.
@@ -229,6 +244,10 @@ class ControlFlowTransformer(converter.Base):
             self.functions.pop()
         prologue = []
         if function.graph_defs:
+            if function.maybe_undefined:
+                # The variables converter rewrites reads of these names in place, in the
+                # Python form only: the graph form must not share its nodes then.
+                function.graph_defs = templates.copy_tree(function.graph_defs)
             prologue.extend(self._factory(function))
         if function.globals:
             prologue.append(gast.Global(names=sorted(function.globals)))
@@ -335,7 +354,7 @@ class ControlFlowTransformer(converter.Base):
     def _compound(self, node, graph):
         """Any other statement: its blocks (try, with, match, ...) converted both ways."""
         if node.__class__ in _SIMPLE_STATEMENTS:  # most statements: no blocks to look for
-            return [node], ([_copy(node)] if graph else None)
+            return [node], ([_graph_copy(node)] if graph else None)
         blocks = [field for field in _BLOCK_FIELDS
                   if isinstance(getattr(node, field, None), list)
                   and getattr(node, field) and isinstance(getattr(node, field)[0], gast.stmt)]
@@ -375,7 +394,7 @@ class ControlFlowTransformer(converter.Base):
             functional = None
             if graph:
                 functional = [_with_origin(node, gast.If(
-                    test=_copy(node.test), body=graph_body or [gast.Pass()],
+                    test=_graph_copy(node.test), body=graph_body or [gast.Pass()],
                     orelse=graph_else))]
             node.body = python_body or [gast.Pass()]
             node.orelse = python_else
@@ -403,7 +422,7 @@ class ControlFlowTransformer(converter.Base):
                               orelse=self._graph_entry(
                                   node, entry, [self._negation(_name(cond), negated)])))
         _with_origin(node, python)
-        functional = (self._call(node, entry, [self._negation(_copy(test), negated)])
+        functional = (self._call(node, entry, [self._negation(_graph_copy(test), negated)])
                       if graph else None)
         return python, functional
 
@@ -432,7 +451,7 @@ class ControlFlowTransformer(converter.Base):
             functional = None
             if graph:
                 functional = [_with_origin(node, gast.While(
-                    test=_copy(node.test), body=graph_body or [gast.Pass()], orelse=[]))]
+                    test=_graph_copy(node.test), body=graph_body or [gast.Pass()], orelse=[]))]
                 functional += graph_else
             node.body = python_body or [gast.Pass()]
             node.orelse = []
@@ -543,7 +562,7 @@ class ControlFlowTransformer(converter.Base):
         python_else, graph_else = self._convert_block(node.orelse, graph)
         functional = None
         if graph:
-            functional = self._call(node, entry, [_copy(node.iter)]) + graph_else
+            functional = self._call(node, entry, [_graph_copy(node.iter)]) + graph_else
         return python + python_else, functional
 
     @staticmethod

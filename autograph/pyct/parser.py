@@ -995,16 +995,14 @@ class _GastSourceGenerator(_SourceGenerator):
         self.statement_marks = []  # (statement node, result index where its text starts)
         self.lambda_marks = []  # (Call or None, Lambda node, start index, end index)
         self.exact = True
-        self._marked = set()
         self._lambda_calls = {}  # id(lambda argument) -> its Call
         self._expression_statement_value = None
 
     def newline(self, node=None, extra=0):
         super().newline(node, extra)
-        if node is not None and id(node) not in self._marked and isinstance(
-                node, _MARKED_STATEMENTS):
-            # The text starts after the pending line breaks and the indentation.
-            self._marked.add(id(node))
+        if node is not None and isinstance(node, _MARKED_STATEMENTS):
+            # The text starts after the pending line breaks and the indentation. A node in
+            # two places of the tree (shared) is marked at each.
             self.statement_marks.append((node, len(self.result) + 2))
 
     def _fallback_statement(self, node):
@@ -1937,12 +1935,6 @@ def _record_positions(generator, record, first_line, text):
         if generator.line - generator.removed_lines != text.count("\n"):  # run() ends it
             record.exact = False  # some text with line breaks was not counted: parse it
         statement_shift -= generator.removed_lines
-        if len(set(map(id, (node for node, _ in statement_lines)))) != len(statement_lines):
-            # A node written twice (shared by two places of the tree): astor marks the
-            # first place only.
-            seen = set()
-            statement_lines = [(node, line) for node, line in statement_lines
-                               if not (id(node) in seen or seen.add(id(node)))]
     record.statement_lines.extend(
         [(node, line + statement_shift) for node, line in statement_lines])
     for call, node, start, end in generator.lambda_marks:

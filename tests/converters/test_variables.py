@@ -34,3 +34,21 @@ def test_defined_variables_are_read_directly():
 
 def test_behaviour():
     assert_same_behaviour(maybe, True, False)
+
+
+def last_positive_doubled(values):
+    for value in values:
+        if value > 0:
+            last = value
+        total = last * 2
+    return total
+
+
+def test_only_the_python_form_reads_through_ld():
+    # The graph form's blocks read the variable directly (a graph path binds it to an
+    # Undefined placeholder, which the overloads report); the statement `total = ...`
+    # appears in both forms, and only the Python form's copy goes through ld.
+    generated = code(last_positive_doubled)
+    assert generated.count("total = ag__.ld(last) * 2") == 1
+    assert generated.count("total = last * 2") == 1
+    assert_same_behaviour(last_positive_doubled, [1, -2, 3], [2, -1], [-1, 2], [-1], [])

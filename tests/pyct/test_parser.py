@@ -694,7 +694,7 @@ def test_unparse_record_is_not_exact_where_a_string_spans_lines_inside_a_stateme
 def test_unparse_record_counts_every_line_break_it_writes():
     from autograph.pyct import origin_info
     # Parameters written by ast.unparse (positional-only ones), a docstring spanning
-    # lines, and a statement object in two places of the tree (marked at the first).
+    # lines, and a statement object in two places of the tree (marked at each).
     source = ('def f(a, /, b=1):\n    """doc\n    string"""\n    return a\n'
               'if a:\n    z = 1\nelse:\n    w = 2\n')
     nodes = _annotated_statements(parser.parse(source, single_node=False))
@@ -708,7 +708,9 @@ def test_unparse_record_counts_every_line_break_it_writes():
     record = parser.UnparseRecord()
     text = parser.unparse_statements(nodes, record=record)
     assert text.count("z = 1") == 2 and record.exact
-    assert [line for node, line in record.statement_lines if node is shared] == [7]
+    assert [line for node, line in record.statement_lines if node is shared] == [7, 9]
+    expected = origin_info.create_source_map(nodes, text, "gen.py")
+    assert origin_info.source_map_from_lines(record.statement_lines, "gen.py") == expected
 
 
 def test_strings_are_written_as_astor_writes_them():
