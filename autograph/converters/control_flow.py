@@ -104,6 +104,18 @@ def _graph_copy(node):
     return templates.copy_tree(node)
 
 
+def _without_choices(node):
+    """Marks a node this converter generates from names, constants and nodes already marked
+    as holding no choice: the relevance walks of the two converters after it skip it."""
+    anno.setanno(node, _WITHOUT_CHOICES, True)
+    return node
+
+
+def _hold_no_choice(nodes):
+    return all(node.__class__ is gast.Name or anno.hasanno(node, _WITHOUT_CHOICES)
+               for node in nodes)
+
+
 def _name(name, ctx=gast.Load):
     # Built directly, as templates build names: gast's generic constructor (for the name
     # and its context) costs as much again, and names are most of what is made here.
@@ -289,7 +301,8 @@ class ControlFlowTransformer(converter.Base):
             name=factory_name, args=gast.arguments(
                 args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                 kwarg=None, defaults=[]),
-            body=function.graph_defs + [gast.Return(value=result)], decorator_list=[],
+            body=function.graph_defs + [_without_choices(gast.Return(value=result))],
+            decorator_list=[],
             returns=None, type_comment=None, type_params=[])
         return [factory]
 
@@ -303,14 +316,20 @@ class ControlFlowTransformer(converter.Base):
         """`graph_forms().entry(args)`: a statement of the Python form taking its graph
         form (its condition or iterable found symbolic)."""
         forms = gast.Call(func=_name(self._factory_name()), args=[], keywords=[])
-        return _with_origin(node, [_call_statement(
-            gast.Attribute(value=forms, attr=entry, ctx=gast.Load()), args)])
+        statement = _call_statement(gast.Attribute(value=forms, attr=entry, ctx=gast.Load()),
+                                    args)
+        if _hold_no_choice(args):
+            _without_choices(statement)
+        return _with_origin(node, [statement])
 
     @staticmethod
     def _call(node, name, args):
         """`name(args)` (a graph form calling the function that runs a statement's
         overload), reporting the user's statement `node`."""
-        return _with_origin(node, [_call_statement(_name(name), args)])
+        statement = _call_statement(_name(name), args)
+        if _hold_no_choice(args):
+            _without_choices(statement)
+        return _with_origin(node, [statement])
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -648,9 +667,9 @@ class ControlFlowTransformer(converter.Base):
         function.declared_in_blocks |= nonlocals - function.nonlocals
         declarations = []
         if globals_:
-            declarations.append(gast.Global(names=sorted(globals_)))
+            declarations.append(_without_choices(gast.Global(names=sorted(globals_))))
         if nonlocals:
-            declarations.append(gast.Nonlocal(names=sorted(nonlocals)))
+            declarations.append(_without_choices(gast.Nonlocal(names=sorted(nonlocals))))
         return declarations
 
     def _block_function(self, name, params, body, modified_names):
@@ -659,6 +678,7 @@ class ControlFlowTransformer(converter.Base):
         self.function.declared_in_blocks |= declared - self.function.globals
         node = templates.replace("def name(params):\n    body", name=name, params=params,
                                  body=body)[0]
+        _without_choices(node.args)  # names only
         # Only what the function's own statements bind: a nested statement's blocks are
         # functions of their own (siblings among the graph forms), declaring theirs.
         own = self.own_bindings(node)
