@@ -763,3 +763,17 @@ def test_only_the_file_indexed_last_keeps_its_untaken_functions():
     assert found.node.name == "dedent"
     assert index.trees == {}  # memory: one file's parse at most
     assert parser.parse_entity(make_closure)[0].name == "make_closure"  # parsed alone
+
+
+def test_fstrings_are_written_as_ast_unparse_writes_them():
+    sources = [
+        "f''", "f'{x}'", "f'{x!r}'", "f'{x!s:>{width}}'", "f'{x:.2f}'", "f'a{x}b{y!a}c'",
+        "f'{{braces}} {x}'", "f'it\\'s {x}'", 'f"say \\"{x}\\""', "f'''both ' and \" {x}'''",
+        "f'tab\\t{x}\\nline'", "f'back\\\\slash {x}'", "f'{x:{y}.{z}}'", "f'{x:\\n}'",
+        "f'{x + 1}'", "f'{x.y}'", "f'{x!r:{y + 1}}'", "f'{(lambda: 1)}'", "f'{\"s\"}'",
+        "f'\\'\\\"\\'\\'\\'\\\"\\\"\\\"{x}'", "f'ünï{x}\\x00'", "f'{x=}'", "f'{x = !r:^5}'",
+    ]
+    for source in sources:
+        node = parser.parse_expression(source)
+        # pylint: disable=protected-access
+        assert parser._joined_str_source(node) == ast.unparse(ast.parse(source)), source
