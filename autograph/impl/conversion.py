@@ -85,9 +85,10 @@ class AutoGraphTranspiler(transpiler.PyToPy):
         return user_context.options.caching_key()
 
     def transform_ast(self, node, ctx):
-        present = _Constructs(node)
+        present = anno.getanno(node, anno.Basic.CENSUS, None) or parser.Census.of(node)
         for converter_module in CONVERTERS:
-            if not present.needs(converter_module, node):
+            check = _CONVERTER_NEEDS.get(converter_module)
+            if check is not None and not check(present, node):
                 continue
             node = converter_module.transform(node, ctx)
         if ag_logging.has_verbosity(3):
@@ -108,125 +109,22 @@ class AutoGraphTranspiler(transpiler.PyToPy):
             _thunk_lines[filename] = thunk_lines
 
 
-# What _Constructs records about a node, by its class (0: nothing; its children are walked).
-_TYPE, _ATTRIBUTE, _SUBSCRIPT, _RETURN, _LOOP, _IF, _CLASS, _FUNCTION = range(1, 9)
-_KINDS = {
-    gast.Break: _TYPE, gast.Continue: _TYPE, gast.Assert: _TYPE, gast.IfExp: _TYPE,
-    gast.Attribute: _ATTRIBUTE, gast.Subscript: _SUBSCRIPT, gast.Return: _RETURN,
-    gast.For: _LOOP, gast.AsyncFor: _LOOP, gast.While: _LOOP, gast.If: _IF,
-    gast.ClassDef: _CLASS, gast.FunctionDef: _FUNCTION, gast.AsyncFunctionDef: _FUNCTION,
-}
-# Operators (like expression contexts) are leaves no check looks at: not walked.
-_OPERATOR_FIELDS = frozenset({"op", "ops"})
-_walk_info = {}  # node class -> (its kind, the fields of it to walk)
-
-
-def _walk_info_of(node_class):
-    """_walk_info's entry for `node_class` (made on first sight of the class)."""
-    info = _walk_info[node_class] = (_KINDS.get(node_class, 0), tuple(
-        field for field in ast_util.node_fields(node_class)
-        if field not in _OPERATOR_FIELDS))
-    return info
-
-
-class _Constructs:
-    """What a function's tree holds, from one walk before any converter runs: a converter
-    whose construct is absent would walk the whole tree and change nothing, so it is
-    skipped (conversion speed). This is sound because no converter creates the construct
-    an earlier-skipped one would look for (breaks, continues, asserts, nested user
-    functions, appends, loop directives), and the checks for the converters after
-    control_flow look at the tree as it is then.
-
-    `types` holds the node types of _KINDS present (the ones the checks look at)."""
-
-    __slots__ = ("types", "attributes", "nested_scopes", "loop_else", "loop_directive",
-                 "jump_return", "subscript_store")
-
-    def __init__(self, root):
-        types_seen = set()
-        attributes = set()
-        nested_scopes = False
-        loop_else = False
-        loop_directive = False
-        jump_return = False
-        subscript_store = False
-        add_type = types_seen.add
-        add_attribute = attributes.add
-        infos = _walk_info
-        node_base = gast.AST
-        store = gast.Store
-        # One walk over every node per conversion: the child iteration is inlined (calling
-        # ast_util.child_nodes per node made it about 2x slower), and what a node's class
-        # means is one lookup. The nodes outside any if/for/while are walked first, then
-        # those inside one (a return there is lowered by return_statements): two stacks,
-        # no flag per node.
-        inside_nodes = []
-        push_inside = inside_nodes.append
-        for inside, stack in ((False, [root]), (True, inside_nodes)):
-            pop = stack.pop
-            push_here = stack.append
-            while stack:
-                node = pop()
-                push = push_here
-                node_class = node.__class__
-                info = infos.get(node_class)
-                if info is None:
-                    info = _walk_info_of(node_class)
-                kind, fields = info
-                if kind:
-                    add_type(node_class)
-                    if kind == _ATTRIBUTE:
-                        add_attribute(node.attr)
-                    elif kind == _SUBSCRIPT:
-                        if node.ctx.__class__ is store:
-                            subscript_store = True
-                    elif kind == _RETURN:
-                        if inside:
-                            jump_return = True
-                    elif kind == _LOOP:
-                        push = push_inside
-                        if node.orelse:
-                            loop_else = True
-                        first = node.body[0] if node.body else None
-                        if (first.__class__ is gast.Expr
-                                and first.value.__class__ is gast.Call):
-                            loop_directive = True
-                    elif kind == _IF:
-                        push = push_inside
-                    elif kind == _CLASS or (kind == _FUNCTION and node is not root):
-                        nested_scopes = True
-                values = node.__dict__
-                for field in fields:
-                    value = values.get(field)
-                    if value.__class__ is list:
-                        for item in value:
-                            if isinstance(item, node_base):
-                                push(item)
-                    elif isinstance(value, node_base):
-                        push(value)
-        self.types = types_seen
-        self.attributes = attributes
-        self.nested_scopes = nested_scopes
-        self.loop_else = loop_else
-        self.loop_directive = loop_directive
-        self.jump_return = jump_return
-        self.subscript_store = subscript_store
-
-    def needs(self, converter_module, root):
-        """False when `converter_module` would leave this tree (now `root`) unchanged."""
-        check = _CONVERTER_NEEDS.get(converter_module)
-        return True if check is None else check(self, root)
-
-
+# converter module -> whether it would change the tree `root` with census `c` (absent:
+# always). A converter whose construct is absent would walk the whole tree and change
+# nothing, so it is skipped (conversion speed). The census is taken before any converter
+# runs: this is sound because no converter creates the construct an earlier-skipped one
+# would look for (breaks, continues, asserts, nested user functions, appends, loop
+# directives), and the checks for the converters after control_flow look at the tree as
+# it is then.
 _CONVERTER_NEEDS = {
     # Nested functions and classes are what it marks.
     functions: lambda c, root: c.nested_scopes,
     # set_loop_options(...) is the first statement of a loop body, as a call.
-    directives: lambda c, root: c.loop_directive,
+    directives: lambda c, root: c.loop_starts_with_call,
     # Loops with an else are rewritten even without a break (the else moves after them).
     break_statements: lambda c, root: gast.Break in c.types or c.loop_else,
     continue_statements: lambda c, root: gast.Continue in c.types,
-    return_statements: lambda c, root: c.jump_return,
+    return_statements: lambda c, root: c.return_in_block,
     asserts: lambda c, root: gast.Assert in c.types,
     lists: lambda c, root: "append" in c.attributes or "pop" in c.attributes,
     # Item writes to lists the function appends to (after lists: ag__.list_append).

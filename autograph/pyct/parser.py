@@ -15,6 +15,7 @@ import astor
 import gast
 
 from autograph.pyct import anno
+from autograph.pyct import ast_util
 from autograph.pyct import errors
 from autograph.pyct import origin_info
 
@@ -128,8 +129,8 @@ def _signature(ast_class):
 def _in_place_plans():
     """ast class -> (gast class, ((field, how), ...) for the fields holding nodes, (gast
     field the ast class lacks, whether it defaults to [] rather than None) pairs, the ast
-    fields gast lacks, whether it has a location): what turning an ast node into the
-    gast node in place takes. A class is left out (converted by gast, as a new node)
+    fields gast lacks, whether it has a location, its census kind (0: none)): what turning
+    an ast node into the gast node in place (and recording it in a Census) takes. A class is left out (converted by gast, as a new node)
     when a node its fields can hold is."""
     plans = {}
     child_types = {}
@@ -170,7 +171,7 @@ def _in_place_plans():
                 gast_class, tuple(steps),
                 tuple((f, f == "type_params") for f in gast_fields if f not in ast_class._fields),
                 tuple(f for f in ast_class._fields if f not in gast_fields),
-                "lineno" in ast_class._attributes)
+                "lineno" in ast_class._attributes, _CENSUS_KINDS.get(gast_class, 0))
             child_types[ast_class] = types_held
     # Converted in place, a child stays where it is: a parent is only converted in place
     # when every class its children can have is (else it falls back, as a whole).
@@ -187,6 +188,125 @@ def _in_place_plans():
     return plans
 
 
+# ---------------------------------------------------------------------------
+# What a function's tree holds.
+# ---------------------------------------------------------------------------
+
+# What a Census records about a node, by its class (absent: nothing). Ifs and loops
+# (_BLOCK and above) hold blocks a return can be in.
+_PRESENT, _ATTRIBUTE, _SUBSCRIPT, _RETURN, _DEFINITION, _LOOP, _IF = range(1, 8)
+_BLOCK = _LOOP
+_CENSUS_KINDS = {
+    gast.Break: _PRESENT, gast.Continue: _PRESENT, gast.Assert: _PRESENT,
+    gast.IfExp: _PRESENT, gast.Attribute: _ATTRIBUTE, gast.Subscript: _SUBSCRIPT,
+    gast.Return: _RETURN, gast.FunctionDef: _DEFINITION, gast.AsyncFunctionDef: _DEFINITION,
+    gast.ClassDef: _DEFINITION, gast.For: _LOOP, gast.AsyncFor: _LOOP, gast.While: _LOOP,
+    gast.If: _IF,
+}
+_GAST_FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
+# Operators (like expression contexts) are leaves a census does not look at: not walked.
+_OPERATOR_FIELDS = frozenset({"op", "ops"})
+_census_walk_info = {}  # node class -> (its census kind, the fields of it to walk)
+
+
+class Census:
+    """What a function's gast tree holds, for a transpiler that skips the passes with
+    nothing to do in it (conversion speed).
+
+    parse_entity_with_location(..., annotate_origins=True) records it while building the
+    tree (no walk of its own) and sets it as the root's anno.Basic.CENSUS; Census.of(root)
+    walks a tree for it. It describes the tree as it was then: whoever changes the tree
+    before using it must drop it.
+
+    types: the node classes present among those of _CENSUS_KINDS (breaks, continues,
+      asserts, conditional expressions, attributes, subscripts, returns, defs, classes,
+      loops, ifs);
+    attributes: the attribute names (Attribute.attr) in it;
+    nested_scopes: it holds a class, or a def other than the root;
+    loop_else: a loop has an else block;
+    loop_starts_with_call: a loop's body starts with a call statement;
+    return_in_block: a return is inside an if or loop (at any depth, in nested defs too);
+    subscript_store: an item or slice is assigned to (a Subscript in the Store context).
+    """
+
+    __slots__ = ("types", "attributes", "loop_else", "loop_starts_with_call",
+                 "return_in_block", "subscript_store", "_definitions", "_root_is_function")
+
+    def __init__(self, root_is_function):
+        self.types = set()
+        self.attributes = set()
+        self.loop_else = False
+        self.loop_starts_with_call = False
+        self.return_in_block = False
+        self.subscript_store = False
+        self._definitions = 0  # defs and classes, the root included
+        self._root_is_function = root_is_function
+
+    @property
+    def nested_scopes(self):
+        return self._definitions > self._root_is_function
+
+    def note(self, node, kind, inside):
+        """Records `node`, a gast node of census kind `kind` whose children are gast nodes
+        too; `inside`: whether it is inside an if or a loop."""
+        self.types.add(node.__class__)
+        if kind == _ATTRIBUTE:
+            self.attributes.add(node.attr)
+        elif kind == _SUBSCRIPT:
+            if node.ctx.__class__ is gast.Store:
+                self.subscript_store = True
+        elif kind == _RETURN:
+            if inside:
+                self.return_in_block = True
+        elif kind == _DEFINITION:
+            self._definitions += 1
+        elif kind == _LOOP:
+            if node.orelse:
+                self.loop_else = True
+            first = node.body[0] if node.body else None
+            if first.__class__ is gast.Expr and first.value.__class__ is gast.Call:
+                self.loop_starts_with_call = True
+
+    @classmethod
+    def of(cls, root):
+        """The census of the gast tree `root`, from a walk of it."""
+        census = cls(root.__class__ in _GAST_FUNCTIONS)
+        note = census.note
+        infos = _census_walk_info
+        node_base = gast.AST
+        # The nodes outside any if or loop are walked first, then those inside one: two
+        # stacks, no flag per node.
+        inside_nodes = []
+        push_inside = inside_nodes.append
+        for inside, stack in ((False, [root]), (True, inside_nodes)):
+            pop = stack.pop
+            push_here = stack.append
+            while stack:
+                node = pop()
+                node_class = node.__class__
+                info = infos.get(node_class)
+                if info is None:
+                    info = infos[node_class] = (_CENSUS_KINDS.get(node_class, 0), tuple(
+                        field for field in ast_util.node_fields(node_class)
+                        if field not in _OPERATOR_FIELDS))
+                kind, fields = info
+                push = push_here
+                if kind:
+                    note(node, kind, inside)
+                    if kind >= _BLOCK:
+                        push = push_inside
+                values = node.__dict__
+                for field in fields:
+                    value = values.get(field)
+                    if value.__class__ is list:
+                        for item in value:
+                            if isinstance(item, node_base):
+                                push(item)
+                    elif isinstance(value, node_base):
+                        push(value)
+        return census
+
+
 _IN_PLACE = _in_place_plans()
 # The gast class for each shared ast context or operator class.
 _GAST_OF_SHARED = {c: _AST_TO_GAST[c][0] for c in _SHARED_AST_CLASSES}
@@ -197,7 +317,8 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
     """The gast tree of the ast tree `root` (what ast_to_gast returns), made from `root`
     itself, every located node annotated with its anno.Basic.ORIGIN as
     origin_info.resolve(the gast tree, source, filename, context_lineno,
-    context_col_offset) annotates it: one walk, and no second tree built and freed.
+    context_col_offset) annotates it, and the root with its anno.Basic.CENSUS: one walk,
+    and no second tree built and freed.
 
     `root` must be a tree of its own (freshly parsed): its nodes become the gast nodes
     (gast's node classes have the same layout as ast's, so `__class__` can change). Their
@@ -217,6 +338,10 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
     gast_of_shared = _GAST_OF_SHARED
     gast_name = gast.Name
     shifted = bool(line_shift or col_shift)
+    census = Census(root.__class__ in _AST_FUNCTIONS)
+    note = census.note
+    census_complete = True  # False once a subtree is converted by gast (not recorded)
+    blocks = 0  # the ifs and loops the node being converted is in
     # Nodes next to each other in the walk often start at the same place (a call, its
     # function, the name the function is read from): they share one origin (an immutable
     # tuple), made once.
@@ -257,9 +382,9 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
         return new
 
     def convert(node, function_name):
-        nonlocal last_lineno, last_column, last_name, last_origin
+        nonlocal last_lineno, last_column, last_name, last_origin, blocks
         try:
-            target_class, steps, added, dropped, located = plans[node.__class__]
+            target_class, steps, added, dropped, located, kind = plans[node.__class__]
         except KeyError:
             return convert_other(node, function_name)
         node.__class__ = target_class
@@ -291,6 +416,8 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
                     source_lines[lineno - 1] if 0 < lineno <= line_count else None,
                     get_comment(lineno)))
             fields[annotations_field] = {origin_key: last_origin}
+        if kind >= _BLOCK:
+            blocks += 1
         for field, how in steps:
             value = fields[field]
             if how == _CHILD:
@@ -317,14 +444,20 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
                 value[:] = [new_node(gast_of_shared[item.__class__]) for item in value]
             elif value is not None:  # _HANDLER_NAME
                 fields[field] = gast_name(value, gast.Store(), None, None)
+        if kind:  # recorded once its children are gast nodes
+            if kind >= _BLOCK:
+                blocks -= 1
+            note(node, kind, blocks)
         return node
 
     def convert_other(node, function_name):
+        nonlocal census_complete
         node_class = node.__class__
         if node_class is ast.arg:
             return convert_parameter(node, function_name)
         if node_class in _SHARED_AST_CLASSES:
             return new_node(gast_of_shared[node_class])
+        census_complete = False
         if shifted:
             _shift_locations(node, line_shift, col_shift)
         new = gast.ast_to_gast(node)
@@ -338,7 +471,10 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
         root_name = "<lambda>"
     else:
         root_name = None
-    return convert(root, root_name)
+    converted = convert(root, root_name)
+    if census_complete:
+        anno.setanno(converted, anno.Basic.CENSUS, census)
+    return converted
 
 
 def _gast_name_to_arg(name):

@@ -10,6 +10,7 @@ import types
 
 import gast
 
+from autograph.pyct import anno
 from autograph.pyct import cfg
 from autograph.pyct import inspect_utils
 from autograph.pyct import loader
@@ -56,27 +57,34 @@ def _mangled(name, class_name):
 class _PrivateNameMangler(gast.NodeVisitor):
     """Applies the class-private name mangling the compiler did for code written in a
     class body: the generated function is not in a class, so `self.__x` must be written
-    as `self._Cls__x` to keep its meaning."""
+    as `self._Cls__x` to keep its meaning. `changed` says whether it changed anything."""
 
     def __init__(self, class_name):
         self.class_name = class_name
+        self.changed = False
+
+    def _mangle(self, name):
+        mangled = _mangled(name, self.class_name)
+        if mangled != name:
+            self.changed = True
+        return mangled
 
     def visit_Name(self, node):
-        node.id = _mangled(node.id, self.class_name)
+        node.id = self._mangle(node.id)
         self.generic_visit(node)
 
     def visit_Attribute(self, node):
-        node.attr = _mangled(node.attr, self.class_name)
+        node.attr = self._mangle(node.attr)
         self.generic_visit(node)
 
     def _visit_names(self, node):
-        node.names = [_mangled(n, self.class_name) for n in node.names]
+        node.names = [self._mangle(n) for n in node.names]
 
     visit_Global = _visit_names
     visit_Nonlocal = _visit_names
 
     def _visit_definition(self, node):
-        node.name = _mangled(node.name, self.class_name)
+        node.name = self._mangle(node.name)
         self.generic_visit(node)
 
     visit_FunctionDef = _visit_definition
@@ -85,32 +93,33 @@ class _PrivateNameMangler(gast.NodeVisitor):
     def visit_ClassDef(self, node):
         # A class nested in the function mangles its own body with its own name.
         inner_class_name = node.name.lstrip("_")
-        node.name = _mangled(node.name, self.class_name)
+        node.name = self._mangle(node.name)
         for child in node.bases + node.keywords + node.decorator_list:
             self.visit(child)
         if inner_class_name:
             body_mangler = _PrivateNameMangler(inner_class_name)
             for statement in node.body:
                 body_mangler.visit(statement)
+            self.changed = self.changed or body_mangler.changed
 
     def visit_Import(self, node):
         for alias in node.names:
             if alias.asname is not None:
-                alias.asname = _mangled(alias.asname, self.class_name)
+                alias.asname = self._mangle(alias.asname)
             else:
-                alias.name = _mangled(alias.name, self.class_name)
+                alias.name = self._mangle(alias.name)
 
     def visit_ImportFrom(self, node):
         for alias in node.names:
             bound = alias.asname or alias.name
             if _mangled(bound, self.class_name) != bound:
-                alias.asname = _mangled(bound, self.class_name)
+                alias.asname = self._mangle(bound)
 
     def _visit_pattern_name(self, node):
         for field in ("name", "rest"):
             value = getattr(node, field, None)
             if isinstance(value, str):
-                setattr(node, field, _mangled(value, self.class_name))
+                setattr(node, field, self._mangle(value))
         self.generic_visit(node)
 
     visit_MatchAs = _visit_pattern_name
@@ -295,9 +304,12 @@ class PyToPy:
         class_name = _lexical_class_name(fn.__qualname__)
         if class_name and class_name.lstrip("_"):
             own_name = getattr(node, "name", None)
-            _PrivateNameMangler(class_name.lstrip("_")).visit(node)
+            mangler = _PrivateNameMangler(class_name.lstrip("_"))
+            mangler.visit(node)
             if own_name is not None:
                 node.name = own_name  # the function keeps its name; only its body changes
+            if mangler.changed and anno.hasanno(node, anno.Basic.CENSUS):
+                anno.delanno(node, anno.Basic.CENSUS)  # no longer what the tree holds
 
         extra_locals = dict(self.get_extra_locals())
         clashes = set(extra_locals) & set(fn.__code__.co_freevars)

@@ -777,3 +777,52 @@ def test_fstrings_are_written_as_ast_unparse_writes_them():
         node = parser.parse_expression(source)
         # pylint: disable=protected-access
         assert parser._joined_str_source(node) == ast.unparse(ast.parse(source)), source
+
+
+@pytest.mark.parametrize("module_name", ["textwrap", "difflib", "ast", "test.test_patma"])
+def test_census_recorded_while_parsing_is_the_census_of_the_tree(module_name):
+    import importlib
+    from autograph.pyct import anno
+    module = importlib.import_module(module_name)
+    with open(module.__file__, encoding="utf-8") as f:
+        text = f.read()
+    fields = ("types", "attributes", "nested_scopes", "loop_else", "loop_starts_with_call",
+              "return_in_block", "subscript_store")
+    recorded_count = 0
+    for node in ast.walk(ast.parse(text)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        source = ast.get_source_segment(text, node, padded=True)
+        root = ast.parse(textwrap.dedent(source)).body[0]
+        if isinstance(node, ast.Lambda):
+            root = root.value  # a lambda's own text is an expression statement
+        # pylint: disable=protected-access
+        converted = parser._ast_to_gast_with_origins(root, source, "m.py", 1, 0)
+        census = anno.getanno(converted, anno.Basic.CENSUS, None)
+        if census is None:  # a part converted by gast (match statements): not recorded
+            continue
+        recorded_count += 1
+        walked = parser.Census.of(converted)
+        assert [getattr(census, f) for f in fields] == [getattr(walked, f) for f in fields]
+    assert recorded_count > 10
+
+
+def test_census_facts():
+    from autograph.pyct import anno
+
+    def census(source):
+        found = parser.parse(source)
+        return parser.Census.of(found)
+
+    plain = census("def f(x):\n    return x.y[0]\n")
+    assert not (plain.nested_scopes or plain.return_in_block or plain.subscript_store)
+    assert plain.attributes == {"y"} and gast.Subscript in plain.types
+    nested = census("def f(x):\n    if x:\n        def g():\n            return 1\n"
+                    "    for i in x:\n        g(i)\n    else:\n        x[0] = 1\n")
+    assert nested.nested_scopes and nested.return_in_block and nested.subscript_store
+    assert nested.loop_else and nested.loop_starts_with_call
+    assert census("lambda: (lambda: 1)").nested_scopes is False
+    assert census("class A:\n    pass\n").nested_scopes
+    # Recorded while parsing (the root of the tree holds it).
+    found = parser.parse_entity_with_location(Methods.method, annotate_origins=True)
+    assert isinstance(anno.getanno(found.node, anno.Basic.CENSUS), parser.Census)

@@ -175,6 +175,21 @@ def test_methods_super_and_private_names():
     assert make() == "Child"
 
 
+def test_mangling_private_names_drops_the_parse_census():
+    from autograph.pyct import anno
+
+    class Keeps(transpiler.PyToPy):
+        def transform_ast(self, node, ctx):
+            self.census = anno.getanno(node, anno.Basic.CENSUS, None)
+            return node
+
+    convert = Keeps()
+    convert.transform(Child().greet, None)  # reads self.__secret: mangled
+    assert convert.census is None
+    convert.transform(Child.static, None)
+    assert convert.census is not None
+
+
 def test_lambdas():
     scale = 3
     convert = Identity()
