@@ -474,6 +474,9 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
     converted = convert(root, root_name)
     if census_complete:
         anno.setanno(converted, anno.Basic.CENSUS, census)
+    # The nested functions refer to each other through cells of this frame: emptied, the
+    # cells no longer make a reference cycle, and are freed now (not by the collector).
+    del convert, convert_other, convert_parameter, new_origin, shift
     return converted
 
 

@@ -826,3 +826,17 @@ def test_census_facts():
     # Recorded while parsing (the root of the tree holds it).
     found = parser.parse_entity_with_location(Methods.method, annotate_origins=True)
     assert isinstance(anno.getanno(found.node, anno.Basic.CENSUS), parser.Census)
+
+
+def test_parsing_with_origins_leaves_no_cyclic_garbage():
+    import gc
+    parser.parse_entity_with_location(plain_function, annotate_origins=True)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        parser.parse_entity_with_location(plain_function, annotate_origins=True)
+        assert gc.collect() == 0
+    finally:
+        if enabled:
+            gc.enable()
