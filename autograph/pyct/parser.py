@@ -1344,9 +1344,12 @@ _NAME = gast.Name
 
 
 class _FastUnparser:
-    """Writes one top-level gast statement as astor does; records lambdas like
-    _GastSourceGenerator (lambda_marks, exact, result), and the line each statement starts
-    on (statement_lines: counted while writing, no scan of the text afterwards)."""
+    """Writes one top-level gast statement as astor does; records where statements and
+    lambdas are as it writes them (no scan of the text afterwards): statement_lines, the
+    line each statement starts on, and lambda_spans, [(Call or None, Lambda node, (line,
+    end line, column, end column))] like UnparseRecord.call_lambdas (lines counted from the
+    text's first line before run() strips it, columns in UTF-8 bytes). `exact` is False
+    where those could differ from what parsing the text gives."""
 
     def __init__(self, indent_with):
         self.result = []
@@ -1357,7 +1360,7 @@ class _FastUnparser:
         self.using_unicode_literals = False
         self.statement_lines = []  # (statement node, line its text starts on)
         self.line = 1  # the line being written: 1 + the line breaks written so far
-        self.lambda_marks = []
+        self.lambda_spans = []
         self.exact = True
         self._expression_statement_value = None
         self.write = self.result.append
@@ -1736,15 +1739,17 @@ class _FastUnparser:
         generator._handle_numeric_constant(value)  # pylint: disable=protected-access
         self.write("".join(generator.result))
 
+    def _current_line(self):
+        """The text written so far on the line being written (astor's colinfo)."""
+        res_index, str_index = self.colinfo
+        current_line = "".join(self.result[res_index:])
+        return current_line[str_index:] if str_index else current_line
+
     def _string(self, node, value, pp):
         embedded = (pp > _EXPR) + (pp >= _ASSIGN)
         result = self.result
-        res_index, str_index = self.colinfo
-        current_line = result[res_index:]
-        if str_index:
-            current_line[0] = current_line[0][str_index:]
-        current_line = "".join(current_line)
-        text = _pretty_string(value, embedded, current_line, self.using_unicode_literals)
+        text = _pretty_string(value, embedded, self._current_line(),
+                              self.using_unicode_literals)
         kind = getattr(node, "kind", False)
         if kind:
             text = kind + text
@@ -1929,15 +1934,16 @@ class _FastUnparser:
         paren = p < pp
         if paren:
             self.write("(")
-        start = len(self.result)
+        line = self.line
+        column = len(self._current_line().encode("utf-8"))
         self.write("lambda ")
         self.arguments(node.args)
         self.write(": ")
         self.expr(node.body, p)
-        end = len(self.result)
+        self.lambda_spans.append((self._lambda_arguments.get(id(node)), node, (
+            line, self.line, column, len(self._current_line().encode("utf-8")))))
         if paren:
             self.write(")")
-        self.lambda_marks.append((self._lambda_arguments.get(id(node)), node, start, end))
 
     def _generators(self, generators):
         for generator in generators:
@@ -2001,6 +2007,9 @@ class _FastUnparser:
         if node.posonlyargs:
             text = ast.unparse(gast_to_ast(node))  # (an expression's parts only, as above)
             self.line += text.count("\n")  # default values may be strings spanning lines
+            if "\n" in text or "lambda" in text:
+                # Columns after it on its last line, and lambdas in it, are not recorded.
+                self.exact = False
             self.write(text)
             return
         write = self.write
@@ -2111,25 +2120,25 @@ def _record_positions(generator, record, first_line, text):
     line_shift = first_line - 1 - leading.count("\n")
     if not generator.exact:
         record.exact = False
+    if isinstance(generator, _FastUnparser):
+        # It counted lines and columns as it wrote them.
+        if generator.line - generator.removed_lines != text.count("\n"):  # run() ends it
+            record.exact = False  # some text with line breaks was not counted: parse it
+        shift = line_shift - generator.removed_lines
+        record.statement_lines.extend(
+            [(node, line + shift) for node, line in generator.statement_lines])
+        record.call_lambdas.extend(
+            [(call, node, (line + shift, end_line + shift, column, end_column))
+             for call, node, (line, end_line, column, end_column) in generator.lambda_spans])
+        return
     wanted = set()
     for _, _, start, end in generator.lambda_marks:
         wanted.add(start)
         wanted.add(end)
-    statement_lines = getattr(generator, "statement_lines", None)
-    if statement_lines is None:  # _GastSourceGenerator
-        wanted.update(index for _, index in generator.statement_marks)
+    wanted.update(index for _, index in generator.statement_marks)
     positions = _positions(result, sorted(wanted))
-    statement_shift = line_shift
-    if statement_lines is None:
-        statement_lines = [(node, positions[index][0])
-                           for node, index in generator.statement_marks]
-    else:
-        # _FastUnparser counted lines as it wrote them.
-        if generator.line - generator.removed_lines != text.count("\n"):  # run() ends it
-            record.exact = False  # some text with line breaks was not counted: parse it
-        statement_shift -= generator.removed_lines
     record.statement_lines.extend(
-        [(node, line + statement_shift) for node, line in statement_lines])
+        [(node, positions[index][0] + line_shift) for node, index in generator.statement_marks])
     for call, node, start, end in generator.lambda_marks:
         line, line_text = positions[start]
         end_line, end_text = positions[end]
