@@ -1331,15 +1331,28 @@ _COMPREHENSION_TARGET = _P.comprehension_target
 _PRETTY_STRING = astor.code_gen.pretty_string
 
 
-def _pretty_string(value, embedded, current_line, unicode_literals):
-    """astor's pretty_string of a str. On a line of its own (a docstring) astor writes the
-    triple-quoted form when eval() of it gives the string back: that eval is skipped
-    where it plainly does (ASCII, no backslash, double quote, carriage return or NUL,
-    the characters its escaping changes or eval reads otherwise)."""
-    if not current_line.strip() and value.isascii() and not (
+def _pretty_string(value, embedded, line_is_blank, current_line, unicode_literals):
+    """astor's pretty_string(value, embedded, current_line(), unicode_literals) of a str,
+    `line_is_blank` saying whether current_line() (the text before it on its line) is
+    only whitespace. astor's work is skipped where its answer is plain:
+    - after other text, a string without line breaks is its repr() unless the string is
+      long (a repr of 20 characters or more), not embedded in an expression, and would
+      make the line 100 characters or more (astor then tries the triple-quoted form);
+    - on a line of its own (a docstring) astor writes the triple-quoted form when eval()
+      of it gives the string back: it plainly does for ASCII without a backslash, double
+      quote, carriage return or NUL (the characters its escaping changes or eval reads
+      otherwise)."""
+    if not line_is_blank:
+        if "\n" not in value:
+            text = repr(value)
+            if embedded or len(text) < 20 or len(current_line()) + len(text) < 100:
+                return text
+    elif value.isascii() and not (
             "\\" in value or '"' in value or "\r" in value or "\0" in value):
         return '"""%s"""' % value
-    return _PRETTY_STRING(value, embedded, current_line, unicode_literals)
+    return _PRETTY_STRING(value, embedded, current_line(), unicode_literals)
+
+
 _NAME = gast.Name
 
 
@@ -1745,10 +1758,20 @@ class _FastUnparser:
         current_line = "".join(self.result[res_index:])
         return current_line[str_index:] if str_index else current_line
 
+    def _line_is_blank(self):
+        """Whether _current_line() is only whitespace (looked at from its end: text
+        written just before is what usually answers)."""
+        res_index, str_index = self.colinfo
+        result = self.result
+        for index in range(len(result) - 1, res_index, -1):
+            if result[index].strip():
+                return False
+        return not result[res_index][str_index:].strip() if result[res_index:] else True
+
     def _string(self, node, value, pp):
         embedded = (pp > _EXPR) + (pp >= _ASSIGN)
         result = self.result
-        text = _pretty_string(value, embedded, self._current_line(),
+        text = _pretty_string(value, embedded, self._line_is_blank(), self._current_line,
                               self.using_unicode_literals)
         kind = getattr(node, "kind", False)
         if kind:

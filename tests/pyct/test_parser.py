@@ -717,12 +717,15 @@ def test_strings_are_written_as_astor_writes_them():
     import astor
     tricky = ["", "plain docstring", "two\nlines", "ends with quote\"", 'a """ b', "back\\slash",
               "cr\r\nlf", "nul\0", "tab\tand\x0cfeed", "ünïcode\nline", "\ud800", "'single'"]
+    tricky += ["a" * 17, "a" * 18, "a" * 60, "a" * 69, "a" * 70, "é" * 30, "a\\" * 40]
     for value in tricky + [chr(i) * 3 for i in range(128)]:
-        for current_line in ("", "        ", "    x = ", "\t"):
+        for current_line in ("", "        ", "    x = ", "\t", "    y = " + "z" * 20 + "(",
+                             "    " + "w" * 22):
             for embedded in (0, 1, 2):
                 # pylint: disable=protected-access
-                assert parser._pretty_string(value, embedded, current_line, False) == (
-                    astor.code_gen.pretty_string(value, embedded, current_line, False))
+                assert parser._pretty_string(
+                    value, embedded, not current_line.strip(), lambda: current_line,
+                    False) == astor.code_gen.pretty_string(value, embedded, current_line, False)
 
 
 def test_functions_come_from_their_files_parse_once_then_are_parsed_again():
