@@ -1728,11 +1728,19 @@ class _FastUnparser:
 
     def e_Constant(self, node, pp):
         value = node.value
-        if isinstance(value, (int, float, complex)):
+        value_class = value.__class__
+        if value_class is str:  # the commonest kinds first, by their exact class
+            self._string(node, value, pp)
+        elif value is None:
+            self.write("None")
+        elif isinstance(value, (int, float, complex)):
             paren = _OP_PRECEDENCE[gast.Constant] < pp
             if paren:
                 self.write("(")
-            self._numeric(value)
+            if value_class is int or value_class is bool:
+                self.write(repr(value))  # _numeric(value) of a number that is never NaN
+            else:
+                self._numeric(value)
             if paren:
                 self.write(")")
         elif isinstance(value, str):
