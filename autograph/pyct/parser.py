@@ -389,10 +389,12 @@ def _ast_to_gast_with_origins(root, source, filename, context_lineno, context_co
             return convert_other(node, function_name)
         node.__class__ = target_class
         fields = node.__dict__
-        for field, is_list in added:
-            fields[field] = [] if is_list else None
-        for field in dropped:
-            fields.pop(field, None)
+        if added:  # (few classes have any: tested first, no loop started)
+            for field, is_list in added:
+                fields[field] = [] if is_list else None
+        if dropped:
+            for field in dropped:
+                fields.pop(field, None)
         if located:
             lineno = fields["lineno"]
             column = fields["col_offset"]
