@@ -130,8 +130,8 @@ def _in_place_plans():
     """ast class -> (gast class, ((field, how), ...) for the fields holding nodes, (gast
     field the ast class lacks, whether it defaults to [] rather than None) pairs, the ast
     fields gast lacks, whether it has a location, its census kind (0: none)): what turning
-    an ast node into the gast node in place (and recording it in a Census) takes. A class is left out (converted by gast, as a new node)
-    when a node its fields can hold is."""
+    an ast node into the gast node in place (and recording it in a Census) takes. A class
+    is left out (converted by gast, as a new node) when a node its fields can hold is."""
     plans = {}
     child_types = {}
     for ast_class, (gast_class, gast_fields) in _AST_TO_GAST.items():
@@ -248,7 +248,7 @@ class Census:
 
     def note(self, node, kind, inside):
         """Records `node`, a gast node of census kind `kind` whose children are gast nodes
-        too; `inside`: whether it is inside an if or a loop."""
+        too; `inside` (true or false): whether it is inside an if or a loop."""
         self.types.add(node.__class__)
         if kind == _ATTRIBUTE:
             self.attributes.add(node.attr)
