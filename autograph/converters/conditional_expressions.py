@@ -13,13 +13,10 @@ import re
 
 import gast
 
+from autograph.converters import logical_expressions
+from autograph.converters.logical_expressions import has_named_expr  # pylint: disable=unused-import
 from autograph.core import converter
-from autograph.pyct import ast_util, parser, templates
-
-
-def has_named_expr(node):
-    """A walrus would bind in the lambda instead of the function: such expressions stay."""
-    return ast_util.contains(node, gast.NamedExpr)
+from autograph.pyct import parser, templates
 
 
 # Line breaks of str.splitlines other than \n (ast.get_source_segment splits on \r\n, \r
@@ -81,10 +78,11 @@ class ConditionalExpressionTransformer(converter.Base):
             new_trees.append(result)
         return result
 
+    def is_target(self, node):
+        return is_rewritten(node, self.walrus)
+
     def _converted_if_exp(self, node):
-        from autograph.converters import logical_expressions  # it imports this module
-        if (has_named_expr(node.body) or has_named_expr(node.orelse)
-                or logical_expressions.is_python_valued(node.test)):
+        if not is_rewritten(node, self.walrus):
             return self.generic_visit(node)
         # The parts of the replaced node, and the nodes made here, are moved into the
         # result, not copied.
@@ -115,29 +113,45 @@ class ConditionalExpressionTransformer(converter.Base):
             expr_repr=expr_repr))
 
 
+def is_rewritten(node, walrus=True):
+    """True when ConditionalExpressionTransformer replaces the IfExp `node`, False when it
+    leaves it as it is but for its parts (walrus=False: the tree holds no walrus
+    operator)."""
+    return not (walrus and (has_named_expr(node.body) or has_named_expr(node.orelse))
+                or logical_expressions.is_python_valued(node.test))
+
+
 def transform(node, ctx):
     if not ctx.user.options.uses(converter.Feature.CONDITIONAL_EXPRESSIONS):
         return node
-    from autograph.converters import logical_expressions  # it imports this module
+    walrus = converter.may_hold_walrus(ctx)
     transformer = logical_expressions.inline_transformer(ConditionalExpressionTransformer,
-                                                         ctx)
+                                                         ctx, walrus)
     # One walk finds what this converter and logical_expressions (which runs next) visit.
     relevant, logical_relevant = converter.nodes_containing_each(
         node, ConditionalExpressionTransformer.target_types,
-        logical_expressions.LogicalExpressionTransformer.target_types)
+        logical_expressions.LogicalExpressionTransformer.target_types,
+        is_first=transformer.is_target,
+        is_second=lambda n: logical_expressions.is_rewritten(n, walrus))
     transformer._relevant = relevant  # pylint: disable=protected-access
     if not transformer.has_targets(node):
-        logical_expressions.hand_over_relevance(ctx, node, logical_relevant)
+        logical_expressions.hand_over_relevance(ctx, node, logical_relevant, walrus)
         return node
     transformer.new_trees = []
     result = transformer.visit(node)
     # What logical_expressions would find in the tree now: the nodes it found before,
     # those above a rewritten expression (they held an IfExp), and what holds its targets
     # in the new expressions (the nested ones were copied into the outer ones, and are
-    # walked again there). A superset only makes it look at nodes it leaves unchanged.
+    # walked again there), or would in a copy of them (its functional copies of what
+    # holds no target are not visited). A superset only makes it look at nodes it leaves
+    # unchanged.
     logical_types = logical_expressions.LogicalExpressionTransformer.target_types
+    # The inline forms made here may hold walrus operators.
+    walrus_now = walrus or transformer.made_walrus
     logical_relevant |= relevant
     for tree in transformer.new_trees:
-        logical_relevant |= converter.nodes_containing(tree, logical_types)
-    logical_expressions.hand_over_relevance(ctx, result, logical_relevant)
+        logical_relevant |= converter.nodes_containing(
+            tree, logical_types,
+            lambda n: logical_expressions.is_rewritten(n, walrus_now, copied=True))
+    logical_expressions.hand_over_relevance(ctx, result, logical_relevant, walrus_now)
     return result

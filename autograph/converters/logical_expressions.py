@@ -19,9 +19,8 @@ overloads, only the overload form is used.
 
 import gast
 
-from autograph.converters.conditional_expressions import has_named_expr
 from autograph.core import converter
-from autograph.pyct import anno, templates
+from autograph.pyct import anno, ast_util, templates
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Annotation of the generated `v is True or v is False or ...` tests (and of `not v` once v
@@ -31,6 +30,11 @@ _THUNK_OVERLOADS = frozenset({"and_", "or_", "if_exp"})
 
 
 _IDENTITY_OR_MEMBERSHIP = (gast.Is, gast.IsNot, gast.In, gast.NotIn)
+
+
+def has_named_expr(node):
+    """A walrus would bind in the lambda instead of the function: such expressions stay."""
+    return ast_util.contains(node, gast.NamedExpr)
 
 
 def is_python_valued(node):
@@ -62,9 +66,15 @@ class InlineScopes:
     """Mixin: tracks where the inline Python form may be used, and the temporary's name of
     each function (one per function: each temporary is read right after it is set)."""
 
-    def _init_scopes(self):
+    # False when the tree holds no walrus operator: nothing then needs has_named_expr.
+    walrus = True
+    # Set once python_test makes a walrus (the inline form of a non-name operand).
+    made_walrus = False
+
+    def _init_scopes(self, walrus=True):
         self.scopes = [None]  # per function or lambda: its temporary's name, once needed
         self.functional_depth = 0  # > 0: only the overload form
+        self.walrus = walrus
 
     def temporary(self):
         if self.scopes[-1] is None:
@@ -114,6 +124,7 @@ class InlineScopes:
             tested = value
         else:
             read = self.temporary()
+            self.made_walrus = True
             tested = gast.NamedExpr(target=gast.Name(id=read, ctx=gast.Store(), annotation=None,
                                                      type_comment=None), value=value)
         # Bools first: most operands are comparisons.
@@ -133,27 +144,37 @@ class InlineScopes:
 _inline_classes = {}
 
 
-def inline_transformer(transformer_class, ctx):
-    """A `transformer_class` (a converter.Base) with the InlineScopes mixin, ready to visit."""
+def inline_transformer(transformer_class, ctx, walrus=True):
+    """A `transformer_class` (a converter.Base) with the InlineScopes mixin, ready to visit
+    (walrus=False: the tree holds no walrus operator)."""
     mixed = _inline_classes.get(transformer_class)
     if mixed is None:
         mixed = _inline_classes[transformer_class] = type(
             transformer_class.__name__, (InlineScopes, transformer_class), {})
     transformer = mixed(ctx)
-    transformer._init_scopes()  # pylint: disable=protected-access
+    transformer._init_scopes(walrus)  # pylint: disable=protected-access
     return transformer
 
 
 def functional_copy(transformer, node):
     """The overload form of (a copy of) `node`, as `transformer`'s class makes it in
-    functional mode (one such transformer per conversion, made on first use)."""
+    functional mode (one such transformer per conversion, made on first use).
+
+    `node` is in the tree `transformer` visits (its relevance walk saw it), or made there
+    and of its target types: a copy of a node with nothing to convert below it is the
+    overload form as it is."""
+    copy = templates.copy_clean(node, _COPIED_ANNOTATIONS)
+    relevant = transformer._relevant  # pylint: disable=protected-access
+    if (relevant is not None and id(node) not in relevant
+            and not isinstance(node, transformer.target_types)):
+        return copy
     functional = transformer.__dict__.get("_functional")
     if functional is None:
         functional = transformer._functional = type(transformer)(transformer.ctx)
-        functional._init_scopes()  # pylint: disable=protected-access
+        functional._init_scopes(transformer.walrus)  # pylint: disable=protected-access
         functional.functional_depth = 1
     functional._relevant = None  # pylint: disable=protected-access
-    return functional.visit(templates.copy_clean(node, _COPIED_ANNOTATIONS))
+    return functional.visit(copy)
 
 
 # A copy holds what the original holds: it keeps the marks that let relevance walks skip
@@ -165,9 +186,11 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
 
     target_types = (gast.BoolOp, gast.UnaryOp)
 
+    def is_target(self, node):
+        return is_rewritten(node, self.walrus)
+
     def visit_BoolOp(self, node):
-        if anno.getanno(node, INLINE_TEST, False) or any(
-                has_named_expr(v) for v in node.values[1:]):
+        if _operands_only(node, self.walrus, anno.getanno(node, INLINE_TEST, False)):
             return self.generic_visit(node)
         overload = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
         if is_python_valued(node.values[0]):
@@ -202,10 +225,9 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
             right=moved(right), read=read, test=moved(test), right_graph=moved(right_graph)))
 
     def visit_UnaryOp(self, node):
-        python_valued = is_python_valued(node)
+        rewritten = is_rewritten(node)
         node = self.generic_visit(node)
-        if (not isinstance(node.op, gast.Not) or python_valued
-                or anno.getanno(node, INLINE_TEST, False)):
+        if not rewritten:
             return node
         if self.functional_depth:
             return templates.replace_as_expression("ag__.not_(operand)",
@@ -215,11 +237,31 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
             "(not read) if test else ag__.not_(read)", read=read, test=templates.moved(test)))
 
 
-def hand_over_relevance(ctx, root, relevant):
+def _operands_only(node, walrus, marked):
+    """True for a BoolOp left as it is, with only its operands converted: a generated test
+    (`marked`: it has the INLINE_TEST mark), or one whose operand after the first holds a
+    walrus (walrus=False: none does)."""
+    return marked or walrus and any(has_named_expr(v) for v in node.values[1:])
+
+
+def is_rewritten(node, walrus=True, copied=False):
+    """True when LogicalExpressionTransformer replaces `node` (a BoolOp or UnaryOp), False
+    when it leaves it as it is but for its operands (walrus=False: the tree holds no walrus
+    operator). `x is None or y` stays an `or` of its converted operands. copied=True: in a
+    copy of `node` (a functional copy), which drops the marks of generated tests: their
+    copies are rewritten too."""
+    marked = not copied and bool(anno.getanno(node, INLINE_TEST, False))
+    if node.__class__ is gast.BoolOp:
+        return not (_operands_only(node, walrus, marked)
+                    or len(node.values) == 2 and is_python_valued(node.values[0]))
+    return node.op.__class__ is gast.Not and not is_python_valued(node) and not marked
+
+
+def hand_over_relevance(ctx, root, relevant, walrus=True):
     """Records, for the transform of `root` that follows, a set of node ids holding every
-    node the relevance walk would find (conditional_expressions, which runs just before,
-    finds it in its own walk)."""
-    ctx.logical_relevance = (root, relevant)
+    node the relevance walk would find, and whether the tree may hold a walrus operator
+    (conditional_expressions, which runs just before, finds both in its own walk)."""
+    ctx.logical_relevance = (root, relevant, walrus)
 
 
 def transform(node, ctx):
@@ -227,9 +269,13 @@ def transform(node, ctx):
     if not ctx.user.options.uses(converter.Feature.LOGICAL_EXPRESSIONS):
         return node
     transformer = LogicalExpressionTransformer(ctx)
-    if handed_over is not None and handed_over[0] is node:
-        transformer._relevant = handed_over[1]  # pylint: disable=protected-access
+    if handed_over is None:
+        transformer.walrus = converter.may_hold_walrus(ctx)
+    else:
+        transformer.walrus = handed_over[2]
+        if handed_over[0] is node:
+            transformer._relevant = handed_over[1]  # pylint: disable=protected-access
     if not transformer.has_targets(node):
         return node
-    transformer._init_scopes()  # pylint: disable=protected-access
+    transformer._init_scopes(transformer.walrus)  # pylint: disable=protected-access
     return transformer.visit(node)

@@ -123,7 +123,7 @@ class Base(transformer.Base):
             return node
         if self.target_types:
             if self._relevant is None:
-                self._relevant = _nodes_containing(node, self.target_types)
+                self._relevant = nodes_containing(node, self.target_types, self.is_target)
             if id(node) not in self._relevant:
                 return node
         annotations = node.__dict__.get(_ANNOTATIONS_FIELD)
@@ -141,8 +141,15 @@ class Base(transformer.Base):
         """True when `node` holds a node of `target_types` (the walk that finds out is the
         one `visit` uses to skip subtrees, so a transform can test this first for free)."""
         if self._relevant is None:
-            self._relevant = _nodes_containing(node, self.target_types)
+            self._relevant = nodes_containing(node, self.target_types, self.is_target)
         return id(node) in self._relevant
+
+    def is_target(self, node):
+        """Whether this converter rewrites `node`, of one of `target_types`, itself: a node
+        it would return as it is once its children are visited need not be visited, nor
+        what is above it, unless they hold other targets. Decided from the node and what
+        is below it (the relevance walk asks bottom-up); true by default."""
+        return True
 
     def new_symbol(self, name_root):
         """A fresh name that clashes with nothing the function or its namespace uses.
@@ -339,16 +346,14 @@ def left_alone(node):
                                   or bool(annotations.get(AgAnno.UNCONVERTIBLE, False)))
 
 
-def _nodes_containing(root, node_types):
-    """ids of the nodes of a tree that are, or have below them, a node of `node_types`."""
-    return nodes_containing_each(root, node_types, ())[0]
-
-
-def nodes_containing_each(root, first_types, second_types):
+def nodes_containing_each(root, first_types, second_types, is_first=None, is_second=None):
     """(ids of the nodes that are, or have below them, a node of `first_types`; the same
     for `second_types`), from one walk (two converters that run one after the other share
-    it). The child iteration is inlined and constants and unannotated names (leaves, about
-    half of all nodes) are handled without a call: it runs over every node. Subtrees marked
+    it). `is_first` and `is_second`, if given, say which nodes of those types count (see
+    Base.is_target; constants and names always count).
+
+    The child iteration is inlined and constants and unannotated names (leaves, about half
+    of all nodes) are handled without a call: it runs over every node. Subtrees marked
     SKIP_PROCESSING, which transformers never enter, are not walked, nor, when every type
     looked for is among CHOICE_TYPES, nodes marked AgAnno.WITHOUT_CHOICES."""
     first = set()
@@ -409,10 +414,12 @@ def nodes_containing_each(root, first_types, second_types):
                         found |= leaf(value, name_bits)
                 elif isinstance(value, node_base):
                     found |= visit(value)
-        if found & 1 or isinstance(node, first_types):
+        if found & 1 or (isinstance(node, first_types)
+                         and (is_first is None or is_first(node))):
             add_first(id(node))
             found |= 1
-        if found & 2 or isinstance(node, second_types):
+        if found & 2 or (isinstance(node, second_types)
+                         and (is_second is None or is_second(node))):
             add_second(id(node))
             found |= 2
         return found
@@ -428,9 +435,10 @@ def _only_choices(node_types):
     return all(t in CHOICE_TYPES for t in node_types)
 
 
-def nodes_containing(root, node_types):
-    """ids of the nodes of a tree that are, or have below them, a node of `node_types`."""
-    return _nodes_containing(root, node_types)
+def nodes_containing(root, node_types, is_target=None):
+    """ids of the nodes of a tree that are, or have below them, a node of `node_types`
+    (for which `is_target`, if given, is true)."""
+    return nodes_containing_each(root, node_types, (), is_first=is_target)[0]
 
 
 def contains(node, node_types):

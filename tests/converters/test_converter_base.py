@@ -104,6 +104,20 @@ def test_skipping_children_without_targets_still_reaches_every_target():
                if isinstance(n, gast.Name) and n.id == "b") == 4
 
 
+def test_relevance_counts_only_the_nodes_is_target_accepts():
+    node = _function("""
+        def f(x):
+            y = -x
+            return not x
+    """)
+    assign, ret = node.body
+    is_not = lambda n: isinstance(n.op, gast.Not)  # noqa: E731
+    relevant = converter.nodes_containing(node, (gast.UnaryOp,), is_target=is_not)
+    assert id(ret) in relevant and id(ret.value) in relevant and id(node) in relevant
+    assert id(assign) not in relevant and id(assign.value) not in relevant
+    assert id(assign) in converter.nodes_containing(node, (gast.UnaryOp,))
+
+
 def test_statements_only_converters_reach_nested_statements():
     node = _function("""
         def f(x):

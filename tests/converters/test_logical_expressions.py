@@ -1,6 +1,10 @@
 """and/or/not become lazy overloads returning the same objects Python returns."""
 
+import gast
+
+from autograph.converters import conditional_expressions, logical_expressions
 from autograph.impl import api
+from autograph.pyct import anno
 from converter_testing import assert_same_behaviour, code
 
 
@@ -94,3 +98,34 @@ def test_recursion_through_or_adds_no_frame():
 
     converted = api.to_graph(f)
     assert converted(800) is f(800) is True
+
+
+def _expression(source):
+    return gast.parse(source).body[0].value
+
+
+def test_only_the_operators_replaced_are_targets():
+    rewritten = logical_expressions.is_rewritten
+    assert rewritten(_expression("a and b")) and rewritten(_expression("not a"))
+    assert rewritten(_expression("a is None or b or c"))  # regrouped: a or (b or c)
+    assert not rewritten(_expression("a is None or b"))  # only its operands change
+    assert not rewritten(_expression("-a")) and not rewritten(_expression("not a is None"))
+    walrus = _expression("a and (b := c)")
+    assert not rewritten(walrus) and rewritten(walrus, walrus=False)
+    generated = _expression("a is True or a is False or b")
+    anno.setanno(generated, logical_expressions.INLINE_TEST, True)
+    # Left as it is, but not in a copy (copies drop the mark).
+    assert not rewritten(generated) and rewritten(generated, copied=True)
+    assert conditional_expressions.is_rewritten(_expression("a if b else c"))
+    assert not conditional_expressions.is_rewritten(_expression("a if b is None else c"))
+    assert not conditional_expressions.is_rewritten(_expression("(d := a) if b else c"))
+
+
+def test_walrus_made_for_a_conditional_operand_stays_out_of_lambdas():
+    def f(a, log):
+        return a and ("x" if log.append("test") or log else "y"), log
+
+    source = code(f)
+    # The inline test of the if-else assigns its condition: the `and` stays Python's own.
+    assert "return a and (" in source and "ag__.and_" not in source
+    assert_same_behaviour(f, lambda: (1, []), lambda: (0, []))
