@@ -275,6 +275,12 @@ def transform(node, ctx):
         transformer.walrus = handed_over[2]
         if handed_over[0] is node:
             transformer._relevant = handed_over[1]  # pylint: disable=protected-access
+        else:
+            # The tree holds conditional_expressions' inline tests: what would be rewritten
+            # in their copies counts too (see functional_copy).
+            transformer._relevant = converter.nodes_containing(  # pylint: disable=protected-access
+                node, transformer.target_types,
+                lambda n: is_rewritten(n, transformer.walrus, copied=True))
     if not transformer.has_targets(node):
         return node
     transformer._init_scopes(transformer.walrus)  # pylint: disable=protected-access

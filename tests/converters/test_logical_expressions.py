@@ -3,8 +3,9 @@
 import gast
 
 from autograph.converters import conditional_expressions, logical_expressions
+from autograph.core import converter
 from autograph.impl import api
-from autograph.pyct import anno
+from autograph.pyct import anno, naming, parser, templates, transformer
 from converter_testing import assert_same_behaviour, code
 
 
@@ -129,3 +130,24 @@ def test_walrus_made_for_a_conditional_operand_stays_out_of_lambdas():
     # The inline test of the if-else assigns its condition: the `and` stays Python's own.
     assert "return a and (" in source and "ag__.and_" not in source
     assert_same_behaviour(f, lambda: (1, []), lambda: (0, []))
+
+
+def _converted_after_conditionals(source, new_root):
+    """and/or conversion after if-else conversion; new_root: of a copy of that tree (the
+    relevance conditional_expressions hands over is then for another tree)."""
+    info = transformer.EntityInfo(name="f", source_code=source, source_file="<test>",
+                                  future_features=(), namespace={})
+    ctx = transformer.Context(info, naming.Namer({}), user_context=converter.ProgramContext(
+        converter.STANDARD_OPTIONS))
+    node = conditional_expressions.transform(gast.parse(source).body[0], ctx)
+    if new_root:
+        node = templates.copy_tree(node)
+    return parser.unparse(logical_expressions.transform(node, ctx),
+                          include_encoding_marker=False)
+
+
+def test_relevance_handed_over_for_another_tree_is_found_again():
+    source = "def f(a, c, d, e):\n    return a and (d if c else e), not (d if c else e)\n"
+    converted = _converted_after_conditionals(source, new_root=False)
+    assert "ag__.and_(a, lambda : " in converted and "ag__.if_exp(c, " in converted
+    assert _converted_after_conditionals(source, new_root=True) == converted
