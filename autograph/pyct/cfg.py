@@ -7,6 +7,7 @@ comprehension is a single node of the enclosing graph (each def gets its own gra
 
 import collections
 import contextlib
+import operator
 import threading
 
 import gast
@@ -36,10 +37,6 @@ class Node:
         self.next = next_
         self.prev = prev
         self.ast_node = ast_node
-
-    def freeze(self):
-        self.next = frozenset(self.next)
-        self.prev = frozenset(self.prev)
 
     def __repr__(self):
         return f"<{describe(self.ast_node)}>"
@@ -141,26 +138,34 @@ class _FunctionBuilder:
         # Stack of _Loop and _Finally frames (jump targets and finally blocks between).
         self.frames = []
         self.regions = []
-        self.open_statements = []
-        self.statement_nodes = {}
+        # Nodes are added in order, so the nodes of a statement are those of `index` at
+        # positions [start, end): statement_spans gives (start, end) per statement.
+        self.open_statements = []  # [(statement, start)]
+        self.statement_spans = {}
         self.stmt_entry = {}
+        # Statements begun that have no node yet: the next node added is their entry.
+        self.entryless = []
 
     # Nodes and edges.
     def add_node(self, ast_node):
-        node = Node(set(), set(), ast_node)
-        if ast_node in self.index:
+        index = self.index
+        if ast_node in index:
             raise ValueError(f"AST node used twice in a CFG: {describe(ast_node)}")
-        self.index[ast_node] = node
+        # The new node follows every leaf.
+        leaves = self.leaves
+        node = Node(set(), set(leaves), ast_node)
+        for leaf in leaves:
+            leaf.next.add(node)
+        index[ast_node] = node
         if self.entry is None:
             self.entry = node
-        for leaf in self.leaves:
-            self.connect(leaf, node)
         self.leaves = {node}
         for region in self.regions:
             region.nodes.append(node)
-        for statement in self.open_statements:
-            self.statement_nodes[statement].append(node)
-            self.stmt_entry.setdefault(statement, node)
+        if self.entryless:
+            for statement in self.entryless:
+                self.stmt_entry[statement] = node
+            self.entryless = []
         return node
 
     @staticmethod
@@ -169,11 +174,22 @@ class _FunctionBuilder:
         second.prev.add(first)
 
     def begin_statement(self, statement):
-        self.open_statements.append(statement)
-        self.statement_nodes[statement] = []
+        self.open_statements.append((statement, len(self.index)))
+        self.entryless.append(statement)
 
     def end_statement(self, statement):
-        assert self.open_statements.pop() is statement
+        ended, start = self.open_statements.pop()
+        assert ended is statement
+        self.statement_spans[statement] = (start, len(self.index))
+        if start == len(self.index):
+            self.entryless.remove(statement)  # a statement with no node has no entry
+
+    def add_statement(self, statement):
+        """A statement of a single node (begin_statement, add_node, end_statement)."""
+        start = len(self.index)
+        self.entryless.append(statement)
+        self.add_node(statement)
+        self.statement_spans[statement] = (start, start + 1)
 
     # Jumps: break, continue, return, routed through any finally blocks in between.
     def jump(self, nodes, kind, loop=None):
@@ -206,13 +222,15 @@ class _FunctionBuilder:
 
     def finish(self):
         self.exits.update(self.leaves)
-        for node in self.index.values():
-            node.freeze()
+        nodes = list(self.index.values())
+        for node in nodes:
+            node.next = frozenset(node.next)
+            node.prev = frozenset(node.prev)
         return Graph(entry=self.entry, exit=frozenset(self.exits),
                      error=frozenset(self.errors), index=self.index,
-                     stmt_prev=_StatementEdges(self.statement_nodes, "prev"),
-                     stmt_next=_StatementEdges(self.statement_nodes, "next"),
-                     stmt_entry=dict(self.stmt_entry))
+                     stmt_prev=_StatementEdges(nodes, self.statement_spans, "prev"),
+                     stmt_next=_StatementEdges(nodes, self.statement_spans, "next"),
+                     stmt_entry=self.stmt_entry)
 
 
 class _StatementEdges(dict):
@@ -221,17 +239,17 @@ class _StatementEdges(dict):
     looked up (`edges[statement]`): the analyses of a conversion may need it for a few
     statements only. Look it up before release_graphs unlinks the graph."""
 
-    def __init__(self, statement_nodes, direction):
+    def __init__(self, nodes, statement_spans, direction):
         super().__init__()
-        self._statement_nodes = statement_nodes
-        self._direction = direction
+        self._nodes = nodes  # in the order of Graph.index
+        self._statement_spans = statement_spans
+        self._direction = operator.attrgetter(direction)
 
     def __missing__(self, statement):
-        nodes = self._statement_nodes[statement]
-        inside = set(nodes)
-        direction = self._direction
-        edges = frozenset(
-            other for n in nodes for other in getattr(n, direction) if other not in inside)
+        start, end = self._statement_spans[statement]
+        inside = self._nodes[start:end]
+        neighbours = set().union(*map(self._direction, inside))
+        edges = frozenset(neighbours.difference(inside))
         self[statement] = edges
         return edges
 
@@ -316,10 +334,7 @@ class _GraphBuilder(gast.NodeVisitor):
             self.visit(statement)
 
     def _simple(self, node):
-        builder = self.builder
-        builder.begin_statement(node)
-        builder.add_node(node)
-        builder.end_statement(node)
+        self.builder.add_statement(node)
         if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             self._expressions_of(node)
 
@@ -541,15 +556,21 @@ def release_graphs():
                 cfg_node.next = cfg_node.prev = frozenset()
 
 
+_NOT_CONSTANT = object()
+
+
 class GraphVisitor:
     """Base for dataflow analyses over one Graph: iterates `visit_node` to a fixpoint.
 
-    Subclasses define `init_state(node)` and `visit_node(node)`, which updates
-    `self.in_[node]` / `self.out[node]` from its neighbours and returns True when the
-    node's result changed (its successors, or predecessors in reverse, are then
-    revisited). Every node is visited at least once, reachable from the entry or not,
-    so unreachable code and endless loops get states too.
+    Subclasses define `init_state(node)` (or, when every node starts with the same
+    immutable value, set the class attribute `initial_state` to it instead) and
+    `visit_node(node)`, which updates `self.in_[node]` / `self.out[node]` from its
+    neighbours and returns True when the node's result changed (its successors, or
+    predecessors in reverse, are then revisited). Every node is visited at least once,
+    reachable from the entry or not, so unreachable code and endless loops get states too.
     """
+
+    initial_state = _NOT_CONSTANT
 
     def __init__(self, graph):
         self.graph = graph
@@ -559,8 +580,13 @@ class GraphVisitor:
         raise NotImplementedError("Subclasses must implement this.")
 
     def reset(self):
-        self.in_ = {node: self.init_state(node) for node in self.graph.index.values()}
-        self.out = {node: self.init_state(node) for node in self.graph.index.values()}
+        nodes = self.graph.index.values()
+        if self.initial_state is not _NOT_CONSTANT:
+            self.in_ = dict.fromkeys(nodes, self.initial_state)
+            self.out = dict.fromkeys(nodes, self.initial_state)
+            return
+        self.in_ = {node: self.init_state(node) for node in nodes}
+        self.out = {node: self.init_state(node) for node in nodes}
 
     def visit_node(self, node):
         raise NotImplementedError("Subclasses must implement this.")
@@ -571,14 +597,16 @@ class GraphVisitor:
             nodes.reverse()
         worklist = collections.deque(nodes)
         queued = set(nodes)
+        # Locals: this loop runs a few times per node of every graph.
+        next_node, append, visit_node = worklist.popleft, worklist.append, self.visit_node
         while worklist:
-            node = worklist.popleft()
+            node = next_node()
             queued.discard(node)
-            if self.visit_node(node):
+            if visit_node(node):
                 for neighbour in (node.next if forward else node.prev):
                     if neighbour not in queued:
                         queued.add(neighbour)
-                        worklist.append(neighbour)
+                        append(neighbour)
 
     def visit_forward(self):
         self._visit(forward=True)

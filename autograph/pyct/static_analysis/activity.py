@@ -17,8 +17,36 @@ from autograph.pyct import anno
 from autograph.pyct import ast_util
 from autograph.pyct import qual_names
 
-_fields_cache = ast_util._node_fields  # pylint: disable=protected-access
 _AST = gast.AST
+_LOAD = gast.Load
+
+# Fields visited by generic_visit, per node class: those that may hold nodes, except the
+# operators of BinOp, UnaryOp, BoolOp, AugAssign (`op`) and Compare (`ops`) and the
+# expression contexts, which record nothing.
+_activity_fields = {}
+
+
+def _fields_with_activity(node_class):
+    fields = _activity_fields[node_class] = tuple(
+        field for field in ast_util.node_fields(node_class) if field not in ("op", "ops"))
+    return fields
+
+
+class _Dispatch(dict):
+    """{node class: the analyzer class's visit_<class name> method, else its generic_visit},
+    filled as classes are met."""
+
+    def __init__(self, analyzer_class):
+        super().__init__()
+        self._analyzer_class = analyzer_class
+
+    def __missing__(self, node_class):
+        analyzer_class = self._analyzer_class
+        method = getattr(analyzer_class, "visit_" + node_class.__name__,
+                         analyzer_class.generic_visit)
+        self[node_class] = method
+        return method
+
 
 class Scope:
     """What one scope does with symbols (sets of qual_names.QN).
@@ -116,15 +144,25 @@ class Scope:
 
     def merge_from(self, other):
         """Adds everything `other` records to this scope."""
-        self.read |= other.read
-        self.modified |= other.modified
-        self.indirectly_modified |= other.indirectly_modified
-        self.deleted |= other.deleted
-        self.bound |= other.bound
-        self.globals |= other.globals
-        self.nonlocals |= other.nonlocals
-        self.annotations |= other.annotations
-        self.walrus_escapes |= other.walrus_escapes
+        # Most of these sets are empty in a block: testing is cheaper than a union.
+        if other.read:
+            self.read |= other.read
+        if other.modified:
+            self.modified |= other.modified
+        if other.indirectly_modified:
+            self.indirectly_modified |= other.indirectly_modified
+        if other.deleted:
+            self.deleted |= other.deleted
+        if other.bound:
+            self.bound |= other.bound
+        if other.globals:
+            self.globals |= other.globals
+        if other.nonlocals:
+            self.nonlocals |= other.nonlocals
+        if other.annotations:
+            self.annotations |= other.annotations
+        if other.walrus_escapes:
+            self.walrus_escapes |= other.walrus_escapes
 
     def finalize(self):
         """Closes the scope, propagating what its parent must see."""
@@ -182,28 +220,21 @@ class ActivityAnalyzer(gast.NodeVisitor):
         self._in_aug_assign = False
         self._in_annotation = False
 
-    # A per-class dispatch table and a direct field walk: NodeVisitor's string-built
-    # method lookup and iter_fields dominate the cost of this pass otherwise.
+    # A per-class dispatch table (see _Dispatch) and a direct field walk: NodeVisitor's
+    # string-built method lookup and iter_fields dominate the cost of this pass otherwise.
     _dispatch = None
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._dispatch = _Dispatch(cls)
+
     def visit(self, node):
-        cls = type(self)
-        dispatch = cls.__dict__.get("_dispatch")
-        if dispatch is None:
-            dispatch = {}
-            cls._dispatch = dispatch
-        method = dispatch.get(type(node))
-        if method is None:
-            method = getattr(cls, "visit_" + type(node).__name__, cls.generic_visit)
-            dispatch[type(node)] = method
-        return method(self, node)
+        return self._dispatch[node.__class__](self, node)
 
     def generic_visit(self, node):
-        # Fields that never hold nodes (names, flags, expression contexts) are skipped:
-        # visiting them records nothing.
-        fields = _fields_cache.get(node.__class__)
+        fields = _activity_fields.get(node.__class__)
         if fields is None:
-            fields = ast_util.node_fields(node.__class__)
+            fields = _fields_with_activity(node.__class__)
         values = node.__dict__
         visit = self.visit
         for field in fields:
@@ -287,7 +318,18 @@ class ActivityAnalyzer(gast.NodeVisitor):
         pass
 
     def visit_Name(self, node):
-        self._track(node, self._qn(node))
+        # The most frequent visit: _qn and _track inlined for a name read.
+        names = self._names
+        if names is None:
+            qn = qual_names.qn_of(node)
+        else:
+            qn = names.get(node.id)
+            if qn is None:
+                qn = qual_names.computed_qn(node, names)
+        if node.ctx.__class__ is _LOAD and not self._in_annotation:
+            self.scope.read.add(qn)
+        else:
+            self._track(node, qn)
         # gast keeps parameter annotations on the Name; visit_arguments handles them.
 
     def _visit_composite(self, node):
@@ -572,6 +614,8 @@ class ActivityAnalyzer(gast.NodeVisitor):
         if node.rest is not None:
             self._bind(node.rest)
 
+
+ActivityAnalyzer._dispatch = _Dispatch(ActivityAnalyzer)
 
 _COMPOUND_STATEMENTS = frozenset({
     gast.If, gast.While, gast.For, gast.AsyncFor, gast.With, gast.AsyncWith, gast.Try,

@@ -33,33 +33,30 @@ class Analyzer(cfg.GraphVisitor):
             if symbol.is_composite():
                 for owner in symbol.owner_set:
                     dependents.setdefault(owner, set()).add(symbol)
-        self._dependents = dependents
+        # {node: what it kills}: a symbol dies when it or one of its owners is assigned.
+        self._kills = kills = {}
+        for node, effects in self.effects.items():
+            kill = effects.modified
+            if kill:
+                owned = [dependents[symbol] for symbol in kill if symbol in dependents]
+                if owned:
+                    kill = kill.union(*owned)
+            kills[node] = kill
         super().__init__(graph)
 
-    def init_state(self, node):
-        return frozenset()
+    initial_state = frozenset()
 
     def visit_node(self, node):
         live_out = set(self.exit_live) if node in self._leaving else set()
         in_ = self.in_
-        for successor in node.next:
-            live_out |= in_[successor]
-        effects = self.effects[node]
-        kill = effects.modified
-        if kill:
-            # A symbol dies when it or one of its owners is assigned.
-            survivors = live_out - kill
-            dependents = self._dependents
-            for symbol in kill:
-                owned = dependents.get(symbol)
-                if owned:
-                    survivors -= owned
-            live_in = frozenset(effects.read | survivors)
-        else:
-            live_in = frozenset(effects.read | live_out)
+        live_out.update(*map(in_.__getitem__, node.next))
+        kill = self._kills[node]
+        live_in = live_out - kill if kill else set(live_out)
+        live_in |= self.effects[node].read
+        live_in = frozenset(live_in)
         self.out[node] = frozenset(live_out)
-        if live_in != self.in_[node]:
-            self.in_[node] = live_in
+        if live_in != in_[node]:
+            in_[node] = live_in
             return True
         return False
 

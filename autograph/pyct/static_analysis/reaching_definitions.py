@@ -79,8 +79,7 @@ class Analyzer(cfg.GraphVisitor):
         self.definitions = {}
         super().__init__(graph)
 
-    def init_state(self, node):
-        return None
+    initial_state = None
 
     def definition(self, node, symbol):
         key = (node, symbol)
@@ -283,8 +282,7 @@ class _DefinedAnalyzer(cfg.GraphVisitor):
         self._owned = owned
         super().__init__(graph)
 
-    def init_state(self, node):
-        return None
+    initial_state = None
 
     def in_state(self, node):
         return _intersection(_incoming(self, node))

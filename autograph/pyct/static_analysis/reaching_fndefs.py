@@ -23,8 +23,7 @@ class Analyzer(cfg.GraphVisitor):
                          for node in graph.index.values()}
         super().__init__(graph)
 
-    def init_state(self, node):
-        return None
+    initial_state = None
 
     def in_state(self, node):
         states = [self.out[p] for p in node.prev if self.out[p] is not None]
