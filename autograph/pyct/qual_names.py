@@ -54,14 +54,14 @@ class QN:
                 if not isinstance(attr, str):
                     raise TypeError(f"attr must be a str, got {attr!r}")
                 self._key = ("attr", base, attr)
-                self._str = f"{base}.{attr}"
+                self._str = f"{base._str}.{attr}"
             else:
                 if not isinstance(subscript, QN):
                     subscript = QN(subscript if isinstance(subscript, Literal)
                                    else Literal(subscript))
                 self._subscript = subscript
                 self._key = ("subscript", base, subscript)
-                self._str = f"{base}[{subscript}]"
+                self._str = f"{base._str}[{subscript._str}]"
         elif isinstance(base, Literal):
             self._key = ("literal", base)
             self._str = str(base)
@@ -275,15 +275,25 @@ def qn_of(node):
 
 def computed_qn(node, names):
     """qn_of(node) computed from the expression itself, whatever its annotations, for
-    analyses that do without resolve's annotations; `names` ({identifier: QN}) gives every
-    Name of one identifier the same QN."""
+    analyses that do without resolve's annotations; `names` ({identifier: QN}, and
+    {(owner QN, attribute): QN}) gives every Name of one identifier, and every attribute
+    of one owner, the same QN."""
     node_class = node.__class__
     if node_class is _NAME:
         qn = names.get(node.id)
         if qn is None:
             qn = names[node.id] = QN(node.id)
         return qn
-    if node_class is gast.Attribute or node_class is gast.Subscript:
+    if node_class is gast.Attribute:
+        owner = computed_qn(node.value, names)
+        if owner is None:
+            return None
+        key = (owner, node.attr)
+        qn = names.get(key)
+        if qn is None:
+            qn = names[key] = QN(owner, attr=node.attr)
+        return qn
+    if node_class is gast.Subscript:
         return _composite_qn(node, lambda child: computed_qn(child, names))
     return None
 

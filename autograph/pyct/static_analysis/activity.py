@@ -222,6 +222,8 @@ class ActivityAnalyzer(gast.NodeVisitor):
 
     # A per-class dispatch table (see _Dispatch) and a direct field walk: NodeVisitor's
     # string-built method lookup and iter_fields dominate the cost of this pass otherwise.
+    # The most frequent callers (generic_visit, _statements, visit_Call) use the table
+    # directly: a Python call fewer per node.
     _dispatch = None
 
     def __init_subclass__(cls, **kwargs):
@@ -236,15 +238,15 @@ class ActivityAnalyzer(gast.NodeVisitor):
         if fields is None:
             fields = _fields_with_activity(node.__class__)
         values = node.__dict__
-        visit = self.visit
+        dispatch = self._dispatch
         for field in fields:
             value = values.get(field)
             if value.__class__ is list:
                 for item in value:
                     if isinstance(item, _AST):
-                        visit(item)
+                        dispatch[item.__class__](self, item)
             elif isinstance(value, _AST):
-                visit(value)
+                dispatch[value.__class__](self, value)
 
     # Scope management.
     def _enter(self, isolated, function_name=None):
@@ -266,13 +268,14 @@ class ActivityAnalyzer(gast.NodeVisitor):
 
     def _statements(self, statements):
         effects = self.effects
+        dispatch = self._dispatch
         if effects is None:
             for statement in statements:
-                self.visit(statement)
+                dispatch[statement.__class__](self, statement)
             return
         for statement in statements:
             if statement.__class__ in _COMPOUND_STATEMENTS:
-                self.visit(statement)
+                dispatch[statement.__class__](self, statement)
             else:
                 # A CFG node of its own: its effects are the scope of its visit.
                 effects[statement] = self._unit(statement)
@@ -506,14 +509,15 @@ class ActivityAnalyzer(gast.NodeVisitor):
 
     # Calls and blocks: non-isolated scopes.
     def visit_Call(self, node):
-        self.visit(node.func)
+        dispatch = self._dispatch
+        dispatch[node.func.__class__](self, node.func)
         call_scope = self.call_scopes
         if call_scope:
             self._enter(False)
         for arg in node.args:
-            self.visit(arg)
+            dispatch[arg.__class__](self, arg)
         for keyword in node.keywords:
-            self.visit(keyword.value)
+            dispatch[keyword.value.__class__](self, keyword.value)
         if call_scope:
             self._exit(node, anno.Static.ARGS_SCOPE)
 
