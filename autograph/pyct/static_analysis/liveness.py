@@ -13,6 +13,7 @@ from autograph.pyct import cfg
 from autograph.pyct.static_analysis import activity
 
 _LOOPS = (gast.While, gast.For, gast.AsyncFor)
+_EMPTY = frozenset()
 
 
 class Analyzer(cfg.GraphVisitor):
@@ -38,7 +39,7 @@ class Analyzer(cfg.GraphVisitor):
         for node, effects in self.effects.items():
             kill = effects.modified
             if kill:
-                owned = [dependents[symbol] for symbol in kill if symbol in dependents]
+                owned = [d for d in map(dependents.get, kill) if d]
                 if owned:
                     kill = kill.union(*owned)
             kills[node] = kill
@@ -47,14 +48,22 @@ class Analyzer(cfg.GraphVisitor):
     initial_state = frozenset()
 
     def visit_node(self, node):
-        live_out = set(self.exit_live) if node in self._leaving else set()
+        # Frozensets throughout, shared where nothing changes: a node with one successor
+        # and no effect on liveness passes its successor's set on.
         in_ = self.in_
-        live_out.update(*map(in_.__getitem__, node.next))
+        successors = node.next
+        if node in self._leaving:
+            live_out = self.exit_live.union(*map(in_.__getitem__, successors))
+        elif len(successors) == 1:
+            live_out = in_[next(iter(successors))]
+        else:
+            live_out = _EMPTY.union(*map(in_.__getitem__, successors))
         kill = self._kills[node]
-        live_in = live_out - kill if kill else set(live_out)
-        live_in |= self.effects[node].read
-        live_in = frozenset(live_in)
-        self.out[node] = frozenset(live_out)
+        live_in = live_out - kill if kill else live_out
+        read = self.effects[node].read
+        if read:
+            live_in = live_in.union(read)
+        self.out[node] = live_out
         if live_in != in_[node]:
             in_[node] = live_in
             return True

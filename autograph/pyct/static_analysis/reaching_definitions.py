@@ -267,66 +267,67 @@ class _DefinedAnalyzer(cfg.GraphVisitor):
 
     def __init__(self, graph, entry_state):
         self.entry_state = entry_state
-        self.effects = {node: activity.node_effects(node)
-                        for node in graph.index.values()}
+        effects = {node: activity.node_effects(node) for node in graph.index.values()}
         # States only hold symbols of the entry state or modified by some node: for each
-        # owner among them, the composite symbols it owns (what _drop_owned_symbols drops).
+        # owner among them, the composite symbols it owns.
         universe = set(entry_state)
-        for effects in self.effects.values():
-            universe |= effects.modified
+        for node_effects in effects.values():
+            universe |= node_effects.modified
         owned = {}
         for symbol in universe:
             if symbol.is_composite():
                 for owner in symbol.owner_set:
                     owned.setdefault(owner, set()).add(symbol)
-        self._owned = owned
+        # Each node maps a state to `state - dropped | added`: the steps of
+        # Analyzer.visit_node, in the same order, composed once per node.
+        self._transfers = {}
+        for node, node_effects in effects.items():
+            deleted = node_effects.deleted
+            modified = node_effects.modified
+            if not (deleted or modified):
+                continue
+            dropped = set()
+            added = set()
+            for symbol in deleted:
+                removed = owned.get(symbol, set()) | {symbol}
+                dropped |= removed
+                added -= removed
+            for symbol in modified - deleted:
+                removed = owned.get(symbol)
+                if removed:
+                    dropped |= removed
+                    added -= removed
+                added.add(symbol)
+            self._transfers[node] = (dropped, added)
         super().__init__(graph)
 
     initial_state = None
 
-    def in_state(self, node):
-        return _intersection(_incoming(self, node))
+    def incoming(self, nodes, entry):
+        """The intersection of the out states of `nodes` (and of the entry state if
+        `entry`), None if none is reached. A single state is returned as is."""
+        out = self.out
+        state = self.entry_state if entry else None
+        for node in nodes:
+            other = out[node]
+            if other is not None:
+                state = other if state is None else state & other
+        return state
 
     def visit_node(self, node):
-        state = self.in_state(node)
+        state = self.incoming(node.prev, node is self.graph.entry)
         self.in_[node] = state
         if state is not None:
-            effects = self.effects[node]
-            deleted = effects.deleted
-            modified = effects.modified
-            if deleted or modified:
-                state = set(state)
-                owned = self._owned
-                # The same steps, in the same order, as Analyzer.visit_node.
-                for symbol in deleted:
-                    state.discard(symbol)
-                    dropped = owned.get(symbol)
-                    if dropped:
-                        state -= dropped
-                for symbol in modified - deleted:
-                    dropped = owned.get(symbol)
-                    if dropped:
-                        state -= dropped
-                    state.add(symbol)
-                state = frozenset(state)
+            transfer = self._transfers.get(node)
+            if transfer is not None:
+                dropped, added = transfer
+                if dropped:
+                    state = state - dropped
+                state = state | added
         if state != self.out[node]:
             self.out[node] = state
             return True
         return False
-
-
-def _intersection(states):
-    result = None
-    for state in states:
-        if state is None:
-            continue
-        result = state if result is None else result & state
-    return result
-
-
-def _drop_owned_symbols(state, symbol):
-    for key in [k for k in state if symbol in k.owner_set]:
-        state.discard(key)
 
 
 def _annotate_defined_vars(function_node, graph, parent_state, owners, statement_types):
@@ -334,8 +335,7 @@ def _annotate_defined_vars(function_node, graph, parent_state, owners, statement
     local = scope.local_names
     entry_state = {s for s in parent_state if s.root not in local}
     entry_state.update(scope.params)
-    entry_state = frozenset(entry_state)
-    analyzer = _DefinedAnalyzer(graph, entry_state)
+    analyzer = _DefinedAnalyzer(graph, frozenset(entry_state))
     analyzer.visit_forward()
 
     # Where nested functions and lambdas start from (None: there are none to analyze).
@@ -351,11 +351,8 @@ def _annotate_defined_vars(function_node, graph, parent_state, owners, statement
     for statement, entry in graph.stmt_entry.items():
         if not isinstance(statement, statement_types):
             continue
-        states = [analyzer.out[p] for p in graph.stmt_prev[statement]]
-        if entry is graph.entry:
-            states.append(entry_state)
-        anno.setanno(statement, anno.Static.DEFINED_VARS_IN,
-                     _intersection(states) or frozenset())
+        state = analyzer.incoming(graph.stmt_prev[statement], entry is graph.entry)
+        anno.setanno(statement, anno.Static.DEFINED_VARS_IN, state or frozenset())
 
 
 def resolve_defined_vars(node, graphs=None, statement_types=gast.stmt):
