@@ -14,7 +14,6 @@ import re
 import gast
 
 from autograph.converters import logical_expressions
-from autograph.converters.logical_expressions import has_named_expr  # pylint: disable=unused-import
 from autograph.core import converter
 from autograph.pyct import parser, templates
 
@@ -117,6 +116,7 @@ def is_rewritten(node, walrus=True):
     """True when ConditionalExpressionTransformer replaces the IfExp `node`, False when it
     leaves it as it is but for its parts (walrus=False: the tree holds no walrus
     operator)."""
+    has_named_expr = logical_expressions.has_named_expr
     return not (walrus and (has_named_expr(node.body) or has_named_expr(node.orelse))
                 or logical_expressions.is_python_valued(node.test))
 

@@ -36,7 +36,6 @@ functions; a statement whose outputs include attribute or item targets gets
 import gast
 
 from autograph.converters import logical_expressions
-from autograph.converters.conditional_expressions import has_named_expr
 from autograph.core import converter
 from autograph.pyct import anno, ast_util, templates
 from autograph.pyct import cfg
@@ -478,7 +477,8 @@ class ControlFlowTransformer(converter.Base):
         python_body, graph_body = self._convert_block(node.body, True)
         test = node.test
         flags = None if extra_test is None else self._flags(extra_test)
-        if flags and not has_named_expr(test):  # a walrus would bind in the lambda
+        # A walrus would bind in the lambda.
+        if flags and not logical_expressions.has_named_expr(test):
             # `not break_ and test` (a lowered break/return): while every flag is exactly
             # False (always, on Python values) that is `test` itself; otherwise the
             # overload form (rare: the loop is ending, or a flag turned symbolic).
