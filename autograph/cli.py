@@ -477,7 +477,7 @@ def _write_text(path, text):
 
 def numba_source(graph):
     """The source the Numba executor generates for `graph` (raises UsageError if none)."""
-    from runtime.executors import numba_exec
+    from runtime.executors.numba import codegen as numba_exec
     try:
         source, _ = numba_exec.generate_source(graph)
     except Exception as error:

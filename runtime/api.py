@@ -7,7 +7,7 @@ import numpy as np
 
 from runtime import nest, ops
 from runtime.graph import current_graph
-from runtime.ops.state import SLOT
+from runtime.markers import SLOT
 from runtime.tensor import Tensor, cast as _cast, is_tensor
 
 

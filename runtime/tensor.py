@@ -16,9 +16,9 @@ import numpy as np
 
 from runtime import ops
 from runtime.graph import TENSOR_ARRAY, Value, building, current_graph
+from runtime.markers import DYN
 from runtime.ops import broadcast_shapes, prod_or_none
 from runtime.ops.elementwise import UFUNC_OPS
-from runtime.ops.indexing import DYN
 
 _WHAT_TO_DO = ("use rt.cond / rt.while_loop, or decorate the function with ag.function so "
                "that Python control flow on tensors becomes graph control flow")

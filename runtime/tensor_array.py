@@ -9,8 +9,8 @@ import numpy as np
 
 from runtime import ops
 from runtime.graph import TENSOR_ARRAY, current_graph
-from runtime.ops.state import TensorArrayBuffer
 from runtime.tensor import Tensor, is_tensor
+from runtime.tensor_array_buffer import TensorArrayBuffer
 
 
 class TensorArray:

@@ -11,7 +11,7 @@ from autograph.impl.function import function
 from tools.workloads import WORKLOADS
 
 BACKENDS = ["numpy"]
-if importlib.util.find_spec("runtime.executors.numba_exec") is not None:
+if importlib.util.find_spec("runtime.executors.numba.policy") is not None:
     BACKENDS += ["numba", "auto"]
 
 

@@ -44,8 +44,8 @@ from tools.numba_functional_workloads import FUNCTIONAL
 fn, original, make_inputs = FUNCTIONAL[{name!r}]
 args = make_inputs()
 t0 = time.perf_counter()
-from runtime.executors import numba_support
-numba_support.ix(0, 1, 0)       # Numba's own start-up (any jitted code pays it once)
+from runtime.executors.numba import support
+support.ix(0, 1, 0)       # Numba's own start-up (any jitted code pays it once)
 t1 = time.perf_counter()
 rt.function(fn, backend="numba")(*args)
 t2 = time.perf_counter()

@@ -159,10 +159,10 @@ import sys, time
 sys.path.insert(0, {root!r})
 import numba
 import autograph as ag
-from runtime.executors import numba_support
+from runtime.executors.numba import support
 from tools.workloads import WORKLOADS
 t0 = time.perf_counter()
-numba_support.ix(0, 1, 0)        # Numba's own start-up, paid once by any jitted code
+support.ix(0, 1, 0)              # Numba's own start-up, paid once by any jitted code
 startup = time.perf_counter() - t0
 fn, make_inputs = WORKLOADS[{name!r}]
 inputs = make_inputs()

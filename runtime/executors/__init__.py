@@ -22,9 +22,8 @@ def get_executor(backend):
         register_executor("numpy", numpy_exec.compile_graph)
         return numpy_exec.compile_graph
     if backend in ("numba", "auto"):
-        from runtime.executors import numba_exec
-        compile_graph = (numba_exec.compile_graph if backend == "numba"
-                         else numba_exec.compile_graph_auto)
+        from runtime.executors.numba import policy
+        compile_graph = policy.compile_graph if backend == "numba" else policy.compile_graph_auto
         register_executor(backend, compile_graph)
         return compile_graph
     raise ValueError("unknown backend %r (use 'numpy', 'numba' or 'auto')" % (backend,))

@@ -124,7 +124,7 @@ class Ownership:
 
 
 # --- control flow: the same rules for the NumPy kernels (runtime/ops/control.py) and the
-# --- Numba code generator (numba_exec.plan_graph); `plan(graph, owned_inputs)` plans or
+# --- Numba code generator (numba/codegen.py, plan_graph); `plan(graph, owned_inputs)` plans or
 # --- compiles a nested graph and returns something with .owned_outputs / .written_inputs.
 
 def cond_ownership(node, flags, plan):

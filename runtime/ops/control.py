@@ -13,8 +13,8 @@ compiles a nested graph; "owned" inputs may be updated in place (nothing else se
 import numpy as np
 
 from runtime.executors import planning
-from runtime.ops import defop
-from runtime.ops.state import TensorArrayBuffer
+from runtime.ops.registry import defop
+from runtime.tensor_array_buffer import TensorArrayBuffer
 
 
 def _no_infer(*args, **kwargs):

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from runtime.ops import defop
+from runtime.executors.numba import lowering as nl
+from runtime.ops.registry import defop, get
 
 
 def _format_constant(node, namer):
@@ -61,11 +62,8 @@ size = defop(
     doc="x.size as an int64 scalar.")
 
 
-# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
-# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
-
-from runtime.executors import numba_lowerings as nl  # noqa: E402
-from runtime.ops import get  # noqa: E402
+# --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
 @get("constant").def_numba
 def _numba_constant(g, node, ins):

@@ -3,7 +3,9 @@ arange and linspace."""
 
 import numpy as np
 
-from runtime.ops import defop, dummy
+from runtime.executors.numba import lowering as nl
+from runtime.ops.inference import dummy
+from runtime.ops.registry import defop, get
 
 
 def _shape_format(name):
@@ -111,11 +113,8 @@ linspace = defop(
     doc="np.linspace(start, stop, num, endpoint, dtype)")
 
 
-# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
-# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
-
-from runtime.executors import numba_lowerings as nl  # noqa: E402
-from runtime.ops import get  # noqa: E402
+# --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
 _FILLED_ARRAY = {0: "np.zeros", 1: "np.ones", None: "np.empty"}
 

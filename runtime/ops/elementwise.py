@@ -6,7 +6,9 @@ import operator
 
 import numpy as np
 
-from runtime.ops import broadcast_shapes, defop, dummy
+from runtime.executors.numba import lowering as nl
+from runtime.ops.inference import broadcast_shapes, dummy
+from runtime.ops.registry import defop, get
 
 # The Python operators do exactly what the ufunc does on NumPy arrays and scalars, but
 # skip the ufunc-call overhead on NumPy scalars (the common case in graph loops).
@@ -94,11 +96,8 @@ round_ = defop(
     doc="np.round(x, decimals)")
 
 
-# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
-# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
-
-from runtime.executors import numba_lowerings as nl  # noqa: E402
-from runtime.ops import get  # noqa: E402
+# --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
 def _numba_ufunc_lowering(ufunc):
     name = ufunc.__name__
@@ -174,7 +173,7 @@ def _numba_ufunc_lowering(ufunc):
         x, out = node.inputs[0], node.outputs[0]
         if (ufunc in nl.NUMPY_UNARY_CODES and x.dtype in (np.float32, np.float64)
                 and out.dtype == x.dtype and not x.is_literal):
-            # Large arrays: NumPy's SIMD loop (numba_support.numpy_unary); small: Numba's.
+            # Large arrays: NumPy's SIMD loop (support.numpy_unary); small: Numba's.
             return "(_rt.numpy_unary(%s, %d) if %s.size >= %d else %s)" % (
                 args[0], nl.NUMPY_UNARY_CODES[ufunc], args[0], nl.NUMPY_UNARY_MIN, text)
         return nl.cast_result(g, node, text, natural[0])

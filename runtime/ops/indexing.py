@@ -6,20 +6,10 @@ after the array (and, for set_item, after the value)."""
 
 import numpy as np
 
-from runtime.ops import broadcast_shapes, defop
-
-
-class _Dynamic:
-    __slots__ = ()
-
-    def __repr__(self):
-        return "DYN"
-
-    def __reduce__(self):
-        return "DYN"
-
-
-DYN = _Dynamic()
+from runtime.executors.numba import lowering as nl
+from runtime.markers import DYN
+from runtime.ops.inference import broadcast_shapes
+from runtime.ops.registry import defop, get
 
 
 def _entry_kind(entry, dynamic_iter):
@@ -268,11 +258,8 @@ set_item = defop(
     doc="x[index] = value, as a new version of x (updated in place when x is dead)")
 
 
-# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
-# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
-
-from runtime.executors import numba_lowerings as nl  # noqa: E402
-from runtime.ops import get  # noqa: E402
+# --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
 def _numba_check_mask(g, node, x, mask, array):
     """Runtime checks that a boolean mask has the array's shape (NumPy's IndexError)."""

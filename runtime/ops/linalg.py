@@ -2,7 +2,9 @@
 
 import numpy as np
 
-from runtime.ops import broadcast_shapes, defop, dummy, prod_or_none
+from runtime.executors.numba import lowering as nl
+from runtime.ops.inference import broadcast_shapes, dummy, prod_or_none
+from runtime.ops.registry import defop, get
 from runtime.ops.shapes import unify_dims
 
 
@@ -53,11 +55,8 @@ outer = defop(
     kernel=np.outer, doc="np.outer(a, b)")
 
 
-# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
-# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
-
-from runtime.executors import numba_lowerings as nl  # noqa: E402
-from runtime.ops import get  # noqa: E402
+# --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
 def _numba_product_lowering(name):
     def lower(g, node, ins):
@@ -72,7 +71,7 @@ def _numba_product_lowering(name):
         if (name == "matmul" and not nl.is_scalar(g, a) and not nl.is_scalar(g, b)
                 and 2 <= len(a.shape) <= 3 and 2 <= len(b.shape) <= 3
                 and 3 in (len(a.shape), len(b.shape))):
-            # A stack of matrices (a 2-D operand is a batch of one): numba_support's loop.
+            # A stack of matrices (a 2-D operand is a batch of one): support.batched_matmul.
             x, y = nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype)
             if len(a.shape) == 2:
                 x = "np.ascontiguousarray(%s).reshape((1, %s.shape[0], %s.shape[1]))" % (x, x, x)

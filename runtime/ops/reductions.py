@@ -5,7 +5,9 @@ import warnings
 
 import numpy as np
 
-from runtime.ops import defop, dummy, normalize_axes, normalize_axis, prod_or_none
+from runtime.executors.numba import lowering as nl
+from runtime.ops.inference import dummy, normalize_axes, normalize_axis, prod_or_none
+from runtime.ops.registry import defop, get
 
 REDUCTIONS = {}      # NumPy function -> Op, for the __array_function__ table
 ARG_REDUCTIONS = {}
@@ -88,11 +90,8 @@ _cumulative_op("cumsum", np.cumsum)
 _cumulative_op("cumprod", np.cumprod)
 
 
-# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
-# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
-
-from runtime.executors import numba_lowerings as nl  # noqa: E402
-from runtime.ops import get  # noqa: E402
+# --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
 _NUMBA_ROW_HELPERS = {"sum": "rows_sum", "prod": "rows_prod", "mean": "rows_mean", "min": "rows_min",
                 "max": "rows_max", "any": "rows_any", "all": "rows_all",

@@ -3,7 +3,9 @@ concatenate and stack. Symbolic dims (tensors) are allowed in reshape."""
 
 import numpy as np
 
-from runtime.ops import defop, dummy, normalize_axis, prod_or_none
+from runtime.executors.numba import lowering as nl
+from runtime.ops.inference import dummy, normalize_axis, prod_or_none
+from runtime.ops.registry import defop, get
 
 
 def unify_dims(a, b, what="shapes"):
@@ -193,11 +195,8 @@ stack = defop("stack", infer=_stack_infer,
               doc="np.stack(xs, axis)")
 
 
-# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
-# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
-
-from runtime.executors import numba_lowerings as nl  # noqa: E402
-from runtime.ops import get  # noqa: E402
+# --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
 @get("reshape").def_numba
 def _numba_reshape(g, node, ins):

@@ -5,9 +5,13 @@ import sys
 import numpy as np
 
 from runtime import errors
+from runtime.executors.numba import lowering as nl
 from runtime.graph import TENSOR_ARRAY
-from runtime.ops import broadcast_shapes, defop, dummy
+from runtime.markers import SLOT
+from runtime.ops.inference import broadcast_shapes, dummy
+from runtime.ops.registry import defop, get
 from runtime.ops.shapes import unify_dims
+from runtime.tensor_array_buffer import TensorArrayBuffer
 
 
 # --- variables ------------------------------------------------------------------------------
@@ -64,61 +68,6 @@ assign_variable = defop(
 
 
 # --- tensor arrays --------------------------------------------------------------------------
-
-class TensorArrayBuffer:
-    """What a tensor-array value is while a graph runs: a list of elements."""
-
-    __slots__ = ("items", "dtype", "element_shape", "dynamic_size")
-
-    def __init__(self, items, dtype, element_shape, dynamic_size):
-        self.items = items
-        self.dtype = dtype
-        self.element_shape = element_shape
-        self.dynamic_size = dynamic_size
-
-    def copy(self):
-        return TensorArrayBuffer(list(self.items), self.dtype, self.element_shape,
-                                 self.dynamic_size)
-
-    def write(self, index, value):
-        index = int(index)
-        size = len(self.items)
-        if index < 0 or index >= size:
-            if index >= size and self.dynamic_size:
-                self.items.extend([None] * (index + 1 - size))
-            else:
-                raise errors.OutOfRangeError(
-                    "TensorArray write index %d is out of range for size %d (create it with "
-                    "dynamic_size=True to grow)" % (index, size))
-        if isinstance(value, np.ndarray) and value.ndim:
-            self.items[index] = np.array(value, dtype=self.dtype)
-        else:
-            self.items[index] = self.dtype.type(value)
-
-    def read(self, index):
-        index = int(index)
-        if index < 0 or index >= len(self.items):
-            raise errors.OutOfRangeError("TensorArray read index %d is out of range for size %d"
-                                         % (index, len(self.items)))
-        item = self.items[index]
-        if item is None:
-            raise errors.InvalidArgumentError(
-                "TensorArray element %d was read before it was written" % index)
-        return item
-
-    def stack(self):
-        if not self.items:
-            shape = tuple(d or 0 for d in (self.element_shape or ()))
-            return np.zeros((0,) + shape, dtype=self.dtype)
-        for i, item in enumerate(self.items):
-            if item is None:
-                raise errors.InvalidArgumentError(
-                    "TensorArray element %d was never written; cannot stack" % i)
-        return np.stack(self.items).astype(self.dtype, copy=False)
-
-    def __repr__(self):
-        return "TensorArrayBuffer(%r)" % (self.items,)
-
 
 def _ta_type(dtype, element_shape):
     return (dtype, element_shape, TENSOR_ARRAY)
@@ -221,16 +170,6 @@ ta_unstack = defop("ta_unstack", infer=_ta_unstack_infer, make_kernel=_ta_unstac
 
 # --- print and assert -----------------------------------------------------------------------
 
-class _Slot:
-    __slots__ = ()
-
-    def __repr__(self):
-        return "_"
-
-
-SLOT = _Slot()
-
-
 def _print_kernel(items, sep, end):
     items = tuple(items)
 
@@ -281,11 +220,8 @@ assert_ = defop("assert", infer=lambda condition, *values, message, items: [],
                 doc="raise InvalidArgumentError(message) when condition is false")
 
 
-# --- Numba lowerings (runtime/executors/numba_exec.py generates the code; a lowering
-# returns the expression(s) for its outputs, see runtime/executors/numba_lowerings.py) ---
-
-from runtime.executors import numba_lowerings as nl  # noqa: E402
-from runtime.ops import get  # noqa: E402
+# --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
+# returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
 @get("read_variable").def_numba
 def _numba_read_variable(g, node, ins):
@@ -424,15 +360,36 @@ def _numba_ta_unstack(g, node, ins):
 
 # --- print and assert -------------------------------------------------------------------------
 
+def _numba_printer(items, sep, end, dtypes):
+    """The print callback generated code runs in object mode: values come from Numba boxed as
+    Python scalars or arrays; they are turned back into NumPy values of the graph's dtypes
+    so they print like print() would."""
+    items = tuple(items)
+    dtypes = tuple(np.dtype(d) for d in dtypes)
+
+    def print_(*values):
+        it = iter(zip(values, dtypes))
+        shown = []
+        for item in items:
+            if item is SLOT:
+                value, dtype = next(it)
+                if isinstance(value, np.ndarray):
+                    shown.append(value)
+                else:
+                    shown.append(dtype.type(value))
+            else:
+                shown.append(item)
+        print(*shown, sep=sep, end=end, file=sys.stdout)
+    return print_
+
+
 @get("print").def_numba
 def _numba_print(g, node, ins):
-    from runtime.executors.numba_support import make_printer
     for v in node.inputs:
         if v.kind == TENSOR_ARRAY:
             raise nl.Unlowerable("printing a TensorArray")
     dtypes = [v.dtype for v in node.inputs]
-    printer = make_printer(node.attrs["items"], node.attrs["sep"], node.attrs["end"], dtypes,
-                           SLOT)
+    printer = _numba_printer(node.attrs["items"], node.attrs["sep"], node.attrs["end"], dtypes)
     site = g.site(node, "print", printer=printer)
     # The object-mode block lives in its own jitted function: in the same function as the
     # inline bounds checks' raise, Numba 0.68 emits invalid LLVM ("does not dominate").

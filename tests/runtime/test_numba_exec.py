@@ -17,7 +17,7 @@ import pytest
 
 import runtime as rt
 from runtime import errors
-from runtime.executors import numba_exec
+from runtime.executors.numba import codegen, compiled, policy
 
 BACKENDS = ["numpy", "numba"]
 
@@ -236,7 +236,7 @@ def test_results_and_dtypes_match_eager_numpy(name, backend):
 def test_every_case_lowers_completely():
     for name, (fn, args) in CASES.items():
         graph = staged(fn, "numba").get_concrete_function(*args).graph
-        assert numba_exec.numba_unsupported_ops(graph) == [], name
+        assert codegen.numba_unsupported_ops(graph) == [], name
 
 
 def test_generic_over_dimension_sizes():
@@ -474,7 +474,7 @@ def transcendental(x):
 
 
 def test_transcendental_ufuncs_on_large_arrays_give_numpys_bits():
-    # Above numba_lowerings.NUMPY_UNARY_MIN elements NumPy's SIMD loops compute them.
+    # Above lowering.NUMPY_UNARY_MIN elements NumPy's SIMD loops compute them.
     x = np.linspace(-3.0, 3.0, 1000)
     for got, want in zip(staged(transcendental, "numba")(x), transcendental(x)):
         np.testing.assert_array_equal(got, want)
@@ -570,8 +570,8 @@ def int_dot(x):
 def test_unsupported_op_is_named_with_the_user_line():
     x = np.ones(3, np.int64)
     graph = staged(int_dot, "numpy").get_concrete_function(x).graph
-    assert numba_exec.numba_unsupported_ops(graph) == ["dot"]
-    with pytest.raises(numba_exec.NumbaLoweringError) as info:
+    assert codegen.numba_unsupported_ops(graph) == ["dot"]
+    with pytest.raises(compiled.NumbaLoweringError) as info:
         rt.function(int_dot, backend="numba")(x)
     message = str(info.value)
     assert "'dot'" in message and "test_numba_exec.py" in message and "int_dot" in message
@@ -598,7 +598,7 @@ def test_auto_uses_numba_for_scalar_loops_and_numpy_otherwise():
     a, v = np.eye(4) * 0.5, np.ones((4, 2))
     np.testing.assert_array_equal(matrix_loop(a, v), array_loop(a, v))
     assert not hasattr(matrix_loop.get_concrete_function(a, v).executable, "compiled_graph")
-    assert numba_exec.loop_work(matrix_loop.get_concrete_function(a, v).graph)[0] > 10
+    assert policy.loop_work(matrix_loop.get_concrete_function(a, v).graph)[0] > 10
     fn, args = CASES["scalar_loop"]
     looping = staged(fn, "auto")
     _assert_same(fn(*args), looping(*args))
@@ -617,7 +617,7 @@ def test_auto_falls_back_to_numpy_when_numba_cannot_compile(monkeypatch, caplog)
     with caplog.at_level(logging.INFO, logger="autograph"):
         assert rt.function(f, backend="auto")(x) == 1.0 + np.e
     assert "could not compile" in caplog.text
-    with pytest.raises(numba_exec.NumbaLoweringError, match="could not compile"):
+    with pytest.raises(compiled.NumbaLoweringError, match="could not compile"):
         rt.function(f, backend="numba")(x)
 
 
@@ -628,8 +628,8 @@ _PROBE = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     import numpy as np
     import runtime as rt
-    from runtime.executors import numba_support
-    numba_support.ix(0, 1, 0)             # Numba's own start-up, paid by any jitted code
+    from runtime.executors.numba import support
+    support.ix(0, 1, 0)                   # Numba's own start-up, paid by any jitted code
 
     def f(x):
         return rt.while_loop(lambda i, s: i < x.shape[0], lambda i, s: (i + 1, s + x[i] * i),

@@ -4,7 +4,7 @@ and give the plain-Python result on the Numba backend."""
 import pytest
 
 import runtime as rt
-from runtime.executors import numba_exec
+from runtime.executors.numba import codegen
 
 forms = pytest.importorskip("test_rt_workloads", reason="the runtime's workload forms")
 
@@ -15,6 +15,6 @@ def test_workload_runs_natively_with_the_plain_python_result(name):
     expected = reference(*args)
     staged = rt.function(forms.CASES[name], backend="numba")
     graph = staged.get_concrete_function(*args).graph
-    assert numba_exec.numba_unsupported_ops(graph) == []
+    assert codegen.numba_unsupported_ops(graph) == []
     forms.assert_same_result(staged(*args), expected)
     assert "while True:" in staged.get_concrete_function(*args).executable.source

@@ -13,6 +13,7 @@ Sound up to int64 overflow of index arithmetic.
 import numpy as np
 
 from runtime.graph import TENSOR_ARRAY
+from runtime.markers import DYN
 
 
 class Atom:
@@ -387,9 +388,8 @@ def _key(index):
 
 
 def index_axes(template, dynamic, ndim):
-    """(scalar index, axis) pairs of an index template (as numba_lowerings.index_text reads
-    it): a scalar index is a dynamic Value or an int."""
-    from runtime.ops.indexing import DYN
+    """(scalar index, axis) pairs of an index template (as lowering.index_text reads it): a
+    scalar index is a dynamic Value or an int."""
     it = iter(dynamic)
     entries = []
     for entry in template:

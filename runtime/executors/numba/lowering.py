@@ -1,24 +1,70 @@
-"""Shared helpers for the Numba lowerings that sit next to each op in runtime/ops/*.py.
+"""The lowering helpers: what an op module imports to declare its Numba lowering next to the op
+in runtime/ops/*.py. A leaf: importing it imports neither numba, the code generator, nor
+runtime.ops.
 
 A lowering is `lowering(g, node, ins)`, registered with `@get(name).def_numba`: `g` is the
-code generator (numba_exec.CodeGen), `ins` the input expressions (rank-0 values are Numba
-scalars). It returns one expression per output (a string, or a list; a tensor array is a
-tuple of four expressions, see TA_PARTS), or None after emitting statements itself, and
-raises `Unlowerable(reason)` for what Numba's nopython mode cannot do. Dtypes are the
-graph's: results are converted where Numba's typing rules differ from NumPy 2's.
-
-Importing this module imports neither numba nor runtime.ops (the ops import it).
+code generator (runtime/executors/numba/codegen.py, `CodeGen`), `ins` the input expressions
+(rank-0 values are Numba scalars). It returns one expression per output (a string, or a
+list; a tensor array is a tuple of four expressions, see TA_PARTS), or None after emitting
+statements itself, and raises `Unlowerable(reason)` for what Numba's nopython mode cannot
+do. Dtypes are the graph's: results are converted where Numba's typing rules differ from
+NumPy 2's.
 """
 
 import numpy as np
 
-from runtime.executors.numba_exec import (TA_PARTS, Unlowerable, literal_text,  # noqa: F401
-                                          np_dtype)
+from runtime.markers import DYN
+
+_INFINITY = float("inf")
+
+
+# A tensor array is four locals: data buffer, written flags, size, dynamic_size.
+TA_PARTS = ("_b", "_w", "_n", "_d")
+
+
+class Unlowerable(Exception):
+    """Raised by a lowering (or the generator) for a node that cannot run under Numba."""
+
+
+def np_dtype(dtype):
+    """Source text for a NumPy dtype usable in nopython code."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return "np.bool_"
+    if dtype.kind not in "biufc" or dtype == np.float16:
+        raise Unlowerable("dtype %s is not supported by Numba" % dtype)
+    return "np." + dtype.name
+
+
+def literal_text(value, dtype):
+    """A typed scalar constant of `dtype` holding `value`."""
+    dtype = np.dtype(dtype)
+    v = np.asarray(value).astype(dtype)[()]
+    if dtype == np.bool_:
+        return "True" if v else "False"
+    if dtype.kind in "iu":
+        text = str(int(v))
+        return text if dtype == np.int64 else "%s(%s)" % (np_dtype(dtype), text)
+    if dtype.kind == "f":
+        f = float(v)
+        if f != f:
+            text = "np.nan"
+        elif f in (_INFINITY, -_INFINITY):
+            text = "np.inf" if f > 0 else "(-np.inf)"
+        else:
+            text = repr(f)
+        return text if dtype == np.float64 else "%s(%s)" % (np_dtype(dtype), text)
+    if dtype.kind == "c":
+        c = complex(v)
+        text = "complex(%s, %s)" % (literal_text(c.real, np.float64), literal_text(c.imag, np.float64))
+        return text if dtype == np.complex128 else "%s(%s)" % (np_dtype(dtype), text)
+    raise Unlowerable("literal of dtype %s" % dtype)
+
 
 # Ufuncs NumPy runs with SIMD kernels: 4-18x faster than the scalar libm loops Numba
 # compiles (measured, float64, 4096 elements: tanh 0.9 vs 10 ns per element, exp 0.7 vs 3.3,
 # cbrt 0.7 vs 12), and they give NumPy's exact bits. On float arrays of NUMPY_UNARY_MIN
-# elements or more, generated code has NumPy compute them (numba_support.numpy_unary, an
+# elements or more, generated code has NumPy compute them (support.numpy_unary, an
 # object-mode call of ~2 us); below that, Numba's loop. A ufunc's index in this tuple is
 # part of generated code: append only.
 NUMPY_UNARY = (np.exp, np.log, np.tanh, np.expm1, np.log1p, np.arctan, np.exp2, np.log2,
@@ -107,7 +153,6 @@ def shape_text(g, template, dynamic):
 
 def index_text(g, node, x, template, dynamic, source=None):
     """The index expression for x[template] (bounds-checked scalar indices), or raises."""
-    from runtime.ops.indexing import DYN
     it = iter(dynamic)
     entries = []
     for entry in template:
@@ -161,7 +206,6 @@ def index_text(g, node, x, template, dynamic, source=None):
 
 def advanced_single(node, x, dynamic):
     """(kind, index value) when the index is one integer array or one boolean mask."""
-    from runtime.ops.indexing import DYN
     template = node.attrs["index"]
     if len(template) == 1 and template[0] is DYN and len(dynamic) == 1:
         value = dynamic[0]

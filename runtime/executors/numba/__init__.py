@@ -1,0 +1,11 @@
+"""The Numba backend: each graph becomes one generated Python function compiled by
+`numba.njit`, for graphs whose loops earn the compile.
+
+  lowering.py      helpers op modules import to declare their lowerings (a leaf)
+  codegen.py       the code generator: a graph's source, `cond` and `while` included
+  bounds.py        the index bounds the generator proves, to leave checks out
+  support.py       the jitted helpers generated code calls (`_rt`)
+  module_cache.py  generated modules on disk, named by their hash, for Numba's cache
+  compiled.py      the compiled graph: call wrappers, fallback, failure translation
+  policy.py        which graphs to compile: the `numba` and `auto` executors
+"""

@@ -1,0 +1,532 @@
+"""The Numba code generator: the source of one Python function per graph, for `numba.njit`
+(runtime/executors/numba/compiled.py loads, compiles and calls it).
+
+Code generation
+  Every graph becomes one function `run_graph(a0, a1, ..., k0, ...)` in a module file named
+  by the hash of its source (runtime/executors/numba/module_cache.py), compiled with
+  `numba.njit(cache=True, error_model="numpy")` so a second process loads it from Numba's
+  on-disk cache. `while` nodes become real `while` loops, `cond` nodes real `if`s; nested
+  graphs are inlined (their placeholders are the outer names). Rank-0 values are Numba
+  scalars, so scalar loops compile to native code. Array constants and variables are extra
+  arguments (`k*`), never globals. Tensor arrays are growable buffers (data, written flags,
+  size, dynamic_size). Each op's code comes from its lowering, `op.numba(g, node, ins)`,
+  defined next to the op in runtime/ops/*.py with `@get(name).def_numba` (shared helpers:
+  runtime/executors/numba/lowering.py): it returns an expression, a list of expressions
+  (one per output), or None after emitting statements itself; it raises `Unlowerable` for
+  attribute combinations it cannot handle. `cond` and `while` are generated here.
+  The code is generic over dimension sizes: Numba specialises it on dtype, rank and layout.
+  This module imports no op module: it reaches each op's lowering through `node.op.numba`.
+
+Buffers
+  set_item and tensor-array writes update their buffer in place when the old version is
+  dead and owned by this run (the same ownership rules as the NumPy interpreter: owned
+  arguments, fresh allocations, loop variables handed from iteration to iteration), and
+  copy first otherwise.
+
+Checks
+  Failing checks raise `support.GraphFail(site, ...)` (compiled.py turns it into the NumPy
+  interpreter's exception). Bounds checks are explicit (inline, with NumPy's messages);
+  measured on edit_distance: about as fast as `boundscheck=True` (~1.4x the unchecked
+  loop), which cannot say which node failed. Checks the bounds analysis
+  (runtime/executors/numba/bounds.py) proves unneeded are left out: an index known >= 0
+  skips the negative-index normalisation, one also known below its axis size (e.g. `x[i]`
+  in `for i in range(x.shape[0])`, `D[i - 1, j]` with `D = zeros((m + 1, n + 1))`) has no
+  check at all; edit_distance then compiles ~2x faster. `rt.print` runs in a
+  `with numba.objmode():` block (in its own small jitted function) that prints through the
+  same formatting as the NumPy kernel, to the `sys.stdout` of that moment.
+"""
+
+import hashlib
+import inspect
+import itertools
+import sys
+
+import numpy as np
+
+from runtime.executors import planning
+from runtime.executors.numba.bounds import Bounds
+from runtime.executors.numba.lowering import TA_PARTS, Unlowerable, literal_text, np_dtype
+from runtime.executors.planning import Ownership
+from runtime.graph import TENSOR_ARRAY, describe_node
+
+
+# --- ownership planning (which writes may happen in place) -----------------------------------
+
+class Plan:
+    """In-place decisions for one graph and, recursively, its nested graphs."""
+
+    def __init__(self):
+        self.inplace = {}         # node -> bool (ops with inplace_input)
+        self.children = {}        # node -> (Plan, Plan) for cond / while
+        self.copy_at_entry = {}   # while node -> set of loop-variable indices
+        self.owned_outputs = []
+        self.written_inputs = []
+
+
+def plan_graph(graph, owned_inputs):
+    """Decide in-place updates with the NumPy interpreter's rules (runtime/executors/
+    planning.py); nested graphs of cond / while are planned recursively here."""
+    plan = Plan()
+    ownership = Ownership(graph, owned_inputs)
+    for index, node in enumerate(graph.nodes):
+        op = node.op
+        if not op.control_flow:
+            inplace = ownership.op_outputs(node, index)
+            if op.inplace_input is not None:
+                plan.inplace[node] = inplace
+            continue
+        flags = ownership.handover_flags(node, index)
+        if op.name == "cond":
+            then_plan, else_plan, out_owned, in_written = planning.cond_ownership(
+                node, flags, plan_graph)
+            plan.children[node] = (then_plan, else_plan)
+        else:
+            body_plan, copy, out_owned, in_written = planning.while_ownership(
+                node, flags, plan_graph)
+            cond_plan = plan_graph(node.attrs["cond"], [False] * len(node.inputs))
+            plan.children[node] = (cond_plan, body_plan)
+            plan.copy_at_entry[node] = set(copy)
+        ownership.control_flow_outputs(node, out_owned, in_written)
+    plan.owned_outputs = ownership.owned_outputs()
+    plan.written_inputs = ownership.written_inputs()
+    return plan
+
+
+# --- code generation -------------------------------------------------------------------------
+
+class Site:
+    """A place in generated code that can fail or call back into Python."""
+
+    __slots__ = ("kind", "node", "info")
+
+    def __init__(self, kind, node, info):
+        self.kind = kind
+        self.node = node
+        self.info = info
+
+
+class CodeGen:
+    """Generates the source of one graph's Numba function. Lowerings use:
+
+      g.emit(line)                 add a statement at the current indentation
+      g.tmp(prefix)                a fresh local name
+      g.expr(value)                the expression for a Value (literals typed by dtype)
+      g.arg(node, i, dtype=None)   input i, a weak literal typed as `dtype` if given
+      g.is_scalar(value)           rank-0 values are Numba scalars
+      g.scalar_cast(expr, dtype)   `expr` converted to the scalar type `dtype`
+      g.inplace(node)              may this set_item / ta_write update its buffer in place?
+      g.site(node, kind, **info)   a site number for GraphFail / object-mode callbacks
+      g.outputs(node)              the names the node's outputs get (for statement lowerings)
+    """
+
+    def __init__(self, graph, owned_inputs=None, collect=False):
+        self.graph = graph
+        self.collect = collect
+        self.unsupported = []     # (node, reason)
+        self.lines = []
+        self.depth = 1
+        self.names = {}
+        self.counter = itertools.count()
+        self.sites = []
+        self.constants = []       # (arg name, array)
+        self.variables = []       # (arg name, variable)
+        self._variable_args = {}
+        self.assigned_variables = {id(n.attrs["variable"]) for n in graph.walk()
+                                   if n.op.name == "assign_variable"}
+        self.plan = plan_graph(graph, owned_inputs)
+        self.ta_shapes = _tensor_array_shapes(graph)
+        self.uses_objmode = False
+        self.uses_err = False
+        self.functions = []
+        self._used = None
+        self._bounds = None
+
+    # -- API for lowerings ---------------------------------------------------------------
+    def emit(self, line):
+        self.lines.append("    " * self.depth + line)
+
+    def tmp(self, prefix="t"):
+        return "%s%d" % (prefix, next(self.counter))
+
+    def is_scalar(self, value):
+        return value.kind != TENSOR_ARRAY and value.shape == ()
+
+    def expr(self, value, dtype=None):
+        if value.is_literal:
+            if dtype is None or not value.weak:
+                dtype = value.dtype
+            return literal_text(value.literal, dtype)
+        try:
+            return self.names[value]
+        except KeyError:
+            raise Unlowerable("value %r used before it is defined" % value)
+
+    def arg(self, node, i, dtype=None):
+        return self.expr(node.inputs[i], dtype)
+
+    def scalar_cast(self, expr, dtype):
+        dtype = np.dtype(dtype)
+        if dtype == np.bool_:
+            return "bool(%s)" % expr
+        return "%s(%s)" % (np_dtype(dtype), expr)
+
+    def inplace(self, node):
+        return self._current_plan.inplace.get(node, False)
+
+    def site(self, node, kind, **info):
+        self.sites.append(Site(kind, node, info))
+        return len(self.sites) - 1
+
+    def outputs(self, node):
+        return [self._bind_new(v) for v in node.outputs]
+
+    def checked_index(self, node, index, array, axis, value=None):
+        """An expression for `index` normalised for `array`'s axis, after an inline bounds
+        check (inline with a constant-argument raise: measured ~2x cheaper to compile than a
+        helper or runtime-valued exception arguments; the failing values go to `err`).
+        The normalisation is explicit on purpose: leaving negative indices to Numba's own
+        wraparound compiles ~15% faster but runs edit_distance 3x slower (measured).
+        `value` (the index Value or int of get_item / set_item `node`) lets the bounds
+        analysis (runtime/executors/numba/bounds.py) drop what it proves: the normalisation
+        of an index known >= 0, the whole check of one also known below the axis size."""
+        nonneg = below = False
+        if value is not None:
+            if self._bounds is None:
+                self._bounds = Bounds(self.graph)
+            nonneg, below = self._bounds.index_facts(node, value, axis)
+        if nonneg and below:
+            return index
+        site = self.site(node, "index", axis=axis)
+        self.uses_err = True
+        size = "%s.shape[%d]" % (array, axis)
+        if nonneg:
+            self.emit("if %s >= %s:" % (index, size))
+            name = index
+        else:
+            name = self.tmp("i")
+            self.emit("%s = %s" % (name, index))
+            self.emit("if %s < 0:" % name)
+            self.emit("    %s += %s" % (name, size))
+            self.emit("if %s < 0 or %s >= %s:" % (name, name, size))
+        self.emit("    err[0] = %s" % index)
+        self.emit("    err[1] = %s" % size)
+        self.emit("    raise _rt.GraphFail(%d)" % site)
+        return name
+
+    def is_used(self, value):
+        """Does any node or graph output read `value`?"""
+        if self._used is None:
+            used = set()
+            for node in self.graph.walk():
+                used.update(id(v) for v in node.inputs)
+                for _, sub in node.subgraphs:
+                    used.update(id(v) for v in sub.outputs)
+            used.update(id(v) for v in self.graph.outputs)
+            self._used = used
+        return id(value) in self._used
+
+    def add_function(self, lines):
+        """Add a module-level function (e.g. a jitted helper) before the graph function."""
+        self.functions.append(list(lines))
+
+    def constant_arg(self, array):
+        name = "k%d" % len(self.constants)
+        self.constants.append((name, array))
+        return name
+
+    def variable_arg(self, variable):
+        name = self._variable_args.get(id(variable))
+        if name is None:
+            name = "var%d" % len(self.variables)
+            self.variables.append((name, variable))
+            self._variable_args[id(variable)] = name
+        return name
+
+    # -- generation ------------------------------------------------------------------------
+    def _bind_new(self, value):
+        name = self.tmp("ta" if value.kind == TENSOR_ARRAY else "v")
+        self.names[value] = name
+        return name
+
+    def generate(self):
+        """The function's source lines (body only) and its parameter names."""
+        params = ["a%d" % i for i in range(len(self.graph.all_inputs))]
+        for name, value in zip(params, self.graph.all_inputs):
+            if value.kind == TENSOR_ARRAY:
+                raise Unlowerable("a tensor array as a graph input")
+        outputs = self._graph(self.graph, self.plan, params)
+        parts = []
+        for value, text in zip(self.graph.outputs, outputs):
+            if value.kind == TENSOR_ARRAY:
+                parts += [text + p for p in TA_PARTS]
+            else:
+                parts.append(text)
+        # A bare value when there is one: boxing a 1-tuple costs ~0.5 us per call.
+        self.single_return = len(parts) == 1
+        if self.single_return:
+            self.emit("return %s" % parts[0])
+        else:
+            self.emit("return (%s)" % "".join(p + ", " for p in parts))
+        return params
+
+    def _graph(self, graph, plan, input_exprs):
+        previous = getattr(self, "_current_plan", None)
+        self._current_plan = plan
+        for value, text in zip(graph.all_inputs, input_exprs):
+            self.names[value] = text
+        for node in graph.nodes:
+            self._node(node)
+        result = [self.expr(v) for v in graph.outputs]
+        self._current_plan = previous
+        return result
+
+    def _node(self, node):
+        op = node.op
+        try:
+            if op.name == "cond":
+                return self._cond(node)
+            if op.name == "while":
+                return self._while(node)
+            lowering = op.numba
+            if lowering is None:
+                raise Unlowerable("no Numba lowering")
+            ins = [self.expr(v) for v in node.inputs]
+            result = lowering(self, node, ins)
+        except Unlowerable as error:
+            if not self.collect:
+                raise Unlowerable(_describe_unsupported(node, str(error)))
+            self.unsupported.append((node, str(error)))
+            for value in node.outputs:
+                self._bind_new(value)
+            return
+        if result is None:
+            return
+        if isinstance(result, str):
+            result = [result]
+        for value, text in zip(node.outputs, result):
+            if value.kind == TENSOR_ARRAY:
+                name = self._bind_new(value)
+                for part, sub in zip(TA_PARTS, text):
+                    self.emit("%s%s = %s" % (name, part, sub))
+            else:
+                self.emit("%s = %s" % (self._bind_new(value), text))
+
+    def _assign_like(self, target, source_value, text, dtype_value):
+        """`target = text` converting literals / scalars to the target's type."""
+        if dtype_value.kind == TENSOR_ARRAY:
+            for part in TA_PARTS:
+                if part == "_b" and source_value.dtype != dtype_value.dtype:
+                    # A list-like tensor array whose dtype was promoted (ints, then floats).
+                    self.emit("%s_b = %s_b.astype(%s)" % (target, text,
+                                                          np_dtype(dtype_value.dtype)))
+                    continue
+                self.emit("%s%s = %s%s" % (target, part, text, part))
+            return
+        if source_value.is_literal:
+            text = literal_text(source_value.literal, dtype_value.dtype)
+        elif self.is_scalar(dtype_value) and source_value.dtype != dtype_value.dtype:
+            text = self.scalar_cast(text, dtype_value.dtype)
+        elif not self.is_scalar(dtype_value) and source_value.dtype != dtype_value.dtype:
+            text = "%s.astype(%s)" % (text, np_dtype(dtype_value.dtype))
+        self.emit("%s = %s" % (target, text))
+
+    def _cond(self, node):
+        then_plan, else_plan = self._current_plan.children[node]
+        outs = [self._bind_new(v) for v in node.outputs]
+        pred_value = node.inputs[0]
+        pred = self.expr(pred_value)
+        if not self.is_scalar(pred_value):
+            raise Unlowerable("a cond on a non-scalar predicate")
+        captures = [self.expr(v) for v in node.inputs[1:]]
+        self.emit("if %s:" % pred)
+        for graph, plan in ((node.attrs["then_branch"], then_plan),
+                            (node.attrs["else_branch"], else_plan)):
+            self.depth += 1
+            start = len(self.lines)
+            results = self._graph(graph, plan, captures)
+            for out_name, out_value, inner, text in zip(outs, node.outputs, graph.outputs, results):
+                self._assign_like(out_name, inner, text, out_value)
+            if len(self.lines) == start:
+                self.emit("pass")
+            self.depth -= 1
+            if graph is node.attrs["then_branch"]:
+                self.emit("else:")
+
+    def _while(self, node):
+        cond_plan, body_plan = self._current_plan.children[node]
+        copy = self._current_plan.copy_at_entry[node]
+        n = node.attrs["n_loop_vars"]
+        loop_names = [self._bind_new(v) for v in node.outputs]
+        for i, (name, value, init) in enumerate(zip(loop_names, node.outputs, node.inputs[:n])):
+            text = self.expr(init)
+            if i in copy:
+                if value.kind == TENSOR_ARRAY:
+                    self.emit("%s_b = %s_b.astype(%s)" % (name, text, np_dtype(value.dtype)))
+                    self.emit("%s_w = %s_w.copy()" % (name, text))
+                    self.emit("%s_n = %s_n" % (name, text))
+                    self.emit("%s_d = %s_d" % (name, text))
+                    continue
+                text = "%s.copy()" % text
+                self.emit("%s = %s" % (name, text))
+                continue
+            self._assign_like(name, init, text, value)
+        captures = [self.expr(v) for v in node.inputs[n:]]
+        self.emit("while True:")
+        self.depth += 1
+        test = self._graph(node.attrs["cond"], cond_plan, loop_names + captures)[0]
+        test_value = node.attrs["cond"].outputs[0]
+        if not self.is_scalar(test_value):
+            raise Unlowerable("a while condition that is not a scalar")
+        self.emit("if not %s:" % test)
+        self.emit("    break")
+        results = self._graph(node.attrs["body"], body_plan, loop_names + captures)
+        pending = [(name, value, inner, text) for name, value, inner, text
+                   in zip(loop_names, node.outputs, node.attrs["body"].outputs, results)
+                   if text != name]
+        crossing = any(text in loop_names for _, _, _, text in pending)
+        if crossing and pending:
+            temps = []
+            for name, value, inner, text in pending:
+                temp = self.tmp("n")
+                self._assign_like(temp, inner, text, value)
+                temps.append((name, temp, value))
+            for name, temp, value in temps:
+                if value.kind == TENSOR_ARRAY:
+                    for part in TA_PARTS:
+                        self.emit("%s%s = %s%s" % (name, part, temp, part))
+                else:
+                    self.emit("%s = %s" % (name, temp))
+        else:
+            for name, value, inner, text in pending:
+                self._assign_like(name, inner, text, value)
+        self.depth -= 1
+
+
+def _tensor_array_shapes(graph):
+    """{tensor-array Value: element shape} for every tensor array whose element shape some
+    version of it knows (a `ta_new` without element_shape= learns it from later writes)."""
+    parent = {}
+
+    def find(v):
+        while parent.get(v, v) is not v:
+            v = parent[v]
+        return v
+
+    def union(a, b):
+        if a.kind == TENSOR_ARRAY and b.kind == TENSOR_ARRAY:
+            ra, rb = find(a), find(b)
+            if ra is not rb:
+                parent[ra] = rb
+
+    values = []
+    for node in graph.walk():
+        values.extend(v for v in node.outputs if v.kind == TENSOR_ARRAY)
+        if node.op.name == "ta_write":
+            union(node.inputs[0], node.outputs[0])
+        elif node.op.name == "cond":
+            for sub in (node.attrs["then_branch"], node.attrs["else_branch"]):
+                for outer, inner in zip(node.inputs[1:], sub.all_inputs):
+                    union(outer, inner)
+                for out, inner in zip(node.outputs, sub.outputs):
+                    union(out, inner)
+        elif node.op.name == "while":
+            n = node.attrs["n_loop_vars"]
+            for sub in (node.attrs["cond"], node.attrs["body"]):
+                for outer, inner in zip(node.inputs, sub.all_inputs):
+                    union(outer, inner)
+            for i, out in enumerate(node.outputs):
+                union(node.inputs[i], out)
+                union(node.attrs["body"].outputs[i], out)
+    known = {}
+    for v in values + list(parent):
+        if v.shape is not None:
+            known.setdefault(find(v), v.shape)
+    return {v: known.get(find(v)) for v in values + list(parent)}
+
+
+def _describe_unsupported(node, reason):
+    root = node.graph
+    while root is not None and root.parent is not None:
+        root = root.parent
+    return "op '%s' (%s): %s" % (node.op.name, describe_node(node, root), reason)
+
+
+def _support_hash():
+    # Imported here, as late as the first generated module: importing numba takes ~0.2-0.3 s
+    # (measured), which a process whose graphs all run on the NumPy interpreter never pays.
+    from runtime.executors.numba import support
+    source = inspect.getsource(support)
+    import numba
+    text = "|".join([source, numba.__version__, np.__version__, sys.version])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_SUPPORT_HASH = None
+
+
+def generate_source(graph, owned_inputs=None):
+    """(source, CodeGen) for `graph`; raises Unlowerable naming the first unsupported op."""
+    global _SUPPORT_HASH
+    gen = CodeGen(graph, owned_inputs)
+    params = gen.generate()
+    # Constants and the error buffer first: a direct call binds them with functools.partial
+    # and passes the graph inputs after them (compiled.py, NumbaCompiledGraph.direct).
+    all_params = [name for name, _ in gen.constants] + (["err"] if gen.uses_err else [])
+    all_params += [name for name, _ in gen.variables] + params
+    if _SUPPORT_HASH is None:
+        _SUPPORT_HASH = _support_hash()
+    header = [
+        '"""Generated by runtime/executors/numba/codegen.py from graph %r (do not edit)."""'
+        % graph.name,
+        "# support %s" % _SUPPORT_HASH,
+        "import numba",
+        "import numpy as np",
+        "from runtime.executors.numba import support as _rt",
+        "",
+        "",
+    ]
+    for function in gen.functions:
+        header += function + ["", ""]
+    # Not nogil: releasing and retaking the GIL costs ~60 ns per call (measured on
+    # piecewise16, a 16-element loop: ~10% of its time).
+    header += [
+        '@numba.njit(cache=True, error_model="numpy")',
+        "def run_graph(%s):" % ", ".join(all_params),
+    ]
+    # Print sites carry their formatting in the module's identity (they are registered by
+    # module name), so two graphs differing only in printed text get different modules.
+    site_keys = ["# site %d %s %r" % (i, s.kind, _site_key(s)) for i, s in enumerate(gen.sites)
+                 if s.kind == "print"]
+    source = "\n".join(header + gen.lines + [""] + site_keys) + "\n"
+    return source, gen
+
+
+def _site_key(site):
+    if site.kind == "print":
+        return (tuple(repr(i) for i in site.node.attrs["items"]), site.node.attrs["sep"],
+                site.node.attrs["end"])
+    return None
+
+
+def numba_unsupported_ops(graph):
+    """Names of the ops in `graph` (nested graphs included) that cannot be lowered to Numba."""
+    gen = CodeGen(graph, collect=True)
+    try:
+        gen.generate()
+    except Unlowerable as error:   # a structural problem outside any single op
+        return ["<graph: %s>" % error]
+    names = []
+    for node, _ in gen.unsupported:
+        if node.op.name not in names:
+            names.append(node.op.name)
+    return names
+
+
+def unsupported_report(graph):
+    """Human-readable lines: each unsupported op, why, and the user line that created it."""
+    gen = CodeGen(graph, collect=True)
+    try:
+        gen.generate()
+    except Unlowerable as error:
+        return [str(error)]
+    return [_describe_unsupported(node, reason) for node, reason in gen.unsupported]

@@ -1,0 +1,337 @@
+"""The compiled graph: the generated module loaded through its disk cache
+(runtime/executors/numba/module_cache.py), its Numba dispatcher, the Python call wrapper
+around it, and the translation of failures into the NumPy interpreter's errors.
+
+Errors
+  Failing checks in generated code raise `support.GraphFail(site, ...)`; the wrapper turns
+  it into the exception the NumPy interpreter raises (InvalidArgumentError for asserts,
+  OutOfRangeError for out-of-range indices), with "While executing <node> created at <user
+  line>".
+
+Calls
+  `call` is a Python function generated per graph (scalar conversions, variables, the
+  first-call compile, the NumPy fallback). Once compiled, a graph with one array output and
+  no variables also offers `direct()`: the Numba dispatcher itself (constants and `err`
+  come first in its parameters, bound with functools.partial), which rt.function's fast path
+  calls without any Python layer, translating GraphFail in its except clause.
+"""
+
+import functools
+import logging
+import time
+
+import numpy as np
+
+from runtime import errors
+from runtime.executors.numba import codegen, module_cache
+from runtime.graph import TENSOR_ARRAY, describe_node
+from runtime.markers import SLOT
+from runtime.tensor_array_buffer import TensorArrayBuffer
+
+logger = logging.getLogger("autograph")
+
+# Entries of the `err` buffer (written by generated code just before it raises GraphFail):
+# the index and axis size of a failed bounds check, or both shapes of a put_shape failure.
+_ERR_SIZE = 72
+
+
+class NumbaLoweringError(NotImplementedError):
+    """backend="numba" was asked to run a graph that has ops without a Numba lowering."""
+
+
+class NumbaCompiledGraph:
+    """Executor interface: `compiled(*flat_inputs) -> tuple of flat outputs`;
+    `.owned_outputs`, `.source` (the generated code), `.module_file`."""
+
+    def __init__(self, graph, owned_inputs=None, fallback=None):
+        from runtime.executors.numba import support   # imports numba (codegen._support_hash)
+        self.graph = graph
+        self.owned_inputs = owned_inputs
+        self.fallback = fallback     # a zero-argument function making the NumPy executor
+        self.source, gen = codegen.generate_source(graph, owned_inputs)
+        self.sites = gen.sites
+        self.module, self.module_file = module_cache.load_module(self.source)
+        self.dispatcher = self.module.run_graph
+        for index, site in enumerate(self.sites):
+            if site.kind == "print":
+                support.register_site(self.module.__name__, index, site.info["printer"])
+        self.owned_outputs = list(gen.plan.owned_outputs)
+        self._constants = [array for _, array in gen.constants]
+        self._variables = [variable for _, variable in gen.variables]
+        self._output_values = list(graph.outputs)
+        self._single_return = gen.single_return
+        self._uses_err = gen.uses_err
+        # Failing values of bounds checks (one buffer per compiled graph: concurrent
+        # failures in several threads may mix up the numbers in their messages).
+        self._err = np.zeros(_ERR_SIZE, np.int64)
+        self._fallback_exec = None
+        self._compiled = False
+        self._build_call()
+
+    def _build_call(self):
+        """A Python function specialised to this graph's inputs and outputs: the per-call
+        path is one Numba dispatch plus only the conversions this graph needs."""
+        from runtime.executors.numba.support import GraphFail
+        inputs = self.graph.all_inputs
+        params = ["a%d" % i for i in range(len(inputs))]
+        args = ["_k[%d]" % i for i in range(len(self._constants))]
+        if self._uses_err:
+            args.append("_err")
+        lines = ["def call(%s):" % ", ".join(params)]
+        if self._variables:
+            lines.append("    _bufs = [_var_in(v) for v in _vars]")
+            args += ["_bufs[%d]" % i for i in range(len(self._variables))]
+        for name, value in zip(params, inputs):
+            if value.shape == ():
+                args.append("_scalar(%s)" % name)     # 0-d arrays become scalars
+            else:
+                args.append(name)
+        lines.append("    try:")
+        lines.append("        r = _disp(%s)" % ", ".join(args))
+        lines.append("    except _GraphFail as e:")
+        lines.append("        _fail(e)")
+        lines.append("    except _Fallback:")
+        if self._variables:
+            lines.append("        _bufs = ()   # the NumPy interpreter updated the variables")
+        lines.append("        return _fallback(%s)" % ", ".join(params))
+        if self._variables:
+            lines.append("    finally:")
+            lines.append("        for v, b in zip(_vars, _bufs):")
+            lines.append("            _var_out(v, b)")
+        # The dispatcher returns a bare value when the graph has one (boxing a 1-tuple in
+        # nopython code costs ~0.5 us per call), else a tuple.
+        outs = []
+        position = 0
+        for i, value in enumerate(self._output_values):
+            if value.kind == TENSOR_ARRAY:
+                outs.append("_ta(r[%d], r[%d], r[%d], r[%d], _out[%d])" % (
+                    position, position + 1, position + 2, position + 3, i))
+                position += 4
+            else:
+                part = "r" if self._single_return else "r[%d]" % position
+                outs.append(("_t%d(%s)" % (i, part)) if value.shape == () else part)
+                position += 1
+        body = lines[1:]
+        if self._single_return or outs != ["r[%d]" % i for i in range(len(outs))]:
+            lines.append("    return (%s)" % "".join(o + ", " for o in outs))
+        else:
+            lines.append("    return r")
+        # `call_single`: the same call returning output 0 itself, for callers that want the
+        # one output of a single-output graph (rt.function's per-call path).
+        if len(outs) == 1:
+            lines.append("")
+            lines.append("def call_single(%s):" % ", ".join(params))
+            lines += [line.replace("return _fallback(%s)" % ", ".join(params),
+                                   "return _fallback(%s)[0]" % ", ".join(params))
+                      for line in body]
+            lines.append("    return %s" % outs[0])
+        namespace = {
+            "_disp": self._first_dispatch,
+            "_GraphFail": GraphFail, "_Fallback": _Fallback, "_fail": self._raise_failure,
+            "_fallback": self._run_fallback,
+            "_k": self._constants, "_vars": self._variables, "_var_in": _variable_in,
+            "_var_out": _variable_out, "_scalar": _to_scalar, "_ta": _tensor_array_out,
+            "_out": self._output_values, "_err": self._err,
+        }
+        for i, value in enumerate(self._output_values):
+            if value.kind != TENSOR_ARRAY and value.shape == ():
+                namespace["_t%d" % i] = value.dtype.type
+        self._namespace = namespace
+        self.call_source = "\n".join(lines) + "\n"
+        exec(compile(self.call_source, "<numba-call %s>" % self.graph.name, "exec"), namespace)
+        call = namespace["call"]
+        if "call_single" in namespace:
+            call.single_output_call = namespace["call_single"]
+        call.owned_outputs = self.owned_outputs
+        call.direct = self.direct
+        call.unchecked_entry = self.unchecked_entry
+        call.translate = self.translate
+        call.source = self.source
+        call.compiled_graph = self
+        self.call = call
+
+    def _first_dispatch(self, *args):
+        """The first call compiles explicitly, so a compile failure is told apart from an
+        error the graph raises at run time; later calls go straight to the dispatcher."""
+        import numba
+        start = time.perf_counter()
+        try:
+            self.dispatcher.compile(tuple(numba.typeof(a) for a in args))
+        except Exception as error:
+            reason = "%s: %s" % (type(error).__name__,
+                                 str(error).strip().splitlines()[0] if str(error) else "")
+            if self.fallback is None:
+                raise NumbaLoweringError("Numba could not compile graph %r: %s\n(use "
+                                         "backend='numpy' or 'auto')" % (self.graph.name, reason))
+            logger.info("autograph: graph %r runs on the NumPy interpreter: Numba could not "
+                        "compile it (%s)", self.graph.name, reason)
+            self._fallback_exec = self.fallback()
+            self._namespace["_disp"] = _raise_fallback
+            raise _Fallback()
+        hits = sum(self.dispatcher.stats.cache_hits.values())
+        logger.info("autograph: graph %r compiled by Numba in %.3f s (%s)", self.graph.name,
+                    time.perf_counter() - start,
+                    "loaded from the on-disk cache" if hits else "not in the on-disk cache")
+        self._namespace["_disp"] = self.dispatcher
+        self._compiled = True
+        return self.dispatcher(*args)
+
+    def direct(self):
+        """A callable taking the graph inputs that is the Numba dispatcher itself (or a
+        functools.partial binding constants and the error buffer), for callers that pass
+        inputs exactly as Numba takes them (arrays of rank >= 1, NumPy scalars for rank 0),
+        want the single array output as returned, and turn errors with `translate`.
+        None when the graph needs the Python layer (variables, tuple or scalar outputs, no
+        successful compile yet)."""
+        if not self._compiled or self._variables or not self._single_return:
+            return None
+        out = self._output_values[0]
+        if len(self._output_values) != 1 or out.kind == TENSOR_ARRAY or out.shape == ():
+            return None
+        prefix = list(self._constants) + ([self._err] if self._uses_err else [])
+        return functools.partial(self.dispatcher, *prefix) if prefix else self.dispatcher
+
+    def unchecked_entry(self, array):
+        """direct(), calling the compiled function itself, for calls with one array like
+        `array` (same dtype and rank, C-contiguous, aligned, writeable: `array.flags.carray`):
+        Numba's type dispatch is skipped (about 0.1 us of a call). None when there is no
+        direct() or nothing was compiled for such arrays. The caller checks dtype, rank and
+        `flags.carray` before every call: the compiled code assumes them."""
+        direct = self.direct()
+        if direct is None or not array.flags.carray:
+            return None
+        import numba
+        prefix = () if direct is self.dispatcher else direct.args
+        signature = tuple(numba.typeof(value) for value in prefix + (array,))
+        if signature not in self.dispatcher.overloads:
+            return None
+        compiled = self.dispatcher.get_overload(signature)
+        return functools.partial(compiled, *prefix) if prefix else compiled
+
+    def translate(self, error):
+        """The exception to raise for `error` from a direct call (GraphFail becomes the NumPy
+        interpreter's error; anything else is returned unchanged)."""
+        from runtime.executors.numba.support import GraphFail
+        if isinstance(error, GraphFail):
+            return failure_error(error, self.sites, self.graph, self._err)
+        return error
+
+    def _run_fallback(self, *inputs):
+        return self._fallback_exec(*inputs)
+
+    def __call__(self, *inputs):
+        return self.call(*inputs)
+
+    def _raise_failure(self, failure):
+        raise_failure(failure, self.sites, self.graph, self._err)
+
+    def __repr__(self):
+        return "<NumbaCompiledGraph %s %s>" % (self.graph.name, self.module.__name__)
+
+
+class _Fallback(Exception):
+    pass
+
+
+def _raise_fallback(*args):
+    raise _Fallback()
+
+
+def _to_scalar(x):
+    if type(x) is np.ndarray and x.ndim == 0:
+        return x[()]
+    return x
+
+
+def _variable_in(variable):
+    """A private buffer holding the variable's value: the graph updates it in place, and
+    the variable gets it back after the run (the NumPy interpreter replaces the array too)."""
+    array = variable._array
+    if array.ndim == 0:
+        return array.reshape(1).copy()
+    return array.copy()
+
+
+def _variable_out(variable, buffer):
+    variable._array = buffer.reshape(()) if variable._array.ndim == 0 else buffer
+
+
+def _tensor_array_out(buf, written, size, dynamic, value):
+    items = [(np.array(buf[i]) if buf.ndim > 1 else value.dtype.type(buf[i])) if written[i]
+             else None for i in range(size)]
+    element_shape = buf.shape[1:] if buf.ndim > 1 or value.shape is None else value.shape
+    return TensorArrayBuffer(items, value.dtype, element_shape, bool(dynamic))
+
+
+def raise_failure(failure, sites, graph, err=None):
+    """Turn a GraphFail from generated code into the NumPy interpreter's exception."""
+    raise failure_error(failure, sites, graph, err) from None
+
+
+def _shape_text(shape):
+    """A shape as NumPy's broadcasting errors print it: (3,) or (3,2)."""
+    return "(%s%s)" % (",".join(str(d) for d in shape), "," if len(shape) == 1 else "")
+
+
+def failure_error(failure, sites, graph, err=None):
+    """The NumPy interpreter's exception for a GraphFail from generated code."""
+    args = failure.args
+    site = sites[args[0]]
+    where = "While executing %s" % describe_node(site.node, graph)
+    kind = site.kind
+    if kind == "index":
+        index, size = (args[1], args[2]) if len(args) > 2 else (int(err[0]), int(err[1]))
+        message = "index %d is out of bounds for axis %d with size %d" % (
+            index, site.info["axis"], size)
+        error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind == "mask":
+        message = ("boolean index did not match indexed array along axis %d; size of axis "
+                   "is %d but size of corresponding boolean axis is %d"
+                   % (site.info["axis"], args[2], args[1]))
+        error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind == "assert":
+        values = args[1:]
+        items = site.info["items"]
+        text = site.node.attrs["message"]
+        if items:
+            it = iter(zip(values, site.info["dtypes"]))
+            parts = []
+            for item in items:
+                if item is SLOT:
+                    value, dtype = next(it)
+                    parts.append(str(np.dtype(dtype).type(value)))
+                else:
+                    parts.append(str(item))
+            text = " ".join(parts)
+        error = errors.InvalidArgumentError("%s\n%s" % (text, where))
+    elif kind == "ta_write":
+        message = ("TensorArray write index %d is out of range for size %d (create it with "
+                   "dynamic_size=True to grow)" % (args[1], args[2]))
+        error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind in ("ta_read", "ta_stack"):
+        index, size, reason = args[1], args[2], args[3]
+        if reason == 0:
+            error = errors.OutOfRangeError(
+                "TensorArray read index %d is out of range for size %d\n%s" % (index, size, where))
+        elif reason == 1:
+            error = errors.InvalidArgumentError(
+                "TensorArray element %d was read before it was written\n%s" % (index, where))
+        else:
+            error = errors.InvalidArgumentError(
+                "TensorArray element %d was never written; cannot stack\n%s" % (index, where))
+    elif kind == "put_shape":
+        q = int(err[0])
+        value_shape = tuple(int(d) for d in err[1:1 + q])
+        r = int(err[1 + q])
+        target_shape = tuple(int(d) for d in err[2 + q:2 + q + r])
+        error = ValueError("shape mismatch: value array of shape %s could not be broadcast to "
+                           "indexing result of shape %s" % (_shape_text(value_shape),
+                                                            _shape_text(target_shape)))
+        error.add_note(where)
+    elif kind == "squeeze":
+        error = ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        error.add_note(where)
+    else:
+        error = errors.InvalidArgumentError("graph failure at %s\n%s" % (kind, where))
+    error._rt_node_reported = True
+    return error

@@ -1,0 +1,116 @@
+"""The policy that picks a backend per graph: `backend="numba"` compiles every graph (or names
+the ops it cannot lower), `backend="auto"` only those that earn their compile.
+
+Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
+  - a graph with any op that has no lowering (or an attribute combination its lowering
+    refuses) runs on the NumPy interpreter; the reason is logged at INFO on the
+    "autograph" logger;
+  - a graph without a `while` node runs on the NumPy interpreter: vectorised ops cost the
+    same or less in NumPy and a Numba compile costs 0.3-6 s, which such a graph does not
+    earn back. Measured (tools/bench_numba_functional.py), 14 vectorised ops, no loop:
+    16 elements 14 us (NumPy) vs 8 us (Numba) per call after a 5.8 s compile; 10,000
+    elements 444 us vs 658 us. f(x) = x + 1: ~2 us per call on either backend;
+  - a graph whose loops do mostly array work (ops on rank >= 1 arrays, matrix-matrix
+    products weighted 10, outweigh the scalar ops; `loop_work`) runs on the NumPy
+    interpreter: each such op is one optimised NumPy call (threaded BLAS, SIMD ufuncs) and
+    the interpreter's ~1 us per op is noise. Measured (ag.function, same process,
+    interleaved): rnn (two 64x64 @ 64x32 products and a tanh per step) 3.9 ms with NumPy
+    vs 4.2 ms compiled (njit of the original: 10.3 ms, its libm tanh loop being 10x
+    slower than NumPy's SIMD one, which our code calls for large arrays), so compiling
+    (~1 s more on the first call) buys nothing; power_iter (a 256x256
+    matrix-vector product and ~10 scalar ops per step) 18.3 ms with NumPy vs 10.0 ms
+    compiled, so matrix-vector products count 1;
+  - any other graph with a loop (scalar loops: collatz, primes, mandelbrot, edit_distance,
+    ema, piecewise: 100-8000x faster than the interpreter) is compiled with Numba on its
+    first call; if compilation fails, the NumPy interpreter runs it (logged at INFO).
+  `backend="numba"` raises `NumbaLoweringError` naming the ops without a lowering and the
+  user lines that created them.
+"""
+
+import logging
+
+from runtime.executors import numpy_exec
+from runtime.executors.numba.codegen import unsupported_report
+from runtime.executors.numba.compiled import NumbaCompiledGraph, NumbaLoweringError
+from runtime.graph import TENSOR_ARRAY
+
+logger = logging.getLogger("autograph")
+
+
+def compile_graph(graph, owned_inputs=None):
+    """backend="numba": compile `graph` with Numba, or raise NumbaLoweringError naming the ops
+    without a lowering and where the user created them."""
+    report = unsupported_report(graph)
+    if report:
+        raise NumbaLoweringError(
+            "backend='numba' cannot run graph %r: %s\n(use backend='numpy' or 'auto')"
+            % (graph.name, "; ".join(report)))
+    return NumbaCompiledGraph(graph, owned_inputs).call
+
+
+def compile_graph_auto(graph, owned_inputs=None):
+    """backend="auto": Numba for graphs with loops whose every op lowers (falling back to the
+    NumPy interpreter if Numba cannot compile them), the NumPy interpreter otherwise."""
+    def numpy_executor():
+        return numpy_exec.compile_graph(graph, owned_inputs)
+
+    if not has_loop(graph):
+        return numpy_executor()
+    array_work, scalar_work = loop_work(graph)
+    if array_work > scalar_work:
+        logger.info("autograph: graph %r runs on the NumPy interpreter: its loops do mostly "
+                    "array work (%d array vs %d scalar op units), where NumPy is as fast",
+                    graph.name, array_work, scalar_work)
+        return numpy_executor()
+    report = unsupported_report(graph)
+    if report:
+        logger.info("autograph: graph %r runs on the NumPy interpreter: %s",
+                    graph.name, "; ".join(report))
+        return numpy_executor()
+    try:
+        compiled = NumbaCompiledGraph(graph, owned_inputs, fallback=numpy_executor)
+    except Exception as error:   # code generation or module loading failed
+        logger.info("autograph: graph %r runs on the NumPy interpreter: %s: %s",
+                    graph.name, type(error).__name__, error)
+        return numpy_executor()
+    # The NumPy interpreter may take over after a failed compile: promise only what both own.
+    reference = numpy_executor()
+    compiled.owned_outputs[:] = [a and b for a, b in zip(compiled.owned_outputs,
+                                                         reference.owned_outputs)]
+    compiled.fallback = lambda: reference
+    return compiled.call
+
+
+def has_loop(graph):
+    return any(node.op.name == "while" for node in graph.walk())
+
+
+_PRODUCTS = ("matmul", "dot", "outer")
+
+
+def loop_work(graph):
+    """(array work, scalar work) of the ops inside loop bodies: an op counts as array work
+    when an input or output has rank >= 1 (a matrix-matrix product counts 10: NumPy's
+    threaded BLAS and SIMD ufuncs beside it beat Numba there), as scalar work when all its
+    inputs and outputs are rank 0. Views and shape queries count as neither."""
+    array = scalar = 0
+
+    def visit(g, in_loop):
+        nonlocal array, scalar
+        for node in g.nodes:
+            if node.op.control_flow:
+                for key, sub in node.subgraphs:
+                    visit(sub, in_loop or node.op.name == "while")
+                continue
+            if not in_loop or node.op.is_view(node) or node.op.name in ("dim", "size"):
+                continue
+            ranks = [len(v.shape) for v in node.inputs + node.outputs
+                     if v.kind != TENSOR_ARRAY and v.shape is not None]
+            if not any(ranks):
+                scalar += 1
+            elif node.op.name in _PRODUCTS and all(len(v.shape) >= 2 for v in node.inputs):
+                array += 10
+            else:
+                array += 1
+    visit(graph, False)
+    return array, scalar
