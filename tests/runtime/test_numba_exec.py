@@ -660,6 +660,19 @@ def test_disk_cache_is_reused_by_a_second_process(tmp_path):
     assert runs[1][2] < runs[0][2]
 
 
+def test_importing_the_ops_loads_neither_numba_nor_the_code_generator():
+    # Op modules declare their lowerings through the leaf lowering module only: a process
+    # whose graphs all run on the NumPy interpreter never imports numba or the generator.
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    probe = ("import sys; sys.path.insert(0, %r); import runtime, runtime.ops; "
+             "print(sorted(m for m in sys.modules if m == 'numba' or "
+             "m.startswith('runtime.executors.numba.')))" % root)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "['runtime.executors.numba.lowering']"
+
+
 def _rss_bytes():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
