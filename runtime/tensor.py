@@ -15,10 +15,22 @@ base again. (Views made by reshape/transpose/ravel do not track their base.)
 import numpy as np
 
 from runtime import ops
-from runtime.graph import TENSOR_ARRAY, Value, building, current_graph
+from runtime.graph import Value, building, current_graph
 from runtime.ops import broadcast_shapes, prod_or_none
 from runtime.ops.elementwise import UFUNC_OPS
 from runtime.ops.indexing import DYN
+
+# NumPy's functions, ufuncs and the ndarray-like methods on tensors are implemented in
+# runtime/numpy_api.py, which builds Tensors and so imports this module; it plugs itself in
+# here when imported (runtime/__init__.py imports it), so this module never imports it back.
+_numpy_api = None
+
+
+def use_numpy_api(module):
+    """Called once by runtime/numpy_api.py: the module NumPy's protocols on tensors use."""
+    global _numpy_api
+    _numpy_api = module
+
 
 _WHAT_TO_DO = ("use rt.cond / rt.while_loop, or decorate the function with ag.function so "
                "that Python control flow on tensors becomes graph control flow")
@@ -200,33 +212,28 @@ class Tensor:
 
     # -- NumPy protocols -----------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from runtime import numpy_api
-        return numpy_api.apply_ufunc(ufunc, method, inputs, kwargs)
+        return _numpy_api.apply_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from runtime import numpy_api
-        return numpy_api.apply_function(func, args, kwargs)
+        return _numpy_api.apply_function(func, args, kwargs)
 
     # -- methods like ndarray's -----------------------------------------------------------
     def astype(self, dtype, copy=True):
         return cast(self, dtype)
 
     def reshape(self, *shape, order="C"):
-        from runtime import numpy_api
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
-        return numpy_api.reshape(self, shape, order=order)
+        return _numpy_api.reshape(self, shape, order=order)
 
     def transpose(self, *axes):
-        from runtime import numpy_api
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == (None,):
             axes = axes[0]
-        return numpy_api.transpose(self, axes or None)
+        return _numpy_api.transpose(self, axes or None)
 
     def _method(name):
         def method(self, *args, **kwargs):
-            from runtime import numpy_api
-            return getattr(numpy_api, name)(self, *args, **kwargs)
+            return getattr(_numpy_api, name)(self, *args, **kwargs)
         method.__name__ = name
         return method
 
@@ -347,17 +354,11 @@ def is_tensor(x):
 
 
 def wrap(values):
-    """Tensors for op outputs (a single Tensor for one output, a tuple otherwise)."""
+    """Tensors for the outputs of an elementwise op or matmul (a single Tensor for one
+    output, a tuple otherwise). (Ops with tensor-array outputs are bound by TensorArray.)"""
     if len(values) == 1:
-        return _wrap_one(values[0])
-    return tuple(_wrap_one(v) for v in values)
-
-
-def _wrap_one(value):
-    if value.kind == TENSOR_ARRAY:
-        from runtime.tensor_array import TensorArray
-        return TensorArray._from_value(value)
-    return Tensor(value)
+        return Tensor(values[0])
+    return tuple(Tensor(v) for v in values)
 
 
 def _apply(op, *args):
