@@ -6,9 +6,9 @@ mutated at trace time."""
 import numpy as np
 
 import runtime as rt
+from runtime import errors as rt_errors
 from autograph.core.errors import StagingError
 from autograph.operators.graph import common
-from autograph.operators.graph.registry import graph_path_of
 
 
 def is_tensor_list(value):
@@ -267,7 +267,6 @@ class ListChangedInBranch(StagingError):
 
 def check_python_lists_unchanged(snapshots, label, location):
     """Raises if a branch changed one of the Python lists of its state (restoring it)."""
-    from runtime import errors as rt_errors
     for snapshot in snapshots:
         if snapshot.changed():
             types = snapshot.added_types()
@@ -291,7 +290,6 @@ def rewrap_like(result, *branch_values):
 
 # --- list_append / list_pop graph paths -------------------------------------------------
 
-@graph_path_of("list_append")
 def list_append(target, element):
     if isinstance(target, TensorList):
         target.append(element)
@@ -300,14 +298,12 @@ def list_append(target, element):
                     "list)" % ("numpy.ndarray", target))
 
 
-@graph_path_of("set_item")
 def set_item(target, index, value):
     """`target[index] = value` on a symbolic array or a list built in a graph loop."""
     target[index] = value
     return target
 
 
-@graph_path_of("list_pop")
 def list_pop(target, index=None, opts=None):
     if isinstance(target, TensorList):
         element = target.pop(index)

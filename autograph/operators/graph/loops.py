@@ -18,7 +18,6 @@ import runtime as rt
 from runtime import errors as rt_errors
 from autograph.operators.graph import common, conditionals, iterables, lists
 from autograph.operators.graph.conditionals import restore_rebound
-from autograph.operators.graph.registry import graph_path_of
 
 _MAX_ATTEMPTS = 4
 
@@ -412,7 +411,6 @@ class _WatchedLists:
             common.set_cell(cell, before)
 
 
-@graph_path_of("while_stmt")
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """`while test(): body()` with a symbolic condition (also a Python loop whose condition
     became symbolic after some iterations: it continues as a graph loop from there)."""
@@ -422,7 +420,6 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     return None
 
 
-@graph_path_of("for_stmt")
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """`for target in iter_: body(target)` over a symbolic iterable: a graph loop over a
     counter, stopping early when `extra_test()` (break/return flags) turns false."""
@@ -451,7 +448,6 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 def _guarded_python_loop(iterator, extra_test, body, get_state, set_state, symbol_names):
     """The rest of a Python `for` loop whose break/return test became symbolic: the remaining
     iterations still unroll at trace time, each one a graph `if` on the test."""
-    from autograph.operators.graph import conditionals
     if get_state is None:  # variables only: reached through the loop's own blocks
         get_state, set_state = common.variable_state(symbol_names, (extra_test, body))
     for target in iterator:
