@@ -39,7 +39,7 @@ def _is_number(x):
 def _wrap(value, flexible=False):
     if value.kind == TENSOR_ARRAY:
         from runtime.tensor_array import TensorArray
-        return TensorArray._from_value(value, flexible=flexible)
+        return TensorArray.from_graph_value(value, flexible=flexible)
     return Tensor(value)
 
 
@@ -209,7 +209,7 @@ def cond(pred, true_fn, false_fn, names=None):
     leaves = [_wrap(node.outputs[x], flexible[x]) if kind == "value" else x
               for kind, x in output_leaves]
     for handle, index in carried_outputs:
-        handle._rebind(node.outputs[index])
+        handle.rebind(node.outputs[index])
     return nest.pack_as(then_result, leaves)
 
 
@@ -476,12 +476,12 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             continue
         v = variables[x]
         if v.handle is not None and v.returned_same_handle:
-            v.handle._rebind(results[x])
+            v.handle.rebind(results[x])
             out_leaves.append(v.handle)
         else:
             out_leaves.append(_wrap(results[x], v.flexible))
     for i, v in enumerate(implicit):
-        v.handle._rebind(results[user_count + i])
+        v.handle.rebind(results[user_count + i])
     undefined = [v for v in variables if v.undefined is not None]
     for v, flag in zip(undefined, results[user_count + len(implicit):]):
         ops.get("assert").bind(

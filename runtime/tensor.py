@@ -3,8 +3,8 @@
 A Tensor is a Python *handle* on an SSA value. Item assignment (`t[i] = v`) and in-place
 operators on rank>=1 tensors record a new version and rebind the handle, so every Python
 alias of the handle sees the write, as with NumPy arrays; rank-0 tensors behave like
-immutable NumPy scalars. `t._rebind(new)` is the documented internal way to point a handle
-at a new version (control flow uses it after a loop or branch).
+immutable NumPy scalars. `t.rebind(new)` points a handle at a new version (control flow
+uses it after a loop or branch); `t.graph_value` is the version it points at now.
 
 A tensor made by basic indexing (ints, slices, None, ...) of rank >= 1 remembers its base,
 as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`,
@@ -53,9 +53,8 @@ class Tensor:
     @property
     def _value(self):
         """The current version; a view re-reads its base when the base has a new version.
-
-        (Raises AttributeError while unset, like a plain slot: subclasses that create their
-        value lazily rely on that.)"""
+        A subclass that skips Tensor.__init__ gets its value from `materialize()` on first
+        use."""
         view = _view_of(self)
         if view is not None:
             base_value = view[0]._value
@@ -66,7 +65,11 @@ class Tensor:
                 with building(_defining_graph([base_value] + view[2])):
                     self._raw = ops.get("get_item").bind1([base_value] + view[2],
                                                           index=view[1])
-        return self._raw
+        try:
+            return self._raw
+        except AttributeError:
+            self._raw = value = self.materialize()._value
+            return value
 
     @_value.setter
     def _value(self, value):
@@ -75,10 +78,21 @@ class Tensor:
         if view is not None:
             view[3] = view[0]._value
 
+    @property
+    def graph_value(self):
+        """The graph Value (SSA version) this handle points at now."""
+        return self._value
+
+    def materialize(self):
+        """The Tensor whose value a handle made without one takes on first use: subclasses
+        that skip Tensor.__init__ override it (autograph's symbolic range becomes an arange
+        only where it is used as an array). A plain Tensor always has a value."""
+        raise AttributeError("%s has no graph value" % type(self).__name__)
+
     def _rt_to_value(self):
         return self._value
 
-    def _rebind(self, new):
+    def rebind(self, new):
         """Point this handle at a new version (a Tensor, Value or scalar).
 
         Inside a branch or loop body, the first rebind of a handle from an outer graph is
@@ -202,13 +216,13 @@ class Tensor:
         """Rebind this handle to `compute(current contents)`; for a view, the new contents
         are also written into the base (re-reading the base, so its other writes stay)."""
         if _view_of(self) is None:
-            self._rebind(compute(self))
+            self.rebind(compute(self))
             return
         base, template, dynamic, _ = self._view
         new_region = compute(Tensor(self._value))
         base._update(lambda current: ops.get("set_item").bind1(
             [current, new_region] + dynamic, index=template))
-        self._rebind(new_region)
+        self.rebind(new_region)
 
     # -- NumPy protocols -----------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -377,7 +391,7 @@ def _apply_inplace(target, op, other):
         return result
     _check_inplace_result(target, op, other, result)
     if _view_of(target) is None:
-        target._rebind(result if result.dtype == target.dtype else cast(result, target.dtype))
+        target.rebind(result if result.dtype == target.dtype else cast(result, target.dtype))
     else:
         # Recompute on the base's current contents so the write lands in the base too.
         def compute(current):

@@ -45,7 +45,7 @@ def test_rebind_points_every_alias_at_the_new_version():
     with building(graph):
         x = rt.Tensor(graph.add_input(np.float64, (3,)))
         alias = x
-        x._rebind(x + 1)
+        x.rebind(x + 1)
         assert alias._value is x._value and alias._value.node.op.name == "add"
         assert graph.rebound == {}          # x belongs to this graph: nothing to carry
 

@@ -136,9 +136,9 @@ class BlockVariables:
 
 def _current_version(value):
     if lists.is_tensor_list(value):
-        return lists.TensorList(value._value, value.name)
+        return lists.TensorList(value.graph_value, value.name)
     if type(value) is rt.Tensor:
-        return rt.Tensor(value._value)
+        return rt.Tensor(value.graph_value)
     return value
 
 

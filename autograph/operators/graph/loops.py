@@ -43,7 +43,7 @@ def _is_loop_value(value):
     if rt.is_tensor(value):
         return True
     if isinstance(value, rt.TensorArray):
-        return value._value is not None
+        return value.graph_value is not None
     if type(value) is tuple or (isinstance(value, tuple) and hasattr(type(value), "_fields")):
         return len(value) > 0 and all(_is_loop_value(v) for v in value)
     if type(value) is dict:
