@@ -14,14 +14,6 @@ class _Unchanged(common.StateMarker):
     in place included: rt.cond carries their item assignments out by itself)."""
 
 
-def restore_rebound(graph):
-    """Points the outer handles a failed branch or body rebound back at their old values."""
-    if graph is None:
-        return
-    for handle, original in list(graph.rebound.values()):
-        handle._value = original
-
-
 def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     """`if` on a symbolic condition: an rt.cond whose outputs are the statement's outputs
     (variables modified in either branch and live after it, and attribute/item targets)."""
@@ -50,8 +42,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
                 changed = others.changed_and_restore()
                 lists.check_python_lists_unchanged(snapshots, label, location)
             except BaseException:
-                others.restore()
-                restore_rebound(graph)
+                others.restore()   # (rt.cond puts back the handles the branch rebound)
                 raise
             outputs.append((out, changed, kept, graph))
             if len(outputs) == 2:
