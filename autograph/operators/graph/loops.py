@@ -5,11 +5,14 @@ The first trace of the body also discovers what the state alone cannot tell: var
 loop defines (undefined before it), the return value a `return` inside the loop sets,
 Python lists the body changes (they become TensorLists), and attributes that functions the
 body calls change (`counter.add(x)`: they become extra loop variables). When it finds one,
-the loop is traced again from the start with that value given a typed initial value.
+it asks rt.while_loop to run the loop again from the start (rt.control_flow.RestartLoop)
+with that value given a typed initial value; the runtime settles the tensor types, puts
+back the handles a trace rebound, and raises the "had to iterate at least once" error.
 Variables of the body that are not loop variables are its temporaries: they are put back
 after the loop, so no value of the body's trace leaks out of it.
 """
 
+import collections
 import functools
 
 import numpy as np
@@ -18,6 +21,12 @@ import runtime as rt
 from runtime import control_flow as rt_control_flow
 from runtime import errors as rt_errors
 from autograph.operators.graph import common, conditionals, iterables, lists
+
+
+# What one run of rt.while_loop takes (cond, body, loop_vars, names) and what sets the
+# statement's state from its results (finish).
+_Loop = collections.namedtuple("_Loop", "cond body loop_vars names finish")
+
 
 class _Static(common.StateMarker):
     """Stands for a loop-state value that stays a Python object (rt.while_loop passes it
@@ -89,7 +98,6 @@ class _GraphLoop:
         self.return_placeholders = set()
         self.attributes = []   # (label, object, attribute) carried as extra loop variables
         at_entry = common.WatchedAttributes((self.body,))
-        attempt = []   # the functions and loop variables of the loop rt.while_loop runs
 
         def restart(fixes):
             """Called by rt.while_loop (RestartLoop) after a first body trace found fixes:
@@ -98,11 +106,12 @@ class _GraphLoop:
             at_entry.restore()
             self.set_state(init)
             self._apply(fixes, init, prepared)
-            attempt[:] = self._prepare(init, prepared, test, step_body, counter_init, restart)
-            return attempt[:4]
+            current[0] = self._prepare(init, prepared, test, step_body, counter_init, restart)
+            return current[0][:4]
 
-        attempt[:] = self._prepare(init, prepared, test, step_body, counter_init, restart)
-        cond_fn, body_fn, loop_vars, names, _ = attempt
+        # The loop rt.while_loop runs (the last one, after restarts).
+        current = [self._prepare(init, prepared, test, step_body, counter_init, restart)]
+        cond_fn, body_fn, loop_vars, names, _ = current[0]
         try:
             results = rt.while_loop(cond_fn, body_fn, loop_vars, names=names,
                                     maximum_iterations=self.opts.get("maximum_iterations"))
@@ -111,7 +120,7 @@ class _GraphLoop:
                     ("loop variable", "rt.while_loop")):
                 raise
             raise common.LoopVariableError("%s (in %s)" % (e, self.describe())) from e
-        attempt[4](results)
+        current[0].finish(results)
         # Variables of the body that are not loop variables are its temporaries: they must
         # not keep values of the body's trace.
         temporaries.attributes.skip.update(label for label, _, _ in self.attributes)
@@ -148,8 +157,8 @@ class _GraphLoop:
         return converted
 
     def _prepare(self, init, prepared, test, step_body, counter_init, restart):
-        """(cond, body, loop_vars, names, finish) of the rt.while_loop for the loop
-        variables as they are now; `finish(results)` sets the state after the loop."""
+        """The rt.while_loop for the loop variables as they are now (`prepared`), and the
+        function setting the state from its results (`finish`)."""
         names = self.names
         statics = {k: _Static(k) for k, v in enumerate(prepared) if not _is_loop_value(v)}
         loop_vars = [statics.get(k, v) for k, v in enumerate(prepared)]
@@ -238,10 +247,10 @@ class _GraphLoop:
                     ["'%s'" % n for n in self.must_iterate], loop=self.describe())
             self._check_shape_invariants(final)
 
-        return (cond_fn, body_fn, tuple(extra + loop_vars),
-                ["<loop counter>"] * (counter_init is not None)
-                + ["<loop ran>"] * bool(self.must_iterate)
-                + [label for label, _, _ in self.attributes] + names, finish)
+        return _Loop(cond_fn, body_fn, tuple(extra + loop_vars),
+                     ["<loop counter>"] * (counter_init is not None)
+                     + ["<loop ran>"] * bool(self.must_iterate)
+                     + [label for label, _, _ in self.attributes] + names, finish)
 
     def _add_attribute(self, label, obj, attribute):
         value = getattr(obj, attribute, None)
