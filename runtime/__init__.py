@@ -15,6 +15,7 @@ from runtime.tensor_array import TensorArray
 from runtime.trace import (ConcreteFunction, Function, function, functions_run_eagerly,
                            run_functions_eagerly)
 from runtime.variables import Variable
+from runtime import numpy_api  # noqa: E402,F401 (plugs NumPy's protocols into rt.Tensor)
 
 InvalidArgumentError = errors.InvalidArgumentError
 

@@ -3,7 +3,14 @@
 In a trace, branches and loop bodies are traced into nested graphs; outer values they read
 become explicit captures. Item assignments on outer arrays inside a branch or body
 (`out[i] = v` on a handle defined outside) are carried out automatically: they become extra
-outputs of the cond, or extra loop variables of the loop.
+outputs of the cond, or extra loop variables of the loop. Every handle a trace points at a
+value of the branch or body is pointed back when the trace ends, also when it fails.
+
+rt.while_loop owns the types of loop variables: it traces the body again until they settle
+(dtypes widen, dims that change become unknown), and a front end that must choose other
+loop variables after seeing a trace (autograph) raises RestartLoop from the body. A loop
+variable defined only by the body makes the loop assert that it iterated at least once
+(assert_iterated, the one error for that).
 """
 
 import numpy as np
@@ -12,19 +19,19 @@ from runtime import errors, nest, ops
 from runtime.graph import (TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph,
                            literal, type_str)
 from runtime.tensor import Tensor, is_tensor
+from runtime.tensor_array import TensorArray
 
-_MAX_RETRACES = 10
+_MAX_RETRACES = 10   # traces of a loop body until its loop variables' types settle
+_MAX_RESTARTS = 3    # RestartLoop requests of one loop
 
 
 # --- helpers ----------------------------------------------------------------------------------
 
 def _is_graph_tensor_array(x):
-    from runtime.tensor_array import TensorArray
     return isinstance(x, TensorArray) and x._value is not None
 
 
 def _is_eager_tensor_array(x):
-    from runtime.tensor_array import TensorArray
     return isinstance(x, TensorArray) and x._value is None
 
 
@@ -38,8 +45,7 @@ def _is_number(x):
 
 def _wrap(value, flexible=False):
     if value.kind == TENSOR_ARRAY:
-        from runtime.tensor_array import TensorArray
-        return TensorArray._from_value(value, flexible=flexible)
+        return TensorArray.from_graph_value(value, flexible=flexible)
     return Tensor(value)
 
 
@@ -95,6 +101,13 @@ def _join_shapes(name, a, b):
     return tuple(x if x == y else None for x, y in zip(a, b))
 
 
+def _put_back(graph):
+    """Points the outer handles that `graph` rebound (while it was built) back at their
+    values from before."""
+    for handle, original in list(graph.rebound.values()):
+        handle._value = original
+
+
 def _same_static(a, b):
     if a is b:
         return True
@@ -124,7 +137,11 @@ def cond(pred, true_fn, false_fn, names=None):
     for fn, label in ((true_fn, "then_branch"), (false_fn, "else_branch")):
         branch = Graph(label, parent=outer)
         with building(branch):
-            result = fn()
+            try:
+                result = fn()
+            except BaseException:
+                _put_back(branch)
+                raise
         rebound = list(branch.rebound.values())
         ends = {id(handle): handle._value for handle, _ in rebound}
         for handle, original in rebound:
@@ -209,7 +226,7 @@ def cond(pred, true_fn, false_fn, names=None):
     leaves = [_wrap(node.outputs[x], flexible[x]) if kind == "value" else x
               for kind, x in output_leaves]
     for handle, index in carried_outputs:
-        handle._rebind(node.outputs[index])
+        handle.rebind(node.outputs[index])
     return nest.pack_as(then_result, leaves)
 
 
@@ -250,6 +267,21 @@ def _call_body(body, loop_vars, single):
     return result
 
 
+class RestartLoop(Exception):
+    """Raised by a loop's cond or body while rt.while_loop runs or traces them: run the loop
+    again from the start, with loop variables the caller could only choose after seeing a
+    trace (autograph: a variable the body defines, a Python list it appends to, an attribute
+    a function it calls sets).
+
+    rt.while_loop points every handle the trace bound back at its value from before, calls
+    `restart()` (in the graph around the loop), which returns the new `(cond, body,
+    loop_vars, names)`, and runs the loop with them; at most _MAX_RESTARTS times."""
+
+    def __init__(self, restart):
+        super().__init__("internal: restart the loop")
+        self.restart = restart
+
+
 def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns loop_vars.
 
@@ -257,8 +289,22 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     loop as soon as one becomes symbolic); a graph `while` op otherwise. Python numbers
     become constants of their NumPy default dtype. A loop variable whose dtype changes in
     the body is widened to the promoted dtype, and dims that change become unknown; other
-    changes raise TypeError naming the variable (`names` gives names for messages).
+    changes raise TypeError naming the variable (`names` gives names for messages). The
+    body may raise RestartLoop to run the loop again with other loop variables.
     """
+    for _ in range(_MAX_RESTARTS):
+        try:
+            return _while_loop(cond, body, loop_vars, maximum_iterations, names)
+        except RestartLoop as request:
+            cond, body, loop_vars, names = request.restart()
+    try:
+        return _while_loop(cond, body, loop_vars, maximum_iterations, names)
+    except RestartLoop:
+        raise TypeError("rt.while_loop: the loop variables did not settle after %d restarts"
+                        % _MAX_RESTARTS) from None
+
+
+def _while_loop(cond, body, loop_vars, maximum_iterations, names):
     single = not isinstance(loop_vars, (tuple, list)) or nest.is_namedtuple(loop_vars)
     was_list = isinstance(loop_vars, list)
     if single:
@@ -361,36 +407,41 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         return variables + implicit + flags + ([counter] if counter is not None else [])
 
     def trace(fn, label):
+        """Traces `fn` (the cond or the body) on placeholders of the loop variables; the
+        handles of loop variables stand for them during the trace, and every handle is
+        pointed back at its value from before when the trace ends (also when it fails)."""
         graph = Graph(label, parent=outer)
         current = all_vars()
-        with building(graph):
-            placeholders = [graph.add_input(v.dtype, v.shape, v.kind) if v.kind is not None
-                            else None for v in current]
-            user_leaves = []
-            for v, ph in zip(variables, placeholders):
-                if ph is None:
-                    user_leaves.append(v.undefined)
-                elif v.handle is not None:
+        try:
+            with building(graph):
+                placeholders = [graph.add_input(v.dtype, v.shape, v.kind)
+                                if v.kind is not None else None for v in current]
+                user_leaves = []
+                for v, ph in zip(variables, placeholders):
+                    if ph is None:
+                        user_leaves.append(v.undefined)
+                    elif v.handle is not None:
+                        v.handle._value = ph
+                        user_leaves.append(v.handle)
+                    else:
+                        user_leaves.append(_wrap(ph, v.flexible))
+                for v, ph in zip(implicit, placeholders[user_count:]):
                     v.handle._value = ph
-                    user_leaves.append(v.handle)
+                args = nest.pack_as(tuple(loop_vars), [
+                    user_leaves[x] if kind == "var" else x for kind, x in leaves])
+                if label == "body":
+                    result = _call_body(fn, args, single)
                 else:
-                    user_leaves.append(_wrap(ph, v.flexible))
-            for v, ph in zip(implicit, placeholders[user_count:]):
-                v.handle._value = ph
-            args = nest.pack_as(tuple(loop_vars), [
-                user_leaves[x] if kind == "var" else x for kind, x in leaves])
-            if label == "body":
-                result = _call_body(fn, args, single)
-            else:
-                result = fn(*args)
-            outputs = _collect(label, result, graph, placeholders, current)
-        rebound = [(h, orig) for h, orig in graph.rebound.values()
-                   if not any(h is v.handle for v in current)]
-        for v in current:
-            if v.handle is not None:
-                v.handle._value = v.init
-        for handle, original in rebound:
-            handle._value = original
+                    result = fn(*args)
+                outputs = _collect(label, result, graph, placeholders, current)
+        finally:
+            rebound = [(h, orig) for h, orig in graph.rebound.values()
+                       if not any(h is v.handle for v in current)]
+            for v in current:
+                if v.handle is not None:
+                    v.handle._value = v.init
+            for handle, original in rebound:
+                handle._value = original
         return graph, outputs, rebound
 
     def _collect(label, result, graph, placeholders, current):
@@ -476,21 +527,37 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             continue
         v = variables[x]
         if v.handle is not None and v.returned_same_handle:
-            v.handle._rebind(results[x])
+            v.handle.rebind(results[x])
             out_leaves.append(v.handle)
         else:
             out_leaves.append(_wrap(results[x], v.flexible))
     for i, v in enumerate(implicit):
-        v.handle._rebind(results[user_count + i])
+        v.handle.rebind(results[user_count + i])
     undefined = [v for v in variables if v.undefined is not None]
     for v, flag in zip(undefined, results[user_count + len(implicit):]):
-        ops.get("assert").bind(
-            [flag], message="%s is not defined before the loop, so the loop had to iterate at "
-                            "least once to define it, and it did not" % v.name, items=())
+        assert_iterated(flag, [v.name])
     packed = nest.pack_as(tuple(loop_vars), out_leaves)
     if isinstance(loop_vars, list):
         packed = list(packed)
     return packed[0] if single else packed
+
+
+def assert_iterated(ran, defines, loop=None):
+    """The error of a loop that had to iterate at least once, because its body defines
+    variables used after it (`defines`: their names as messages show them): raises
+    rt.errors.InvalidArgumentError if `ran` (a loop variable, False before the loop and True
+    after an iteration) is false, when the graph runs if it is symbolic. `loop` describes
+    the loop for the message (autograph: "the for loop at file:line in f")."""
+    if loop is None:
+        message = ("%s is not defined before the loop, so the loop had to iterate at least "
+                   "once to define it, and it did not" % ", ".join(defines))
+    else:
+        message = ("%s had to iterate at least once: it defines %s, which %s used after the "
+                   "loop" % (loop, ", ".join(defines), "is" if len(defines) == 1 else "are"))
+    if isinstance(ran, Value) or _is_symbolic(ran):
+        ops.get("assert").bind([ran], message=message, items=())
+    elif not ran:
+        raise errors.InvalidArgumentError(message)
 
 
 def is_undefined(x):

@@ -4,9 +4,11 @@ Each supported NumPy function maps to a handler with NumPy's signature that reco
 Anything else raises TypeError("np.X is not supported in graphs yet"): never a wrong result.
 """
 
+import sys
+
 import numpy as np
 
-from runtime import ops
+from runtime import ops, tensor
 from runtime.ops.elementwise import UFUNC_OPS
 from runtime.ops.reductions import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from runtime.ops.shapes import squeeze_axes
@@ -360,3 +362,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         raise not_supported("np.linspace(..., retstep=/axis=)")
     return Tensor(ops.get("linspace").bind1([start, stop, num], endpoint=bool(endpoint),
                                             dtype=_dtype(dtype)))
+
+
+tensor.use_numpy_api(sys.modules[__name__])

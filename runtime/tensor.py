@@ -3,8 +3,8 @@
 A Tensor is a Python *handle* on an SSA value. Item assignment (`t[i] = v`) and in-place
 operators on rank>=1 tensors record a new version and rebind the handle, so every Python
 alias of the handle sees the write, as with NumPy arrays; rank-0 tensors behave like
-immutable NumPy scalars. `t._rebind(new)` is the documented internal way to point a handle
-at a new version (control flow uses it after a loop or branch).
+immutable NumPy scalars. `t.rebind(new)` points a handle at a new version (control flow
+uses it after a loop or branch); `t.graph_value` is the version it points at now.
 
 A tensor made by basic indexing (ints, slices, None, ...) of rank >= 1 remembers its base,
 as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`,
@@ -15,10 +15,22 @@ base again. (Views made by reshape/transpose/ravel do not track their base.)
 import numpy as np
 
 from runtime import ops
-from runtime.graph import TENSOR_ARRAY, Value, building, current_graph
+from runtime.graph import Value, building, current_graph
 from runtime.markers import DYN
 from runtime.ops import broadcast_shapes, prod_or_none
 from runtime.ops.elementwise import UFUNC_OPS
+
+# NumPy's functions, ufuncs and the ndarray-like methods on tensors are implemented in
+# runtime/numpy_api.py, which builds Tensors and so imports this module; it plugs itself in
+# here when imported (runtime/__init__.py imports it), so this module never imports it back.
+_numpy_api = None
+
+
+def use_numpy_api(module):
+    """Called once by runtime/numpy_api.py: the module NumPy's protocols on tensors use."""
+    global _numpy_api
+    _numpy_api = module
+
 
 _WHAT_TO_DO = ("use rt.cond / rt.while_loop, or decorate the function with ag.function so "
                "that Python control flow on tensors becomes graph control flow")
@@ -41,9 +53,8 @@ class Tensor:
     @property
     def _value(self):
         """The current version; a view re-reads its base when the base has a new version.
-
-        (Raises AttributeError while unset, like a plain slot: subclasses that create their
-        value lazily rely on that.)"""
+        A subclass that skips Tensor.__init__ gets its value from `materialize()` on first
+        use."""
         view = _view_of(self)
         if view is not None:
             base_value = view[0]._value
@@ -54,7 +65,11 @@ class Tensor:
                 with building(_defining_graph([base_value] + view[2])):
                     self._raw = ops.get("get_item").bind1([base_value] + view[2],
                                                           index=view[1])
-        return self._raw
+        try:
+            return self._raw
+        except AttributeError:
+            self._raw = value = self.materialize()._value
+            return value
 
     @_value.setter
     def _value(self, value):
@@ -63,10 +78,21 @@ class Tensor:
         if view is not None:
             view[3] = view[0]._value
 
+    @property
+    def graph_value(self):
+        """The graph Value (SSA version) this handle points at now."""
+        return self._value
+
+    def materialize(self):
+        """The Tensor whose value a handle made without one takes on first use: subclasses
+        that skip Tensor.__init__ override it (autograph's symbolic range becomes an arange
+        only where it is used as an array). A plain Tensor always has a value."""
+        raise AttributeError("%s has no graph value" % type(self).__name__)
+
     def _rt_to_value(self):
         return self._value
 
-    def _rebind(self, new):
+    def rebind(self, new):
         """Point this handle at a new version (a Tensor, Value or scalar).
 
         Inside a branch or loop body, the first rebind of a handle from an outer graph is
@@ -190,43 +216,38 @@ class Tensor:
         """Rebind this handle to `compute(current contents)`; for a view, the new contents
         are also written into the base (re-reading the base, so its other writes stay)."""
         if _view_of(self) is None:
-            self._rebind(compute(self))
+            self.rebind(compute(self))
             return
         base, template, dynamic, _ = self._view
         new_region = compute(Tensor(self._value))
         base._update(lambda current: ops.get("set_item").bind1(
             [current, new_region] + dynamic, index=template))
-        self._rebind(new_region)
+        self.rebind(new_region)
 
     # -- NumPy protocols -----------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from runtime import numpy_api
-        return numpy_api.apply_ufunc(ufunc, method, inputs, kwargs)
+        return _numpy_api.apply_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from runtime import numpy_api
-        return numpy_api.apply_function(func, args, kwargs)
+        return _numpy_api.apply_function(func, args, kwargs)
 
     # -- methods like ndarray's -----------------------------------------------------------
     def astype(self, dtype, copy=True):
         return cast(self, dtype)
 
     def reshape(self, *shape, order="C"):
-        from runtime import numpy_api
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = shape[0]
-        return numpy_api.reshape(self, shape, order=order)
+        return _numpy_api.reshape(self, shape, order=order)
 
     def transpose(self, *axes):
-        from runtime import numpy_api
         if len(axes) == 1 and isinstance(axes[0], (tuple, list)) or axes == (None,):
             axes = axes[0]
-        return numpy_api.transpose(self, axes or None)
+        return _numpy_api.transpose(self, axes or None)
 
     def _method(name):
         def method(self, *args, **kwargs):
-            from runtime import numpy_api
-            return getattr(numpy_api, name)(self, *args, **kwargs)
+            return getattr(_numpy_api, name)(self, *args, **kwargs)
         method.__name__ = name
         return method
 
@@ -347,17 +368,11 @@ def is_tensor(x):
 
 
 def wrap(values):
-    """Tensors for op outputs (a single Tensor for one output, a tuple otherwise)."""
+    """Tensors for the outputs of an elementwise op or matmul (a single Tensor for one
+    output, a tuple otherwise). (Ops with tensor-array outputs are bound by TensorArray.)"""
     if len(values) == 1:
-        return _wrap_one(values[0])
-    return tuple(_wrap_one(v) for v in values)
-
-
-def _wrap_one(value):
-    if value.kind == TENSOR_ARRAY:
-        from runtime.tensor_array import TensorArray
-        return TensorArray._from_value(value)
-    return Tensor(value)
+        return Tensor(values[0])
+    return tuple(Tensor(v) for v in values)
 
 
 def _apply(op, *args):
@@ -376,7 +391,7 @@ def _apply_inplace(target, op, other):
         return result
     _check_inplace_result(target, op, other, result)
     if _view_of(target) is None:
-        target._rebind(result if result.dtype == target.dtype else cast(result, target.dtype))
+        target.rebind(result if result.dtype == target.dtype else cast(result, target.dtype))
     else:
         # Recompute on the base's current contents so the write lands in the base too.
         def compute(current):

@@ -40,7 +40,8 @@ class TensorArray:
                                             self.dynamic_size)
 
     @classmethod
-    def _from_value(cls, value, dynamic_size=None, flexible=False):
+    def from_graph_value(cls, value, dynamic_size=None, flexible=False):
+        """A TensorArray handle on `value`, a graph Value of kind tensor_array."""
         assert value.kind == TENSOR_ARRAY
         ta = cls.__new__(cls)
         ta.dtype = value.dtype
@@ -49,6 +50,11 @@ class TensorArray:
         ta._value = value
         ta._eager = None
         return ta
+
+    @property
+    def graph_value(self):
+        """The graph Value this TensorArray stands for in a trace; None when it is eager."""
+        return self._value
 
     def _rt_to_value(self):
         if self._value is None:
@@ -75,7 +81,7 @@ class TensorArray:
             dtype = self.dtype
             if self.flexible:
                 dtype = np.result_type(dtype, value.literal if value.weak else value.dtype)
-            return TensorArray._from_value(
+            return TensorArray.from_graph_value(
                 ops.get("ta_write").bind1([self._value, index, value], dtype=dtype),
                 self.dynamic_size, self.flexible)
         if self.flexible:
@@ -103,7 +109,7 @@ class TensorArray:
         if self._symbolic(value) or is_tensor(value):
             if self.flexible:
                 self.dtype = value.dtype
-            return TensorArray._from_value(
+            return TensorArray.from_graph_value(
                 ops.get("ta_unstack").bind1([value], dtype=self.dtype,
                                             dynamic_size=bool(self.dynamic_size)),
                 self.dynamic_size, self.flexible)

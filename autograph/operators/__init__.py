@@ -12,6 +12,6 @@ from autograph.operators.py_builtins import BUILTIN_OVERLOADS, overload_of
 from autograph.operators.special_values import (
     Undefined, UndefinedReturnValue, is_undefined, is_undefined_return, value_or_undefined)
 from autograph.operators.symbolic import (
-    PLAIN_TYPES, GraphPathNotImplemented, graph_path, is_plain, is_plain_iterable,
+    PLAIN_TYPES, GraphPathNotImplemented, is_plain, is_plain_iterable,
     is_symbolic_iterable, is_tensor, iter_, locals_, type_)
 from autograph.operators.variables import ld

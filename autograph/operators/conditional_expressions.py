@@ -1,6 +1,7 @@
 """`a if cond else b` as an overload: only the chosen branch runs on Python values."""
 
-from autograph.operators.symbolic import PLAIN_TYPES, graph_path, is_tensor
+from autograph.operators.graph import conditionals as graph_conditionals
+from autograph.operators.symbolic import PLAIN_TYPES, is_tensor
 
 
 def if_exp(cond, if_true, if_false, expr_repr):
@@ -13,6 +14,6 @@ def if_exp(cond, if_true, if_false, expr_repr):
     returning it is returned.
     """
     if type(cond) not in PLAIN_TYPES and is_tensor(cond):
-        value = graph_path("if_exp", cond, if_true, if_false, expr_repr)
+        value = graph_conditionals.if_exp(cond, if_true, if_false, expr_repr)
         return lambda: value
     return if_true if cond else if_false

@@ -10,8 +10,9 @@ graph path reaches the variables through the block functions' closure cells.
 
 import functools
 
-from autograph.operators.symbolic import (
-    PLAIN_TYPES, graph_path, is_symbolic_iterable, is_tensor)
+from autograph.operators.graph import conditionals as graph_conditionals
+from autograph.operators.graph import loops as graph_loops
+from autograph.operators.symbolic import PLAIN_TYPES, is_symbolic_iterable, is_tensor
 
 
 class GraphForms:
@@ -39,7 +40,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     branches, and a function that does nothing is returned.
     """
     if type(cond) not in PLAIN_TYPES and is_tensor(cond):
-        graph_path("if_stmt", cond, body, orelse, get_state, set_state, symbol_names, nouts)
+        graph_conditionals.if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts)
         return _no_branch
     if cond:
         return body
@@ -60,7 +61,7 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """`while test(): body()`."""
     cond = test()
     if type(cond) not in PLAIN_TYPES and is_tensor(cond):
-        return graph_path("while_stmt", test, body, get_state, set_state, symbol_names, opts)
+        return graph_loops.while_stmt(test, body, get_state, set_state, symbol_names, opts)
     iterations = 0
     while cond:
         body()
@@ -68,8 +69,8 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
         cond = test()
         if type(cond) not in PLAIN_TYPES and is_tensor(cond):
             # A Python loop whose condition became symbolic in its body.
-            return graph_path("while_stmt", test, body, get_state, set_state, symbol_names,
-                              _options_after(opts, iterations))
+            return graph_loops.while_stmt(test, body, get_state, set_state, symbol_names,
+                                          _options_after(opts, iterations))
     return None
 
 
@@ -77,7 +78,7 @@ def while_graph(test, body, get_state, set_state, symbol_names, opts):
     """The graph loop of a `while` whose condition, computed inline by the Python form of
     the loop, is symbolic (from the start or after some Python iterations): the graph loop
     runs from there and traces `test` itself, as while_stmt's does."""
-    return graph_path("while_stmt", test, body, get_state, set_state, symbol_names, opts)
+    return graph_loops.while_stmt(test, body, get_state, set_state, symbol_names, opts)
 
 
 # The graph forms of statements, as functions of what the statement computes first (its
@@ -133,16 +134,16 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     of the loop, with the partly consumed iterator, goes to the graph path.
     """
     if type(iter_) not in PLAIN_TYPES and is_symbolic_iterable(iter_):
-        return graph_path("for_stmt", iter_, extra_test, body, get_state, set_state,
-                          symbol_names, opts)
+        return graph_loops.for_stmt(iter_, extra_test, body, get_state, set_state,
+                                    symbol_names, opts)
     if extra_test is None:
         for target in iter_:
             body(target)
         return None
     keep_going = extra_test()
     if type(keep_going) not in PLAIN_TYPES and is_tensor(keep_going):
-        return graph_path("for_stmt", iter(iter_), extra_test, body, get_state, set_state,
-                          symbol_names, opts)
+        return graph_loops.for_stmt(iter(iter_), extra_test, body, get_state, set_state,
+                                    symbol_names, opts)
     if not keep_going:
         return None
     iterator = iter(iter_)
@@ -150,8 +151,8 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
         body(target)
         keep_going = extra_test()
         if type(keep_going) not in PLAIN_TYPES and is_tensor(keep_going):
-            return graph_path("for_stmt", iterator, extra_test, body, get_state, set_state,
-                              symbol_names, opts)
+            return graph_loops.for_stmt(iterator, extra_test, body, get_state, set_state,
+                                        symbol_names, opts)
         if not keep_going:
             break
     return None

@@ -5,7 +5,8 @@ On symbolic values (a list turned into a tensor array in a graph loop) they take
 
 import collections
 
-from autograph.operators.symbolic import graph_path, is_tensor
+from autograph.operators.graph import lists as graph_lists
+from autograph.operators.symbolic import is_tensor
 
 ListPopOpts = collections.namedtuple("ListPopOpts", ("element_dtype", "element_shape"))
 
@@ -16,7 +17,7 @@ def list_append(target, element):
         target.append(element)
         return target
     if is_tensor(target):
-        return graph_path("list_append", target, element)
+        return graph_lists.list_append(target, element)
     target.append(element)
     return target
 
@@ -24,7 +25,7 @@ def list_append(target, element):
 def list_pop(target, index=None, opts=None):
     """`target.pop()` / `target.pop(index)`; returns (target, popped element)."""
     if is_tensor(target):
-        return graph_path("list_pop", target, index, opts)
+        return graph_lists.list_pop(target, index, opts)
     if index is None:
         return target, target.pop()
     return target, target.pop(index)
@@ -33,6 +34,6 @@ def list_pop(target, index=None, opts=None):
 def set_item(target, index, value):
     """`target[index] = value`; returns the (possibly new) target."""
     if is_tensor(target):
-        return graph_path("set_item", target, index, value)
+        return graph_lists.set_item(target, index, value)
     target[index] = value
     return target

@@ -8,7 +8,8 @@ returning `a`, so `b` runs one frame above the user's function, not two (recursi
 
 import itertools
 
-from autograph.operators.symbolic import PLAIN_TYPES, graph_path, is_tensor
+from autograph.operators.graph import conditionals as graph_conditionals
+from autograph.operators.symbolic import PLAIN_TYPES, is_tensor
 
 _repeat = itertools.repeat
 # Comparisons make most operands bools: their result functions are made once.
@@ -23,7 +24,7 @@ def _returning(value):
 def and_(a, b_fn):
     """The function computing `a and b` (the same object Python returns); `b_fn` computes b."""
     if type(a) not in PLAIN_TYPES and is_tensor(a):
-        return _returning(graph_path("and_", a, b_fn))
+        return _returning(graph_conditionals.and_(a, b_fn))
     if a:
         return b_fn
     if a is False:
@@ -34,7 +35,7 @@ def and_(a, b_fn):
 def or_(a, b_fn):
     """The function computing `a or b` (the same object Python returns); `b_fn` computes b."""
     if type(a) not in PLAIN_TYPES and is_tensor(a):
-        return _returning(graph_path("or_", a, b_fn))
+        return _returning(graph_conditionals.or_(a, b_fn))
     if not a:
         return b_fn
     if a is True:
@@ -45,5 +46,5 @@ def or_(a, b_fn):
 def not_(a):
     """`not a`."""
     if type(a) not in PLAIN_TYPES and is_tensor(a):
-        return graph_path("not_", a)
+        return graph_conditionals.not_(a)
     return not a

@@ -9,7 +9,40 @@ import os
 import sys
 import warnings
 
-from autograph.operators.symbolic import PLAIN_TYPES, graph_path, is_tensor
+from autograph.operators.graph import arrays as graph_arrays
+from autograph.operators.graph import builtins as graph_builtins
+from autograph.operators.symbolic import PLAIN_TYPES, GraphPathNotImplemented, is_tensor
+
+# builtin -> what its overload does when an argument is a symbolic tensor.
+GRAPH_PATHS = {
+    builtins.print: graph_builtins.print_,
+    builtins.len: graph_builtins.len_,
+    builtins.range: graph_builtins.range_,
+    builtins.enumerate: graph_builtins.enumerate_,
+    builtins.zip: graph_builtins.zip_,
+    builtins.abs: graph_builtins.abs_,
+    builtins.int: graph_builtins.int_,
+    builtins.float: graph_builtins.float_,
+    builtins.bool: graph_builtins.bool_,
+    builtins.min: graph_builtins.min_,
+    builtins.max: graph_builtins.max_,
+    builtins.sum: graph_builtins.sum_,
+    builtins.any: graph_builtins.any_,
+    builtins.all: graph_builtins.all_,
+    builtins.isinstance: graph_builtins.isinstance_,
+    builtins.iter: graph_builtins.iter_,
+}
+
+
+def _graph_path(builtin):
+    """The graph path of `builtin`'s overload; for a builtin without one (next), a function
+    raising GraphPathNotImplemented."""
+    path = GRAPH_PATHS.get(builtin)
+    if path is None:
+        def path(*args, **kwargs):
+            raise GraphPathNotImplemented(
+                f"{builtin.__name__}: symbolic tensors are not supported by this overload yet")
+    return path
 
 
 def _any_symbolic(args):
@@ -34,11 +67,11 @@ _ABSENT = ["argument not passed"]
 
 def _first_arg_overload(builtin):
     """The overload of a builtin whose first argument decides (len, abs, int, ...)."""
-    name = builtin.__name__
+    graph_path = _graph_path(builtin)
 
     def overload(value=_ABSENT, /, *args, **kwargs):
         if type(value) not in PLAIN_TYPES and is_tensor(value):
-            return graph_path(name, value, *args, **kwargs)
+            return graph_path(value, *args, **kwargs)
         if args or kwargs or value is _ABSENT:
             # Unusual calls (wrong arity included) go to the builtin as they are, so
             # results and error messages stay the builtin's own.
@@ -52,18 +85,18 @@ def _first_arg_overload(builtin):
 
 def _any_arg_overload(builtin, keywords_too=False):
     """The overload of a builtin that any (positional) argument may make symbolic."""
-    name = builtin.__name__
+    graph_path = _graph_path(builtin)
 
     def overload(first=_ABSENT, second=_ABSENT, third=_ABSENT, /, *args, **kwargs):
         # Most calls pass one to three Python values: type checks and a direct call.
         if ((type(first) not in PLAIN_TYPES or type(second) not in PLAIN_TYPES
              or type(third) not in PLAIN_TYPES)
                 and (is_tensor(first) or is_tensor(second) or is_tensor(third))):
-            return graph_path(name, *_present(first, second, third), *args, **kwargs)
+            return graph_path(*_present(first, second, third), *args, **kwargs)
         if args or kwargs:
             if _any_symbolic(args) or (keywords_too and kwargs
                                        and _any_symbolic(kwargs.values())):
-                return graph_path(name, *_present(first, second, third), *args, **kwargs)
+                return graph_path(*_present(first, second, third), *args, **kwargs)
             return builtin(*_present(first, second, third), *args, **kwargs)
         if third is not _ABSENT:
             return builtin(first, second, third)
@@ -221,6 +254,7 @@ BUILTIN_OVERLOADS = {
     builtins.iter: iter_,
     warnings.warn: warn_,
     sys._getframe: getframe_,
+    **graph_arrays.OVERLOADS,   # NumPy array creation with symbolic sizes
 }
 
 
@@ -236,11 +270,11 @@ def overload_of(builtin):
 # else), which converted code routes through `converted_1` to `converted_3`: the same decision as
 # the general overloads, with a fixed signature (no *args/**kwargs to pack on every call).
 def _fixed_arity(builtin, arity, any_arg):
-    name = builtin.__name__
+    graph_path = _graph_path(builtin)
     if arity == 1:
         def overload(first, /):
             if type(first) not in PLAIN_TYPES and is_tensor(first):
-                return graph_path(name, first)
+                return graph_path(first)
             return builtin(first)
     elif arity == 3:
         def overload(first, second, third, /):
@@ -248,18 +282,18 @@ def _fixed_arity(builtin, arity, any_arg):
                  or type(third) not in PLAIN_TYPES)
                     and (is_tensor(first) or is_tensor(second) or is_tensor(third))
                     if any_arg else type(first) not in PLAIN_TYPES and is_tensor(first)):
-                return graph_path(name, first, second, third)
+                return graph_path(first, second, third)
             return builtin(first, second, third)
     elif any_arg:
         def overload(first, second, /):
             if ((type(first) not in PLAIN_TYPES or type(second) not in PLAIN_TYPES)
                     and (is_tensor(first) or is_tensor(second))):
-                return graph_path(name, first, second)
+                return graph_path(first, second)
             return builtin(first, second)
     else:
         def overload(first, second, /):
             if type(first) not in PLAIN_TYPES and is_tensor(first):
-                return graph_path(name, first, second)
+                return graph_path(first, second)
             return builtin(first, second)
     return _named(overload, builtin)
 

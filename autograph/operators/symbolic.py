@@ -1,7 +1,7 @@
 """The one cheap question every overload asks first: is this value a symbolic runtime tensor?
 
-An overload that meets one hands its arguments to `graph_path`, which dispatches to the graph
-paths in autograph/operators/graph.
+An overload that meets one hands its arguments to its graph path, in
+autograph/operators/graph.
 """
 
 import numpy as _np
@@ -48,14 +48,3 @@ def is_symbolic_iterable(value):
 
 class GraphPathNotImplemented(NotImplementedError):
     """An overload met a symbolic tensor but has no graph path (e.g. next on a tensor)."""
-
-
-def graph_path(overload_name, *args, **kwargs):
-    """The graph path of `overload_name` (autograph/operators/graph), or
-    GraphPathNotImplemented for overloads that have none."""
-    from autograph.operators.graph.registry import GRAPH_PATHS  # late: it imports runtime
-    handler = GRAPH_PATHS.get(overload_name)
-    if handler is None:
-        raise GraphPathNotImplemented(
-            f"{overload_name}: symbolic tensors are not supported by this overload yet")
-    return handler(*args, **kwargs)

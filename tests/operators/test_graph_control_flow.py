@@ -11,7 +11,7 @@ from autograph.core.directives import set_loop_options
 from autograph.operators.graph import LoopVariableError, UndefinedInBranchError
 from graph_equivalence import check, check_raises, graph_text
 from autograph.impl.function import function
-from autograph.operators.symbolic import graph_path
+from autograph.operators.graph import loops as graph_loops
 
 # --- if ------------------------------------------------------------------------------------
 
@@ -447,7 +447,7 @@ def test_for_over_a_tensor_array_graph_path():
             nonlocal total
             total = total + value
 
-        graph_path("for_stmt", ta, None, body, get_state, set_state, ("total",), {})
+        graph_loops.for_stmt(ta, None, body, get_state, set_state, ("total",), {})
         return total
 
     assert rt.function(traced)(np.arange(4.0)) == 12.0

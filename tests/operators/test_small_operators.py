@@ -57,8 +57,14 @@ def test_ld_raises_unbound_local_error_for_undefined():
 
 
 def test_overloads_without_a_graph_path_say_so():
+    import numpy as np
+    import runtime as rt
+
+    def traced(x):
+        return ag.overload_of(next)(x)
+
     with pytest.raises(NotImplementedError, match="not supported by this overload yet"):
-        ag.graph_path("no_such_overload")
+        rt.function(traced)(np.arange(3.0))
 
 
 def test_plain_value_tests_of_converted_statements():

@@ -282,3 +282,84 @@ def test_loop_var_the_body_never_defines_is_an_error():
                              names=["i", "u"])
     with pytest.raises(TypeError, match="'u' is not defined"):
         rt.function(f)(np.int64(1))
+
+
+# --- the hooks front ends use (autograph's graph loops) -------------------------------------------
+
+def test_a_body_can_restart_the_loop_with_other_loop_variables():
+    restarts = []
+
+    @rt.function
+    def f(x, n):
+        def body_over_a_count(i):
+            # A front end found, in this first trace, that the loop needs a second loop
+            # variable: it asks the runtime to run the loop again with it.
+            def restart():
+                restarts.append(rt.current_graph())
+                return (lambda i, total: i < n, lambda i, total: (i + 1, total + x[i]),
+                        (0, 0.0), ["i", "total"])
+            raise rt.control_flow.RestartLoop(restart)
+
+        return rt.while_loop(lambda i: i < n, body_over_a_count, (0,), names=["i"])
+
+    assert f(np.arange(5.0), np.int64(3)) == (3, 3.0)
+    # restart() runs in the graph around the loop, not in the failed body's graph.
+    assert restarts and all(graph.name == "f" for graph in restarts)
+    assert "while" in str(f.get_concrete_function(np.arange(5.0), np.int64(3)).graph)
+
+
+def test_a_loop_that_keeps_restarting_is_an_error():
+    def f(n):
+        def body(i):
+            raise rt.control_flow.RestartLoop(lambda: (lambda i: i < n, body, (0,), ["i"]))
+        return rt.while_loop(lambda i: i < n, body, (0,), names=["i"])
+
+    with pytest.raises(TypeError, match="did not settle after 3 restarts"):
+        rt.function(f)(np.int64(2))
+
+
+def test_a_failed_body_trace_puts_every_handle_back():
+    graph = rt.Graph("g")
+    from runtime.graph import building
+    with building(graph):
+        out = rt.Tensor(graph.add_input(np.float64, (3,)))
+        acc = rt.Tensor(graph.add_input(np.float64, (3,)))
+        before = (out.graph_value, acc.graph_value)
+
+        def body(i, acc):
+            out[0] = 1.0          # an outer handle rebound in the body
+            acc[1] = 2.0          # a loop-variable handle
+            raise ValueError("the body fails")
+
+        with pytest.raises(ValueError, match="the body fails"):
+            rt.while_loop(lambda i, acc: i < 3, body, (0, acc))
+        assert (out.graph_value, acc.graph_value) == before
+
+
+def test_a_failed_branch_trace_puts_every_handle_back():
+    graph = rt.Graph("g")
+    from runtime.graph import building
+    with building(graph):
+        out = rt.Tensor(graph.add_input(np.float64, (3,)))
+        pred = rt.Tensor(graph.add_input(np.bool_, ()))
+        before = out.graph_value
+
+        def failing():
+            out[0] = 1.0
+            raise ValueError("the branch fails")
+
+        with pytest.raises(ValueError, match="the branch fails"):
+            rt.cond(pred, failing, lambda: None)
+        assert out.graph_value is before
+
+
+def test_assert_iterated_is_the_one_error_of_a_loop_that_had_to_iterate():
+    with pytest.raises(rt.errors.InvalidArgumentError,
+                       match="^'x' is not defined before the loop, so the loop had to iterate "
+                             "at least once to define it, and it did not$"):
+        rt.control_flow.assert_iterated(np.False_, ["'x'"])
+    with pytest.raises(rt.errors.InvalidArgumentError,
+                       match="^the while loop at f.py:3 had to iterate at least once: it "
+                             "defines 'a', 'b', which are used after the loop$"):
+        rt.control_flow.assert_iterated(False, ["'a'", "'b'"], loop="the while loop at f.py:3")
+    assert rt.control_flow.assert_iterated(np.True_, ["'x'"]) is None

@@ -45,7 +45,7 @@ def test_rebind_points_every_alias_at_the_new_version():
     with building(graph):
         x = rt.Tensor(graph.add_input(np.float64, (3,)))
         alias = x
-        x._rebind(x + 1)
+        x.rebind(x + 1)
         assert alias._value is x._value and alias._value.node.op.name == "add"
         assert graph.rebound == {}          # x belongs to this graph: nothing to carry
 
@@ -76,3 +76,32 @@ def test_methods_like_ndarray(both):
                 x.astype(np.int32), x.reshape(-1), x.T, x.copy(), x.ravel(),
                 x.any(), x.all(), x.prod(), x.std(), x.var(ddof=1), x.min(axis=1))
     both(f, np.arange(6.0).reshape(2, 3) + 1)
+
+
+def test_a_handle_made_without_a_value_takes_materialize_on_first_use():
+    class Lazy(rt.Tensor):
+        __slots__ = ()
+
+        def __init__(self):   # no value until one is needed
+            pass
+
+        def materialize(self):
+            return rt.arange(0, 3, 1, dtype=np.int64)
+
+    @rt.function
+    def f(x):
+        lazy = Lazy()
+        return x + lazy, lazy.graph_value is lazy.graph_value
+
+    result, same = f(np.ones(3, dtype=np.int64))
+    np.testing.assert_array_equal(result, [1, 2, 3])
+    assert same
+
+
+def test_a_plain_tensor_has_a_graph_value_and_rebinds_publicly():
+    graph = Graph("g")
+    with building(graph):
+        x = rt.Tensor(graph.add_input(np.float64, (3,)))
+        first = x.graph_value
+        x.rebind(x * 2)
+        assert x.graph_value is not first and x.graph_value.node.op.name == "multiply"

@@ -1,11 +1,10 @@
 """NumPy array creation in traced code: np.zeros((n, m)) & co. with symbolic sizes cannot be
 intercepted by NumPy's protocols, so converted code calls these overloads instead
-(registered in the builtin-overload table that `ag__.converted` consults)."""
+(OVERLOADS is part of py_builtins.BUILTIN_OVERLOADS, the table `ag__.converted` consults)."""
 
 import numpy as np
 
 import runtime as rt
-from autograph.operators import py_builtins
 from autograph.operators.graph import lists
 
 _NO_VALUE = object()
@@ -135,8 +134,3 @@ OVERLOADS = {
     np.linspace: linspace, np.eye: eye, np.array: _from_sequence(np.array),
     np.asarray: _from_sequence(np.asarray), np.stack: stack,
 }
-
-
-def register():
-    """Adds the overloads to the table converted code consults (idempotent)."""
-    py_builtins.BUILTIN_OVERLOADS.update(OVERLOADS)

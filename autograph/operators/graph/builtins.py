@@ -7,10 +7,8 @@ import numpy as np
 
 import runtime as rt
 from autograph.operators.graph import common, iterables, lists
-from autograph.operators.graph.registry import graph_path_of
 
 
-@graph_path_of("print")
 def print_(*objects, sep=" ", end="\n", file=None, flush=False):
     """print of symbolic values: prints when the graph runs (rt.print)."""
     if file is not None:
@@ -19,7 +17,6 @@ def print_(*objects, sep=" ", end="\n", file=None, flush=False):
     return rt.print(*[lists.stacked_if_list(o) for o in objects], sep=sep, end=end)
 
 
-@graph_path_of("assert_stmt")
 def assert_stmt(test, message_fn):
     """assert on a symbolic condition: rt.errors.InvalidArgumentError when the graph runs."""
     message = message_fn() if message_fn is not None else None
@@ -29,7 +26,6 @@ def assert_stmt(test, message_fn):
     return rt.Assert(condition, "assertion failed" if message is None else str(message))
 
 
-@graph_path_of("len")
 def len_(value, *rest):
     if rest:
         raise TypeError("len() takes exactly one argument (%d given)" % (len(rest) + 1))
@@ -40,24 +36,20 @@ def len_(value, *rest):
     return value.shape[0]
 
 
-@graph_path_of("range")
 def range_(*args):
     return iterables.SymbolicRange(*args)
 
 
-@graph_path_of("enumerate")
 def enumerate_(iterable, start=0):
     return iterables.SymbolicEnumerate(iterable, start)
 
 
-@graph_path_of("zip")
 def zip_(*iterables_, strict=False):
     if strict:
         raise TypeError("zip(..., strict=True) over symbolic values is not supported in graphs")
     return iterables.SymbolicZip(*iterables_)
 
 
-@graph_path_of("abs")
 def abs_(value):
     return np.abs(lists.stacked_if_list(value))
 
@@ -69,7 +61,6 @@ def _scalar(value, kind):
     return value
 
 
-@graph_path_of("int")
 def int_(value, *rest):
     if rest:
         raise TypeError("int() with a base is not supported for symbolic values")
@@ -81,12 +72,10 @@ def int_(value, *rest):
     return value.astype(np.int64)
 
 
-@graph_path_of("float")
 def float_(value):
     return _scalar(value, "float").astype(np.float64)
 
 
-@graph_path_of("bool")
 def bool_(value):
     return common.is_truthy_scalar_tensor(value, "the argument of bool()")
 
@@ -115,11 +104,10 @@ def _extreme(name, pairwise, reduce):
     return extreme
 
 
-graph_path_of("min")(_extreme("min", np.minimum, np.min))
-graph_path_of("max")(_extreme("max", np.maximum, np.max))
+min_ = _extreme("min", np.minimum, np.min)
+max_ = _extreme("max", np.maximum, np.max)
 
 
-@graph_path_of("sum")
 def sum_(iterable, start=0):
     """sum over the first axis (Python adds the rows), plus start."""
     value = lists.stacked_if_list(iterable)
@@ -146,11 +134,10 @@ def _truth_reduction(name, reduce):
     return reduction
 
 
-graph_path_of("any")(_truth_reduction("any", np.any))
-graph_path_of("all")(_truth_reduction("all", np.all))
+any_ = _truth_reduction("any", np.any)
+all_ = _truth_reduction("all", np.all)
 
 
-@graph_path_of("isinstance")
 def isinstance_(value, classinfo):
     """isinstance as the traced value's eager counterpart would answer: an array of rank
     >= 1 is an np.ndarray, a rank-0 value the NumPy scalar type of its dtype, a list built
@@ -188,7 +175,6 @@ class _RowIterator:
         return item
 
 
-@graph_path_of("iter")
 def iter_(value, *sentinel):
     if sentinel:
         raise TypeError("iter(callable, sentinel) of a symbolic value is not supported")

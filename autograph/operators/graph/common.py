@@ -381,7 +381,7 @@ def is_graph_value(value, graph=None):
     if rt.is_tensor(value):
         if hasattr(value, "loop_length"):   # lists built in loops, symbolic ranges
             return False
-        defined_in = value._value.graph
+        defined_in = value.graph_value.graph
         return defined_in is None or defined_in.is_ancestor_of(graph or rt.current_graph())
     return isinstance(value, (bool, int, float, np.generic))
 

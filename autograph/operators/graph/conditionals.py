@@ -7,7 +7,6 @@ import numpy as np
 import runtime as rt
 from runtime import errors as rt_errors
 from autograph.operators.graph import common, lists
-from autograph.operators.graph.registry import graph_path_of
 
 
 class _Unchanged(common.StateMarker):
@@ -15,15 +14,6 @@ class _Unchanged(common.StateMarker):
     in place included: rt.cond carries their item assignments out by itself)."""
 
 
-def restore_rebound(graph):
-    """Points the outer handles a failed branch or body rebound back at their old values."""
-    if graph is None:
-        return
-    for handle, original in list(graph.rebound.values()):
-        handle._value = original
-
-
-@graph_path_of("if_stmt")
 def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     """`if` on a symbolic condition: an rt.cond whose outputs are the statement's outputs
     (variables modified in either branch and live after it, and attribute/item targets)."""
@@ -52,8 +42,7 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
                 changed = others.changed_and_restore()
                 lists.check_python_lists_unchanged(snapshots, label, location)
             except BaseException:
-                others.restore()
-                restore_rebound(graph)
+                others.restore()   # (rt.cond puts back the handles the branch rebound)
                 raise
             outputs.append((out, changed, kept, graph))
             if len(outputs) == 2:
@@ -138,9 +127,9 @@ class BlockVariables:
 
 def _current_version(value):
     if lists.is_tensor_list(value):
-        return lists.TensorList(value._value, value.name)
+        return lists.TensorList(value.graph_value, value.name)
     if type(value) is rt.Tensor:
-        return rt.Tensor(value._value)
+        return rt.Tensor(value.graph_value)
     return value
 
 
@@ -184,14 +173,12 @@ def _reconcile(then_out, else_out, init, names, has_else, location, kept):
     return placeholders
 
 
-@graph_path_of("if_exp")
 def if_exp(cond, if_true, if_false, expr_repr):
     """`a if cond else b` on a symbolic condition: an rt.cond of the two expressions."""
     pred = common.is_truthy_scalar_tensor(cond, "the condition of %r" % (expr_repr,))
     return rt.cond(pred, if_true, if_false, names=[expr_repr])
 
 
-@graph_path_of("and_")
 def and_(a, b_fn):
     """`a and b`: b is computed (in the graph) only when a is true; the result is b then,
     else a, as Python returns."""
@@ -199,13 +186,11 @@ def and_(a, b_fn):
     return rt.cond(pred, b_fn, lambda: a, names=["the value of an 'and' expression"])
 
 
-@graph_path_of("or_")
 def or_(a, b_fn):
     """`a or b`: b is computed (in the graph) only when a is false."""
     pred = common.is_truthy_scalar_tensor(a, "the left operand of 'or'")
     return rt.cond(pred, lambda: a, b_fn, names=["the value of an 'or' expression"])
 
 
-@graph_path_of("not_")
 def not_(a):
     return np.logical_not(common.is_truthy_scalar_tensor(a, "the operand of 'not'"))

@@ -7,34 +7,19 @@ import numpy as np
 import runtime as rt
 from autograph.operators.graph import lists
 
-_TENSOR_VALUE = rt.Tensor.__dict__["_value"]   # the slot that holds a Tensor's graph value
-
-
 class SymbolicIterable(rt.Tensor):
     """A lazy iterable (range, enumerate, zip) over symbolic values.
 
     It is an rt.Tensor so that every overload takes its graph path on it; it becomes an
-    array only if used as one (a range used as an array becomes an arange)."""
+    array only if used as one (a range used as an array becomes an arange): rt.Tensor calls
+    `materialize()` when its graph value is first needed."""
 
     __slots__ = ()
 
     def __init__(self):  # no graph value until one is needed
         pass
 
-    @property
-    def _value(self):
-        try:
-            return _TENSOR_VALUE.__get__(self)
-        except AttributeError:
-            value = self._materialize()._value
-            _TENSOR_VALUE.__set__(self, value)
-            return value
-
-    @_value.setter
-    def _value(self, value):
-        _TENSOR_VALUE.__set__(self, value)
-
-    def _materialize(self):
+    def materialize(self):
         raise TypeError("%r cannot be used as an array in a graph; iterate over it with a for "
                         "loop instead" % (self,))
 
@@ -84,7 +69,7 @@ class SymbolicRange(SymbolicIterable):
         return "range(%s, %s, %s)" % tuple(
             "<symbolic>" if rt.is_tensor(v) else v for v in (self.start, self.stop, self.step))
 
-    def _materialize(self):
+    def materialize(self):
         return rt.arange(self.start, self.stop, self.step, dtype=np.int64)
 
     def loop_length(self):

@@ -6,9 +6,9 @@ mutated at trace time."""
 import numpy as np
 
 import runtime as rt
+from runtime import errors as rt_errors
 from autograph.core.errors import StagingError
 from autograph.operators.graph import common
-from autograph.operators.graph.registry import graph_path_of
 
 
 def is_tensor_list(value):
@@ -32,7 +32,7 @@ class TensorList(rt.Tensor):
         array = rt.TensorArray(dtype, size=0, dynamic_size=True, element_shape=element_shape)
         for index, element in enumerate(elements):
             array = array.write(index, element)
-        return cls(array._value, name)
+        return cls(array.graph_value, name)
 
     def _unsupported(self, method):
         raise TypeError(
@@ -76,12 +76,12 @@ class TensorList(rt.Tensor):
 
     @property
     def _array(self):
-        return rt.TensorArray._from_value(self._value, True)
+        return rt.TensorArray.from_graph_value(self.graph_value, True)
 
     # -- list behaviour -------------------------------------------------------------------
     def append(self, element):
         array = self._array
-        self._rebind(array.write(array.size(), element)._value)
+        self.rebind(array.write(array.size(), element).graph_value)
         return None
 
     def pop(self, index=None):
@@ -94,8 +94,8 @@ class TensorList(rt.Tensor):
         stacked = self.stack()
         rest = np.concatenate([stacked[:index], stacked[index + 1:]], axis=0)
         remaining = rt.TensorArray(self.dtype, size=0, dynamic_size=True,
-                                   element_shape=self._value.shape).unstack(rest)
-        self._rebind(remaining._value)
+                                   element_shape=self.graph_value.shape).unstack(rest)
+        self.rebind(remaining.graph_value)
         return element
 
     def length(self):
@@ -119,7 +119,7 @@ class TensorList(rt.Tensor):
         if isinstance(index, slice):
             self._unsupported("__setitem__ with a slice")
         array = self._array
-        self._rebind(array.write(_normalize_index(index, array.size()), value)._value)
+        self.rebind(array.write(_normalize_index(index, array.size()), value).graph_value)
 
     def __len__(self):
         raise TypeError("the length of a list built in a graph loop is only known when the "
@@ -143,7 +143,7 @@ class TensorList(rt.Tensor):
 
     def __repr__(self):
         return "<list %sin a graph: %s>" % ("%s " % self.name if self.name else "",
-                                            self._value.type_str())
+                                            self.graph_value.type_str())
 
 
 def _normalize_index(index, size):
@@ -267,7 +267,6 @@ class ListChangedInBranch(StagingError):
 
 def check_python_lists_unchanged(snapshots, label, location):
     """Raises if a branch changed one of the Python lists of its state (restoring it)."""
-    from runtime import errors as rt_errors
     for snapshot in snapshots:
         if snapshot.changed():
             types = snapshot.added_types()
@@ -283,15 +282,14 @@ def check_python_lists_unchanged(snapshots, label, location):
 def rewrap_like(result, *branch_values):
     """A cond/loop output that was a TensorList in a branch comes back as an rt.TensorArray:
     make it a TensorList again."""
-    if isinstance(result, rt.TensorArray) and result._value is not None and any(
+    if isinstance(result, rt.TensorArray) and result.graph_value is not None and any(
             isinstance(v, TensorList) for v in branch_values):
-        return TensorList(result._value)
+        return TensorList(result.graph_value)
     return result
 
 
 # --- list_append / list_pop graph paths -------------------------------------------------
 
-@graph_path_of("list_append")
 def list_append(target, element):
     if isinstance(target, TensorList):
         target.append(element)
@@ -300,14 +298,12 @@ def list_append(target, element):
                     "list)" % ("numpy.ndarray", target))
 
 
-@graph_path_of("set_item")
 def set_item(target, index, value):
     """`target[index] = value` on a symbolic array or a list built in a graph loop."""
     target[index] = value
     return target
 
 
-@graph_path_of("list_pop")
 def list_pop(target, index=None, opts=None):
     if isinstance(target, TensorList):
         element = target.pop(index)

@@ -5,31 +5,27 @@ The first trace of the body also discovers what the state alone cannot tell: var
 loop defines (undefined before it), the return value a `return` inside the loop sets,
 Python lists the body changes (they become TensorLists), and attributes that functions the
 body calls change (`counter.add(x)`: they become extra loop variables). When it finds one,
-the loop is traced again from the start with that value given a typed initial value.
+it asks rt.while_loop to run the loop again from the start (rt.control_flow.RestartLoop)
+with that value given a typed initial value; the runtime settles the tensor types, puts
+back the handles a trace rebound, and raises the "had to iterate at least once" error.
 Variables of the body that are not loop variables are its temporaries: they are put back
 after the loop, so no value of the body's trace leaks out of it.
 """
 
+import collections
 import functools
 
 import numpy as np
 
 import runtime as rt
+from runtime import control_flow as rt_control_flow
 from runtime import errors as rt_errors
 from autograph.operators.graph import common, conditionals, iterables, lists
-from autograph.operators.graph.conditionals import restore_rebound
-from autograph.operators.graph.registry import graph_path_of
-
-_MAX_ATTEMPTS = 4
 
 
-class _Retry(Exception):
-    """Raised out of the first body trace: the loop needs typed initial values for `fixes`."""
-
-    def __init__(self, loop, fixes):
-        super().__init__("internal: retrace the loop")
-        self.loop = loop
-        self.fixes = fixes
+# What one run of rt.while_loop takes (cond, body, loop_vars, names) and what sets the
+# statement's state from its results (finish).
+_Loop = collections.namedtuple("_Loop", "cond body loop_vars names finish")
 
 
 class _Static(common.StateMarker):
@@ -44,17 +40,12 @@ def _is_loop_value(value):
     if rt.is_tensor(value):
         return True
     if isinstance(value, rt.TensorArray):
-        return value._value is not None
+        return value.graph_value is not None
     if type(value) is tuple or (isinstance(value, tuple) and hasattr(type(value), "_fields")):
         return len(value) > 0 and all(_is_loop_value(v) for v in value)
     if type(value) is dict:
         return len(value) > 0 and all(_is_loop_value(v) for v in value.values())
     return isinstance(value, (bool, int, float, complex, np.generic, np.ndarray))
-
-
-def _is_handle(value):
-    return rt.is_tensor(value) and not lists.is_tensor_list(value) and not isinstance(
-        value, iterables.SymbolicIterable)
 
 
 def _as_condition(value, what):
@@ -107,26 +98,34 @@ class _GraphLoop:
         self.return_placeholders = set()
         self.attributes = []   # (label, object, attribute) carried as extra loop variables
         at_entry = common.WatchedAttributes((self.body,))
-        for _ in range(_MAX_ATTEMPTS):
-            # The tensors rt.while_loop will use as loop-variable handles, and their values.
-            self._saved = saved = [(v, v._value) for v in prepared if _is_handle(v)]
-            try:
-                self._attempt(init, prepared, test, step_body, counter_init)
-                # Variables of the body that are not loop variables are its temporaries:
-                # they must not keep values of the body's trace.
-                temporaries.attributes.skip.update(label for label, _, _ in self.attributes)
-                temporaries.changed_and_restore()
-                return None
-            except _Retry as retry:
-                if retry.loop is not self:
-                    raise
-                for handle, value in saved:
-                    handle._value = value
-                at_entry.restore()
-                self.set_state(init)
-                self._apply(retry.fixes, init, prepared)
-        raise common.LoopVariableError("the loop variables of %s did not settle"
-                                       % self.describe())
+
+        def restart(fixes):
+            """Called by rt.while_loop (RestartLoop) after a first body trace found fixes:
+            the loop starts over from its initial state, with typed initial values for
+            them."""
+            at_entry.restore()
+            self.set_state(init)
+            self._apply(fixes, init, prepared)
+            current[0] = self._prepare(init, prepared, test, step_body, counter_init, restart)
+            return current[0][:4]
+
+        # The loop rt.while_loop runs (the last one, after restarts).
+        current = [self._prepare(init, prepared, test, step_body, counter_init, restart)]
+        cond_fn, body_fn, loop_vars, names, _ = current[0]
+        try:
+            results = rt.while_loop(cond_fn, body_fn, loop_vars, names=names,
+                                    maximum_iterations=self.opts.get("maximum_iterations"))
+        except TypeError as e:
+            if isinstance(e, common.StagingError) or not str(e).startswith(
+                    ("loop variable", "rt.while_loop")):
+                raise
+            raise common.LoopVariableError("%s (in %s)" % (e, self.describe())) from e
+        current[0].finish(results)
+        # Variables of the body that are not loop variables are its temporaries: they must
+        # not keep values of the body's trace.
+        temporaries.attributes.skip.update(label for label, _, _ in self.attributes)
+        temporaries.changed_and_restore()
+        return None
 
     def _apply(self, fixes, init, prepared):
         for k, (what, detail) in fixes.items():
@@ -157,7 +156,9 @@ class _GraphLoop:
                 "cannot become a tensor array" % (name, self.describe()))
         return converted
 
-    def _attempt(self, init, prepared, test, step_body, counter_init):
+    def _prepare(self, init, prepared, test, step_body, counter_init, restart):
+        """The rt.while_loop for the loop variables as they are now (`prepared`), and the
+        function setting the state from its results (`finish`)."""
         names = self.names
         statics = {k: _Static(k) for k, v in enumerate(prepared) if not _is_loop_value(v)}
         loop_vars = [statics.get(k, v) for k, v in enumerate(prepared)]
@@ -174,7 +175,6 @@ class _GraphLoop:
             for (_, obj, attribute), value in zip(self.attributes, loop_values[n_head:n_extra]):
                 setattr(obj, attribute, value)
         traces = [0]
-        reassigned = {}
 
         def state_of(user_vars):
             return tuple(prepared[k] if k in statics else v for k, v in enumerate(user_vars))
@@ -185,17 +185,11 @@ class _GraphLoop:
             counter = loop_values[0] if counter_init is not None else None
             return test(counter)
 
-        outer = rt.current_graph()
-
         def body_fn(*loop_values):
-            # rt.while_loop may run a first iteration as Python (all values concrete); then
-            # there is no body graph whose rebound handles would need putting back.
-            graph = rt.current_graph()
-            graph = graph if graph is not outer else None
+            # (rt.while_loop may run a first iteration as Python, all values concrete.)
             first = traces[0] == 0
             traces[0] += 1
-            user_in = loop_values[n_extra:]
-            state = state_of(user_in)
+            state = state_of(loop_values[n_extra:])
             watched = _WatchedLists(state, names, self.list_cells)
             set_attributes(loop_values)
             attributes = common.WatchedAttributes(
@@ -216,20 +210,20 @@ class _GraphLoop:
                         result.append(statics[k])
                     else:
                         self._check_loop_value(k, prepared[k], value)
-                        reassigned[k] = value is not user_in[k]
                         result.append(value)
                 if fixes:
                     if first:
-                        raise _Retry(self, fixes)
+                        raise rt_control_flow.RestartLoop(functools.partial(restart, fixes))
                     raise self._unsettled(fixes, init, out)
             except BaseException as error:
+                # (rt.while_loop puts back the handles the trace rebound.)
                 watched.restore()
                 attributes.restore()
-                restore_rebound(graph)
                 if first and isinstance(error, lists.ListChangedInBranch):
                     fix = watched.fix_for(error.target, statics, prepared, error.added_types)
                     if fix is not None:
-                        raise _Retry(self, fix) from None
+                        raise rt_control_flow.RestartLoop(
+                            functools.partial(restart, fix)) from None
                 raise
             head = []
             if counter_init is not None:
@@ -239,51 +233,24 @@ class _GraphLoop:
             head += [getattr(obj, attribute) for _, obj, attribute in self.attributes]
             return tuple(head + result)
 
-        maximum_iterations = self.opts.get("maximum_iterations")
-        try:
-            results = rt.while_loop(cond_fn, body_fn, tuple(extra + loop_vars),
-                                    maximum_iterations=maximum_iterations,
-                                    names=["<loop counter>"] * (counter_init is not None)
-                                    + ["<loop ran>"] * bool(self.must_iterate)
-                                    + [label for label, _, _ in self.attributes] + names)
-        except TypeError as e:
-            if isinstance(e, common.StagingError) or not str(e).startswith(
-                    ("loop variable", "rt.while_loop")):
-                raise
-            raise common.LoopVariableError("%s (in %s)" % (e, self.describe())) from e
-        if not isinstance(results, tuple):
-            results = (results,)
-        user_out = results[n_extra:]
-        set_attributes(results)
-        final = []
-        graph = rt.current_graph()
-        for k, value in enumerate(user_out):
-            if k in statics:
-                final.append(prepared[k])
-                continue
-            before = prepared[k]
-            if rt.is_tensor(before) and value is before and reassigned.get(k):
-                # The body assigned a new object to the name: the object the name held
-                # before the loop keeps its value (only in-place writes reach it).
-                new = rt.Tensor(before._value)
-                logged = graph.rebound.get(id(before)) if graph is not None else None
-                original = {id(h): v for h, v in self._saved}.get(id(before))
-                if original is not None:
-                    before._value = original
-                    if logged is not None and logged[1] is original:
-                        del graph.rebound[id(before)]
-                value = new
-            final.append(value)
-        self.set_state(tuple(final))
-        common.note_return_placeholders(names, final, self.return_placeholders)
-        if self.must_iterate:
-            flag = results[1] if counter_init is not None else results[0]
-            rt.Assert(flag, "%s had to iterate at least once: it defines %s, which %s used "
-                      "after the loop" % (self.describe(), ", ".join(
-                          "'%s'" % n for n in self.must_iterate),
-                          "is" if len(self.must_iterate) == 1 else "are"))
-        self._check_shape_invariants(final)
-        return None
+        def finish(results):
+            if not isinstance(results, tuple):
+                results = (results,)
+            set_attributes(results)
+            final = [prepared[k] if k in statics else value
+                     for k, value in enumerate(results[n_extra:])]
+            self.set_state(tuple(final))
+            common.note_return_placeholders(names, final, self.return_placeholders)
+            if self.must_iterate:
+                rt_control_flow.assert_iterated(
+                    results[1] if counter_init is not None else results[0],
+                    ["'%s'" % n for n in self.must_iterate], loop=self.describe())
+            self._check_shape_invariants(final)
+
+        return _Loop(cond_fn, body_fn, tuple(extra + loop_vars),
+                     ["<loop counter>"] * (counter_init is not None)
+                     + ["<loop ran>"] * bool(self.must_iterate)
+                     + [label for label, _, _ in self.attributes] + names, finish)
 
     def _add_attribute(self, label, obj, attribute):
         value = getattr(obj, attribute, None)
@@ -412,7 +379,6 @@ class _WatchedLists:
             common.set_cell(cell, before)
 
 
-@graph_path_of("while_stmt")
 def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """`while test(): body()` with a symbolic condition (also a Python loop whose condition
     became symbolic after some iterations: it continues as a graph loop from there)."""
@@ -422,7 +388,6 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     return None
 
 
-@graph_path_of("for_stmt")
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """`for target in iter_: body(target)` over a symbolic iterable: a graph loop over a
     counter, stopping early when `extra_test()` (break/return flags) turns false."""
@@ -451,7 +416,6 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
 def _guarded_python_loop(iterator, extra_test, body, get_state, set_state, symbol_names):
     """The rest of a Python `for` loop whose break/return test became symbolic: the remaining
     iterations still unroll at trace time, each one a graph `if` on the test."""
-    from autograph.operators.graph import conditionals
     if get_state is None:  # variables only: reached through the loop's own blocks
         get_state, set_state = common.variable_state(symbol_names, (extra_test, body))
     for target in iterator:
