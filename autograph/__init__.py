@@ -10,7 +10,7 @@ See API.md for the public surface; everything else in the package is internal.
 
 from autograph.core.ag_logging import set_verbosity
 from autograph.core.directives import set_loop_options
-from autograph.core.errors import AutoGraphError, ConversionError, StagingError
+from autograph.errors import AutoGraphError, ConversionError, StagingError
 from autograph.impl.api import convert, do_not_convert, to_code, to_graph
 from autograph.impl.function import function, functions_run_eagerly, run_functions_eagerly
 

@@ -682,8 +682,8 @@ def main(argv=None, prog=None):
     except Exception as error:
         # An error of the user's function (or of the conversion): its message names the
         # user's file and line; the traceback (user frames) is shown from verbosity 1 on.
-        from autograph.impl import error_rewriting
-        error = error_rewriting.rewrite(error)
+        from autograph.errors import tracebacks
+        error = tracebacks.rewrite(error)
         if options.verbosity:
             import traceback
             traceback.print_exception(error, file=sys.stderr)

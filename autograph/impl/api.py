@@ -15,7 +15,7 @@ import weakref
 
 from autograph import operators
 from autograph.core import ag_logging, converter, directives, function_wrappers
-from autograph.core.errors import AutoGraphError, ConversionError, StagingError  # noqa: F401
+from autograph.errors import AutoGraphError, ConversionError, StagingError  # noqa: F401
 from autograph.impl import conversion
 from autograph.operators import py_builtins
 

@@ -15,8 +15,8 @@ from autograph.converters import (
     asserts, break_statements, call_trees, conditional_expressions, continue_statements,
     control_flow, directives, functions, lists, logical_expressions, return_statements,
     slices, variables)
-from autograph.core import ag_logging, code_locations, config, converter
-from autograph.core.errors import ConversionError
+from autograph.core import ag_logging, config, converter
+from autograph.errors import ConversionError, code_lines
 from autograph.operators import py_builtins
 from autograph.pyct import anno, ast_util, parser, transpiler
 from autograph.pyct.errors import PyCTError
@@ -282,7 +282,7 @@ MAP_LOCATIONS_TO_SOURCE = True
 
 class _Rebuild:
     """One pass over a converted code object and its nested ones: the user's file and lines
-    (code_locations; `line_map` None keeps the generated ones), nested block functions
+    (errors/code_lines.py; `line_map` None keeps the generated ones), nested block functions
     renamed after the user function they belong to (tracebacks read `in f`, not
     `in if_body`), and the block functions, lambdas and generated thunk lambdas collected
     for the frame-counting overloads (warnings.warn, sys._getframe)."""
@@ -292,7 +292,7 @@ class _Rebuild:
     def __init__(self, block_names, line_map, filename, thunk_lines):
         self.block_names = block_names
         self.remapper = (None if line_map is None
-                         else code_locations.Remapper(line_map, filename))
+                         else code_lines.Remapper(line_map, filename))
         self.thunk_lines = thunk_lines
         self.blocks = []
         self.lambdas = []
@@ -347,7 +347,7 @@ def _rebuilt_code(fn, code, module, source_map, context):
     generated_file = getattr(module, "__file__", None)
     line_map = original_file = None
     if MAP_LOCATIONS_TO_SOURCE and generated_file:
-        line_map, original_file = code_locations.line_map_from(source_map, generated_file)
+        line_map, original_file = code_lines.line_map_from(source_map, generated_file)
         if not (line_map and original_file):
             line_map = None
     rebuild = _Rebuild(context.generated_function_names, line_map, original_file,

@@ -4,8 +4,9 @@ graph with rt.function, and run the graph with the chosen executor."""
 import runtime as rt
 from runtime import trace as rt_trace
 from autograph.core import ag_logging
-from autograph.impl import api, error_rewriting
-from autograph.operators import graph as graph_paths  # registers the graph paths & overloads
+from autograph.errors import tracebacks
+from autograph.impl import api
+from autograph.operators import graph as graph_paths
 
 
 def run_functions_eagerly(flag):
@@ -91,7 +92,7 @@ class Function(rt.Function):
 
     def _on_error(self, error):
         # Only on the error path: the error as the user should see it (their source lines).
-        with error_rewriting.rewriting_errors():
+        with tracebacks.rewriting_errors():
             raise error
 
     def _mark_list(self, leaf):

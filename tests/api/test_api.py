@@ -9,7 +9,8 @@ import sys
 import pytest
 
 import api_testing_module
-from autograph.core import ag_logging, errors
+from autograph import errors
+from autograph.core import ag_logging
 from autograph.impl import api
 
 

@@ -4,7 +4,7 @@ after the loop behave like the list of values plain Python builds."""
 import numpy as np
 import pytest
 
-from autograph.core.errors import StagingError
+from autograph.errors import StagingError
 from autograph.impl.function import function
 from graph_equivalence import check, graph_text
 

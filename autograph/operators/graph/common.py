@@ -9,7 +9,7 @@ import weakref
 import numpy as np
 
 import runtime as rt
-from autograph.core.errors import StagingError
+from autograph.errors import StagingError
 from autograph.operators.special_values import Undefined, UndefinedReturnValue
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 import runtime as rt
 from runtime import errors as rt_errors
-from autograph.core.errors import StagingError
+from autograph.errors import StagingError
 from autograph.operators.graph import common
 
 

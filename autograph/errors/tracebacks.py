@@ -3,7 +3,7 @@ message names the original file, line and function, and the traceback shows the 
 
 How it works: the transpiler keeps, per generated file, a source map from generated lines to
 the user's lines (pyct/origin_info.create_source_map). Converted code objects already run
-under the user's file and lines (core/code_locations.py); each traceback entry in converted
+under the user's file and lines (errors/code_lines.py); each traceback entry in converted
 code is matched to the generated code it was rebuilt from, and so to its OriginInfo (the
 user's line and function). An entry whose function is a generated helper (a loop body, a
 branch) is replaced by a frame whose code object has the user's file, line and function
@@ -26,8 +26,8 @@ import threading
 import types
 from typing import NamedTuple
 
-from autograph.core import code_locations
-from autograph.core.errors import StagingError
+from autograph.errors import code_lines
+from autograph.errors import StagingError
 from autograph.pyct import loader
 
 MARKER = "(converted by autograph)"
@@ -190,7 +190,7 @@ def _fake_code(filename, lineno, function_name):
         code = code.replace(co_name=name, co_qualname=name)
         # Without column positions, tracebacks draw no `^^^` under the user's line (the
         # columns would be those of the `raise` above, not of the user's code).
-        code = code_locations.remap(code, {lineno: lineno}, filename)
+        code = code_lines.remap(code, {lineno: lineno}, filename)
         _fake_codes[key] = code
     return code
 
@@ -235,7 +235,7 @@ def _tb_entries(tb):
         tb = tb.tb_next
 
 
-# Converted code objects carry the user's file and lines themselves (core/code_locations.py
+# Converted code objects carry the user's file and lines themselves (errors/code_lines.py
 # remaps them); they are found by identity, and mapped back to the generated code object
 # they were rebuilt from, whose line at the failing instruction gives the OriginInfo.
 _converted_codes = {}  # id(code run) -> (code run, generated code, generated file)

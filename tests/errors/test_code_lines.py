@@ -3,7 +3,7 @@
 import inspect
 import types
 
-from autograph.core import code_locations
+from autograph.errors import code_lines
 from autograph.impl import api
 
 
@@ -41,7 +41,7 @@ def test_every_instruction_reports_a_line_of_the_user_function():
 def _reference_remap(code, line_map):
     """The documented rule, one code unit at a time: a mapped line, else the last mapped
     line before it in the same code object (or the code's own mapped first line)."""
-    current = line_map.get(code.co_firstlineno) or code_locations._nearest_before(
+    current = line_map.get(code.co_firstlineno) or code_lines._nearest_before(
         line_map, code.co_firstlineno)
     lines = []
     for start, _, _, _ in code.co_positions():
@@ -66,7 +66,7 @@ def test_remapped_lines_follow_the_rule_for_every_code_unit():
     module = compile(source, "generated.py", "exec")
     for line_map in ({1: 10, 2: 11, 3: 12, 4: 13, 5: 14, 6: 15, 7: 16},
                      {1: 10, 4: 20, 7: 30}, {2: 5, 6: 5}):
-        remapped = code_locations.remap(module, line_map, "user.py")
+        remapped = code_lines.remap(module, line_map, "user.py")
         for original, new in zip(_codes(module), _codes(remapped)):
             assert new.co_filename == "user.py"
             assert [start for start, _, _, _ in new.co_positions()] == _reference_remap(
@@ -83,9 +83,9 @@ def test_runs_longer_than_any_cached_length_keep_every_unit_on_its_line():
     module = compile(source, "generated.py", "exec")
     for line_map in ({1: 7, 2: 8, 3: 9, 4: 10}, {1: 7, 3: 20}, {2: 3, 4: 3}):
         for _ in range(2):  # the second time from the per-length bytes made the first
-            remapped = code_locations.remap(module, line_map, "user.py")
+            remapped = code_lines.remap(module, line_map, "user.py")
             for original, new in zip(_codes(module), _codes(remapped)):
-                first_line = code_locations.Remapper(line_map, "user.py").first_line(
+                first_line = code_lines.Remapper(line_map, "user.py").first_line(
                     original.co_firstlineno)
                 assert new.co_firstlineno == (first_line or 1)
                 assert [start for start, _, _, _ in new.co_positions()] == (

@@ -10,11 +10,11 @@ import pytest
 
 import autograph as ag
 import runtime as rt
-from autograph.impl import error_rewriting
+from autograph.errors import tracebacks
 
 THIS_FILE = os.path.abspath(__file__)
-PACKAGE_DIRS = tuple(os.path.join(os.path.dirname(os.path.dirname(THIS_FILE)), d) + os.sep
-                     for d in ("autograph", "runtime"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(THIS_FILE)))
+PACKAGE_DIRS = tuple(os.path.join(ROOT, d) + os.sep for d in ("autograph", "runtime"))
 
 
 def line_of(fn, text):
@@ -34,7 +34,7 @@ def located(fn, text):
 def raised(fn, *args):
     """The exception fn(*args) raises, as a user of an entry point sees it (rewritten)."""
     with pytest.raises(Exception) as info:
-        with error_rewriting.rewriting_errors():
+        with tracebacks.rewriting_errors():
             fn(*args)
     return info.value
 
@@ -45,9 +45,9 @@ def frames_of(error):
 
 @pytest.fixture(autouse=True)
 def location_mapper():
-    previous = error_rewriting.install_location_mapper()
+    previous = tracebacks.install_location_mapper()
     yield
-    if previous is not error_rewriting.location_mapper:
+    if previous is not tracebacks.location_mapper:
         rt.errors.set_location_mapper(previous)
 
 
@@ -153,7 +153,7 @@ def test_nested_entry_points_rewrite_once():
     converted = ag.to_graph(sum_checked)
 
     def outer():
-        with error_rewriting.rewriting_errors():
+        with tracebacks.rewriting_errors():
             return converted([-1.0])
 
     error = raised(outer)
@@ -189,7 +189,7 @@ def test_framework_frames_are_kept_with_full_traceback(monkeypatch):
 
     error = raised(ag.function(median_of, backend="numpy"), np.ones(3))
     assert not any(f.filename.startswith(PACKAGE_DIRS) for f in frames_of(error))
-    monkeypatch.setenv(error_rewriting.TRACEBACK_ENV, "full")
+    monkeypatch.setenv(tracebacks.TRACEBACK_ENV, "full")
     error = raised(ag.function(median_of, backend="numpy"), np.ones(3))
     assert any(f.filename.startswith(PACKAGE_DIRS) for f in frames_of(error))
     assert located(median_of, "return np.median(x)") in str(error)
@@ -238,10 +238,10 @@ def test_location_mapper_names_the_user_function_of_a_loop_body():
     converted = ag.to_graph(sum_checked)
     converted([1.0])
     body_line = line_of(sum_checked, "total = total + check_positive(v)")
-    assert error_rewriting.location_mapper(THIS_FILE, body_line, "loop_body") == (
+    assert tracebacks.location_mapper(THIS_FILE, body_line, "loop_body") == (
         THIS_FILE, body_line, "sum_checked")
-    assert error_rewriting.location_mapper(THIS_FILE, body_line, "sum_checked") is None
-    assert error_rewriting.location_mapper("/elsewhere.py", 3, "g") is None
+    assert tracebacks.location_mapper(THIS_FILE, body_line, "sum_checked") is None
+    assert tracebacks.location_mapper("/elsewhere.py", 3, "g") is None
 
 
 # --- the common mistakes ---------------------------------------------------------------------
@@ -404,7 +404,7 @@ def test_numpy_function_without_graph_op():
     assert located(uses_median, "return np.median(x)") in message
 
 
-# --- wiring: what users get without calling error_rewriting themselves -----------------------
+# --- wiring: what users get without calling the tracebacks module themselves -----------------------
 
 
 def test_ag_function_rewrites_errors_by_itself():
@@ -417,8 +417,8 @@ def test_importing_autograph_installs_the_location_mapper():
     import subprocess
     import sys
     code = ("import autograph, runtime\n"
-            "from autograph.impl import error_rewriting as e\n"
+            "from autograph.errors import tracebacks as e\n"
             "assert runtime.errors.get_location_mapper() is e.location_mapper\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=os.path.dirname(os.path.dirname(THIS_FILE)), timeout=60)
+                            cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
