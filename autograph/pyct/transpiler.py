@@ -208,6 +208,8 @@ class PyToPy:
       get_extra_locals(): {name: value} visible to the generated code, e.g. {'ag__': ...};
       get_caching_key(user_context): a hashable summary of the options that change the
         generated code (default: None, i.e. no options);
+      parse_observer(fn): an observer shown fn's tree while it is parsed, for facts about
+        it that transform_ast needs (default: None);
       inspect_generated(tree, filename, record): sees the generated module (default:
         nothing).
 

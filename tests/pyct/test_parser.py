@@ -1,7 +1,6 @@
 """Tests for parser and entity_source: finding the source of live entities, parsing it and
 source text into gast."""
 
-import ast
 import functools
 import linecache
 import textwrap

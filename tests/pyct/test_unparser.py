@@ -405,18 +405,18 @@ def test_unparse_record_counts_every_line_break_it_writes():
 
 
 def test_strings_are_written_as_astor_writes_them():
-    import astor
     tricky = ["", "plain docstring", "two\nlines", "ends with quote\"", 'a """ b', "back\\slash",
               "cr\r\nlf", "nul\0", "tab\tand\x0cfeed", "ünïcode\nline", "\ud800", "'single'"]
     tricky += ["a" * 17, "a" * 18, "a" * 60, "a" * 69, "a" * 70, "é" * 30, "a\\" * 40]
     for value in tricky + [chr(i) * 3 for i in range(128)]:
-        for current_line in ("", "        ", "    x = ", "\t", "    y = " + "z" * 20 + "(",
-                             "    " + "w" * 22):
-            for embedded in (0, 1, 2):
-                # pylint: disable=protected-access
-                assert fast_unparser._pretty_string(
-                    value, embedded, not current_line.strip(), lambda: current_line,
-                    False) == astor.code_gen.pretty_string(value, embedded, current_line, False)
+        # On a line of its own (at the margin, indented), after other text, embedded in an
+        # expression, on a long line.
+        source = (f"{value!r}\ndef f():\n    {value!r}\n    x = {value!r}\n"
+                  f"    y = {'z' * 20}({value!r}, k={value!r})\n    {'w' * 22} = [{value!r}]\n")
+        for indentation in ("    ", "\t"):
+            statements = lambda: parser.parse(source, single_node=False)  # noqa: E731
+            assert unparser.unparse_statements(statements(), indentation) == unparser.unparse(
+                statements(), indentation), value
 
 
 def test_fstrings_are_written_as_ast_unparse_writes_them():
@@ -428,6 +428,6 @@ def test_fstrings_are_written_as_ast_unparse_writes_them():
         "f'\\'\\\"\\'\\'\\'\\\"\\\"\\\"{x}'", "f'ünï{x}\\x00'", "f'{x=}'", "f'{x = !r:^5}'",
     ]
     for source in sources:
-        node = parser.parse_expression(source)
-        # pylint: disable=protected-access
-        assert fast_unparser._joined_str_source(node) == ast.unparse(ast.parse(source)), source
+        statement = parser.parse(f"x = {source}")
+        expected = f"x = {ast.unparse(ast.parse(source))}"
+        assert unparser.unparse_statements([statement]) == f"# coding=utf-8\n{expected}\n"
