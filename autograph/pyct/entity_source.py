@@ -21,6 +21,7 @@ _AST_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Locating definitions in a source file.
 # ---------------------------------------------------------------------------
 
+
 class _Definition(NamedTuple):
     """Where a `def` or `lambda` sits in its file (1-based lines, byte columns)."""
 

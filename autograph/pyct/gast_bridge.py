@@ -52,6 +52,8 @@ _SHARED_BASES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cm
 _SHARED_AST_CLASSES = frozenset(c for c in _AST_TO_GAST if issubclass(c, _SHARED_BASES))
 # The gast class for each shared ast context or operator class.
 _GAST_OF_SHARED = {c: _AST_TO_GAST[c][0] for c in _SHARED_AST_CLASSES}
+# Observers are not shown those: they carry no data.
+_UNSHOWN_CLASSES = frozenset(_GAST_OF_SHARED.values())
 
 # What converting a field of a node in place takes, from the field's type:
 _CHILD = 0  # one node (or None)
@@ -162,7 +164,7 @@ def shift_locations(tree, line_delta, col_delta):
 def observe(tree, observer):
     """Shows `observer` the nodes of the gast tree `tree` as ast_to_gast shows it the nodes
     it converts (enter, the node's children, leave)."""
-    watched = observer.node_classes
+    watched = {c for c in observer.node_classes if c not in _UNSHOWN_CLASSES}
     stack = [(tree, False)]
     while stack:
         node, leaving = stack.pop()
@@ -186,8 +188,9 @@ def ast_to_gast(root, shift=(0, 0), origins_from=None, observer=None):
     origins_from: None, or (source, filename, lineno, col_offset): every located node gets
       the anno.Basic.ORIGIN that origin_info.resolve(the gast tree, *origins_from) gives it;
     observer: None, or an object collecting facts about the tree, shown each node whose
-      class is in its `node_classes`: observer.enter(node) before the node's children,
-      observer.leave(node) after them (then the node and everything below it are gast).
+      class is in its `node_classes` (expression contexts and operators excepted):
+      observer.enter(node) before the node's children, observer.leave(node) after them
+      (then the node and everything below it are gast nodes).
     """
     line_shift, col_shift = shift
     shifted = bool(line_shift or col_shift)
