@@ -120,7 +120,7 @@ PHASES = (
      "find and parse the source, origins"),
     ("autograph.impl.conversion", "AutoGraphTranspiler.transform_ast",
      "converters and their analyses"),
-    ("autograph.pyct.parser", "unparse_statements", "unparse (gast -> source)"),
+    ("autograph.pyct.unparser", "unparse_statements", "unparse (gast -> source)"),
     ("autograph.pyct.loader", "load_source", "write, compile and import"),
     ("autograph.pyct.origin_info", "source_map_from_lines", "map generated lines back"),
     ("autograph.pyct.origin_info", "create_source_map", "map generated lines back"),

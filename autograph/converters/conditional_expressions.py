@@ -15,7 +15,7 @@ import gast
 
 from autograph.converters import logical_expressions
 from autograph.core import converter
-from autograph.pyct import parser, templates
+from autograph.pyct import templates, unparser
 
 
 # Line breaks of str.splitlines other than \n (ast.get_source_segment splits on \r\n, \r
@@ -67,7 +67,7 @@ class ConditionalExpressionTransformer(converter.Base):
         except (AttributeError, TypeError, IndexError):
             text = None
         if text is None:
-            text = parser.unparse(node, include_encoding_marker=False).strip()
+            text = unparser.unparse(node, include_encoding_marker=False).strip()
         return " ".join(text.split())
 
     def visit_IfExp(self, node):

@@ -18,7 +18,8 @@ from autograph.converters import (
 from autograph.core import ag_logging, config, converter
 from autograph.errors import ConversionError, code_lines
 from autograph.operators import py_builtins
-from autograph.pyct import anno, ast_util, parser, transpiler
+from autograph.impl import census
+from autograph.pyct import anno, ast_util, transpiler, unparser
 from autograph.pyct.errors import PyCTError
 
 # The fixed order of the converters (see ../shared/DESIGN.md). Each lowers one construct;
@@ -84,8 +85,12 @@ class AutoGraphTranspiler(transpiler.PyToPy):
     def get_caching_key(self, user_context):
         return user_context.options.caching_key()
 
+    def parse_observer(self, fn):
+        # The census of the tree, taken while it is parsed (no walk of its own).
+        return census.Census(root_is_function=fn.__code__.co_name != "<lambda>")
+
     def transform_ast(self, node, ctx):
-        present = anno.getanno(node, anno.Basic.CENSUS, None) or parser.Census.of(node)
+        present = anno.getanno(node, anno.Basic.PARSE_OBSERVER, None) or census.Census.of(node)
         for converter_module in CONVERTERS:
             check = _CONVERTER_NEEDS.get(converter_module)
             if check is not None and not check(present, node):
@@ -93,7 +98,7 @@ class AutoGraphTranspiler(transpiler.PyToPy):
             node = converter_module.transform(node, ctx)
         if ag_logging.has_verbosity(3):
             ag_logging.log(3, "Converted %s:\n%s", ctx.info.name,
-                           parser.unparse(node, include_encoding_marker=False))
+                           unparser.unparse(node, include_encoding_marker=False))
         return node
 
     def transform_function(self, fn, user_context):

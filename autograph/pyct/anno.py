@@ -30,8 +30,9 @@ class Basic(NoValue):
         "A (new_body, remainder_holder) pair: the statements after this one in its "
         "block are moved into the given block.")
     ORIGIN = "origin_info.OriginInfo: where the node came from in the user's source."
-    CENSUS = ("parser.Census: what the tree below this root held when it was parsed "
-              "(dropped by whoever changes the tree before using it).")
+    PARSE_OBSERVER = (
+        "What PyToPy.parse_observer gave: the observer shown the tree below this root while "
+        "it was parsed (dropped when the tree is changed before transform_ast).")
     DIRECTIVES = "Dict of directive name -> argument dict, set by the directives converter."
     EXTRA_LOOP_TEST = "An extra test (expression) to add to a loop's condition."
     ORIG_DEFINITIONS = "Definitions reaching this node before any transformation."

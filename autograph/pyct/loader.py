@@ -18,6 +18,9 @@ import threading
 import types
 import warnings
 
+from autograph.pyct import origin_info
+from autograph.pyct import unparser
+
 MODULE_NAME_PREFIX = "__autograph_generated_"
 CACHE_DIR_ENV = "AUTOGRAPH_CACHE_DIR"
 
@@ -238,12 +241,9 @@ def load_ast(nodes, indentation="    ", include_source_map=False, delete_on_exit
     Returns (module, source, source_map); source_map is None unless `include_source_map`,
     in which case it maps generated lines to the nodes' ORIGIN annotations.
     """
-    from autograph.pyct import origin_info
-    from autograph.pyct import parser
-
     if not isinstance(nodes, (list, tuple)):
         nodes = (nodes,)
-    source = parser.unparse(nodes, indentation=indentation)
+    source = unparser.unparse(nodes, indentation=indentation)
     module, filename = load_source(source, delete_on_exit)
     source_map = None
     if include_source_map:

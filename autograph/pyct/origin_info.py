@@ -99,8 +99,8 @@ def resolve(node, source, context_filepath, context_lineno, context_col_offset,
     (see parser.EntitySource). `function_name` is the function `node` itself is in (None:
     `node` is the function, or outside any).
 
-    (parser.parse_entity_with_location(..., annotate_origins=True) annotates the tree it
-    builds the same way, without a walk of its own.)
+    (gast_bridge.ast_to_gast(..., origins_from=...) annotates the tree it builds the same
+    way, without a walk of its own.)
     """
     source_lines = source.splitlines()
     line_count = len(source_lines)
@@ -147,14 +147,6 @@ def resolve(node, source, context_filepath, context_lineno, context_col_offset,
         else:
             for child in iter_child_nodes(n):
                 push((child, function_name))
-
-
-def resolve_entity(node, source, entity):
-    """Like resolve, finding the file position of `entity`'s source itself."""
-    from autograph.pyct import parser  # parser does not import origin_info; no cycle either way
-
-    found = parser.parse_entity_with_location(entity)
-    resolve(node, source, found.filename, found.lineno, found.col_offset)
 
 
 _STATEMENT_LIST_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -234,7 +226,7 @@ def create_source_map(nodes, code, filepath, generated_tree=None):
 
 def source_map_from_lines(statement_lines, filepath):
     """The source map create_source_map gives, from the lines the unparser recorded for
-    each statement (parser.UnparseRecord.statement_lines, when exact): a generated line
+    each statement (unparser.UnparseRecord.statement_lines, when exact): a generated line
     takes the origin of the statement starting on it."""
     source_map = {}
     origin_key = anno.Basic.ORIGIN

@@ -10,7 +10,7 @@ import gast
 
 from autograph.pyct import anno
 from autograph.pyct import ast_util
-from autograph.pyct import parser
+from autograph.pyct import unparser
 
 _fields_cache = ast_util._node_fields  # pylint: disable=protected-access
 
@@ -113,12 +113,12 @@ class NodeStateTracker:
 
     def debug_print(self, node):
         """Prints the source of `node` (to stderr) and returns it, for use in a pipeline."""
-        print(parser.unparse(node, include_encoding_marker=False), file=sys.stderr)
+        print(unparser.unparse(node, include_encoding_marker=False), file=sys.stderr)
         return node
 
     def debug_print_src(self, node):
         """Like debug_print, for a node that may be a list of statements."""
-        print(parser.unparse(node, include_encoding_marker=False), file=sys.stderr)
+        print(unparser.unparse(node, include_encoding_marker=False), file=sys.stderr)
         return node
 
     def visit_block(self, nodes, before_visit=None, after_visit=None):
@@ -294,7 +294,7 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         for other in values[1:]:
             if not _same_value(first, other):
                 qn = anno.getanno(node, anno.Basic.QN, None)
-                name = str(qn) if qn is not None else parser.unparse(
+                name = str(qn) if qn is not None else unparser.unparse(
                     node, include_encoding_marker=False).strip()
                 raise ValueError(
                     f"{name!r} has ambiguous values for {directive}({arg}=...): "
@@ -327,7 +327,7 @@ def _same_value(a, b):
 
 def _describe_value(value):
     if isinstance(value, gast.AST):
-        return parser.unparse(value, include_encoding_marker=False).strip()
+        return unparser.unparse(value, include_encoding_marker=False).strip()
     return repr(value)
 
 

@@ -18,6 +18,7 @@ from autograph.pyct import naming
 from autograph.pyct import origin_info
 from autograph.pyct import parser
 from autograph.pyct import transformer
+from autograph.pyct import unparser
 from autograph.pyct.errors import PyCTError
 
 FACTORY_NAME = "create_converted_entity"
@@ -207,6 +208,8 @@ class PyToPy:
       get_extra_locals(): {name: value} visible to the generated code, e.g. {'ag__': ...};
       get_caching_key(user_context): a hashable summary of the options that change the
         generated code (default: None, i.e. no options);
+      parse_observer(fn): an observer shown fn's tree while it is parsed, for facts about
+        it that transform_ast needs (default: None);
       inspect_generated(tree, filename, record): sees the generated module (default:
         nothing).
 
@@ -235,9 +238,16 @@ class PyToPy:
         del ctx
         return node
 
+    def parse_observer(self, fn):
+        """An observer to show fn's tree to while it is parsed (see gast_bridge.ast_to_gast),
+        or None (default). transform_ast finds it on the root as anno.Basic.PARSE_OBSERVER,
+        unless the tree had to be changed first (then what it saw is no longer the tree)."""
+        del fn
+        return None
+
     def inspect_generated(self, tree, filename, record):
         """Called with the generated module's file, before the converted code is used:
-        `record` is the parser.UnparseRecord of its text, and `tree` the parsed text (an
+        `record` is the unparser.UnparseRecord of its text, and `tree` the parsed text (an
         `ast` tree) when the record is not exact, else None (default: nothing)."""
         del tree, filename, record
 
@@ -275,7 +285,10 @@ class PyToPy:
     def _convert(self, fn, user_context, options_key):
         code = fn.__code__
         # The tree comes with its nodes' origins (no separate origin_info.resolve walk).
-        found = parser.parse_entity_with_location(fn, annotate_origins=True)
+        observer = self.parse_observer(fn)
+        found = parser.parse_entity_with_location(fn, annotate_origins=True, observer=observer)
+        if observer is not None:
+            anno.setanno(found.node, anno.Basic.PARSE_OBSERVER, observer)
         content_key = (code, code.co_filename, found.source, options_key)
         conversion = self._by_content.get(content_key)
         if conversion is None:
@@ -308,8 +321,9 @@ class PyToPy:
             mangler.visit(node)
             if own_name is not None:
                 node.name = own_name  # the function keeps its name; only its body changes
-            if mangler.changed and anno.hasanno(node, anno.Basic.CENSUS):
-                anno.delanno(node, anno.Basic.CENSUS)  # no longer what the tree holds
+            if mangler.changed and anno.hasanno(node, anno.Basic.PARSE_OBSERVER):
+                # It saw the tree before the names changed.
+                anno.delanno(node, anno.Basic.PARSE_OBSERVER)
 
         extra_locals = dict(self.get_extra_locals())
         clashes = set(extra_locals) & set(fn.__code__.co_freevars)
@@ -355,8 +369,8 @@ class PyToPy:
         """Writes and loads the module for `node`; returns (module, source, source_map,
         the converted code object)."""
         module_nodes = self._module_nodes(node, fn, found, ctx.info.future_features, extra_names)
-        record = parser.UnparseRecord()
-        source = parser.unparse_statements(
+        record = unparser.UnparseRecord()
+        source = unparser.unparse_statements(
             module_nodes, header=self._module_header(fn, found), record=record)
         if record.exact:
             # The unparser recorded where every statement and lambda went: no parse of

@@ -5,7 +5,7 @@ import gast
 from autograph.converters import conditional_expressions, logical_expressions
 from autograph.core import converter
 from autograph.impl import api
-from autograph.pyct import anno, naming, parser, templates, transformer
+from autograph.pyct import anno, naming, templates, transformer, unparser
 from converter_testing import assert_same_behaviour, code
 
 
@@ -142,8 +142,8 @@ def _converted_after_conditionals(source, new_root):
     node = conditional_expressions.transform(gast.parse(source).body[0], ctx)
     if new_root:
         node = templates.copy_tree(node)
-    return parser.unparse(logical_expressions.transform(node, ctx),
-                          include_encoding_marker=False)
+    return unparser.unparse(logical_expressions.transform(node, ctx),
+                            include_encoding_marker=False)
 
 
 def test_relevance_handed_over_for_another_tree_is_found_again():

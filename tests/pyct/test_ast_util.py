@@ -5,7 +5,7 @@ import textwrap
 
 import gast
 
-from autograph.pyct import ast_util, parser
+from autograph.pyct import ast_util, gast_bridge, parser
 
 SOURCE = textwrap.dedent("""
     import a.b as c
@@ -29,7 +29,7 @@ def _without_contexts(nodes):
 
 
 def test_walk_finds_every_node_but_contexts_in_ast_and_gast_trees():
-    for tree in (ast.parse(SOURCE), parser.ast_to_gast(ast.parse(SOURCE))):
+    for tree in (ast.parse(SOURCE), gast_bridge.ast_to_gast(ast.parse(SOURCE))):
         expected = _without_contexts(ast.walk(tree))
         got = list(ast_util.walk(tree))
         assert len(got) == len(expected)

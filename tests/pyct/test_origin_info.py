@@ -8,6 +8,7 @@ from autograph.pyct import anno
 from autograph.pyct import loader
 from autograph.pyct import origin_info
 from autograph.pyct import parser
+from autograph.pyct import unparser
 
 
 def some_function(a):
@@ -18,7 +19,7 @@ def some_function(a):
 
 def test_resolve_entity_annotates_nodes_with_file_positions():
     node, source = parser.parse_entity(some_function)
-    origin_info.resolve_entity(node, source, some_function)
+    parser.resolve_entity(node, source, some_function)
     first_line = some_function.__code__.co_firstlineno
     assign = node.body[0]
     origin = anno.getanno(assign, anno.Basic.ORIGIN)
@@ -73,7 +74,7 @@ def test_create_source_map_maps_generated_lines_back(tmp_path, monkeypatch):
     origin_info.resolve(node, source, "user.py", 10, 0)
     # Insert a statement without origin: its line must not be mapped.
     node.body.insert(0, parser.parse("unmapped = None"))
-    code = parser.unparse(node)
+    code = unparser.unparse(node)
     source_map = origin_info.create_source_map(node, code, "gen.py")
     generated = code.splitlines()
     mapped = {generated[loc.lineno - 1].strip(): origin.loc.lineno

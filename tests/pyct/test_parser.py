@@ -1,6 +1,6 @@
-"""Tests for parser: finding the source of live entities, and parse -> unparse -> parse."""
+"""Tests for parser and entity_source: finding the source of live entities, parsing it and
+source text into gast."""
 
-import ast
 import functools
 import linecache
 import textwrap
@@ -8,8 +8,10 @@ import textwrap
 import gast
 import pytest
 
+from autograph.pyct import entity_source
 from autograph.pyct import errors
 from autograph.pyct import parser
+from autograph.pyct import unparser
 
 
 def decorator(fn):
@@ -72,7 +74,7 @@ multi_line_lambda = (lambda a,
 
 
 def _unparsed(node):
-    return parser.unparse(node, include_encoding_marker=False)
+    return unparser.unparse(node, include_encoding_marker=False)
 
 
 def test_plain_function():
@@ -231,277 +233,11 @@ def test_parse_and_parse_expression():
     assert isinstance(expression, gast.BinOp)
 
 
-def test_unparse_encoding_marker_and_lists():
-    nodes = parser.parse("a = 1\nb = 2", single_node=False)
-    assert parser.unparse(nodes) == "# coding=utf-8\na = 1\nb = 2\n"
-    assert parser.unparse(nodes[0], include_encoding_marker=False) == "a = 1\n"
-    assert parser.unparse(parser.parse("if a:\n  b"), indentation="  ",
-                          include_encoding_marker=False) == "if a:\n  b\n"
-
-
-# Every statement type of the Python 3.11 grammar, and the expressions astor is known to
-# get wrong, must survive parse -> unparse -> parse unchanged.
-ROUND_TRIP_SOURCES = {
-    "assignments": """
-        a = b = 1
-        a, *b = c
-        [a, (b, c)] = d
-        a.b[c] += 1
-        x: int = 3
-        (y): list[int] = []
-        z: 'str'
-        del a, b[0], c.d
-    """,
-    "walrus": """
-        if (n := len(a)) > 10:
-            print(f'{n=}')
-        [y := f(x), y ** 2]
-        while chunk := read():
-            pass
-    """,
-    "positional_only": """
-        def f(a, b=1, /, c=2, *, d, e=3, **kw):
-            pass
-        def g(a, /):
-            pass
-        def h(a, b, /, c, d=1):
-            pass
-        lam = lambda a, /, b=1: a + b
-    """,
-    "fstrings": '''
-        a = f"{x!r:>{width}} {y:.3f} {z=} {'nested'} {d['k']}"
-        e = f\'\'\'{"it's"!s:^5} {'a' "b"}\'\'\'
-        b = f'{a}' f"{b}" 'plain'
-        c = f"{{escaped}} {x:{'>' if right else '<'}10}"
-        d = rf"\\d{x}" + f"""{a
-        }"""
-    ''',
-    "match": """
-        match command:
-            case [x, y, *rest] if x > 0:
-                pass
-            case {'key': value, **others}:
-                pass
-            case Point(x=0, y=yy) | Point(x=yy, y=0):
-                pass
-            case str() as s:
-                pass
-            case 1 | 2.5 | -3 | 1 + 2j | 'a' | b'b' | None | True:
-                pass
-            case Color.RED:
-                pass
-            case _:
-                pass
-    """,
-    "try_star": """
-        try:
-            risky()
-        except* ValueError as group:
-            handle(group)
-        except* (TypeError, KeyError):
-            pass
-        else:
-            ok()
-        finally:
-            done()
-    """,
-    "try": """
-        try:
-            pass
-        except ValueError as e:
-            raise RuntimeError('x') from e
-        except (TypeError, KeyError):
-            raise
-        except:
-            pass
-        else:
-            pass
-        finally:
-            pass
-    """,
-    "loops": """
-        for i, (a, b) in enumerate(pairs):
-            if i:
-                continue
-            break
-        else:
-            pass
-        while x:
-            x -= 1
-        else:
-            y = 2
-    """,
-    "if_elif_else": """
-        if a:
-            pass
-        elif b:
-            pass
-        elif c:
-            pass
-        else:
-            pass
-        x = a if b else c
-    """,
-    "functions": '''
-        @decorator
-        @decorator.with_args(1, k=2)
-        def f(a: int, b: 'str' = 'x', *args: float, c, d=1, **kwargs) -> None:
-            """Docstring."""
-            global g
-            def inner():
-                nonlocal a
-                a = 1
-            yield a
-            yield from b
-            return
-    ''',
-    "async": """
-        async def f():
-            async with a as b, c:
-                pass
-            async for x in y:
-                await x
-            result = [z async for z in w]
-            return await g()
-    """,
-    "classes": """
-        @dataclass(frozen=True)
-        class A(B, metaclass=M, **kw):
-            x: int = 0
-            def m(self):
-                return super().m()
-        class Empty:
-            pass
-    """,
-    "with": """
-        with open(a) as f, lock:
-            pass
-        with (open(a) as f, open(b) as g):
-            pass
-    """,
-    "imports": """
-        import os
-        import os.path as p
-        from . import sibling
-        from ..parent import (a, b as c)
-        from __future__ import annotations
-    """,
-    "expressions": """
-        a[1:2, ::3, ...]
-        a[b:c:d]
-        a[*b]
-        x = {**a, 'b': 1}
-        y = {1, 2, *s}
-        f(*args, **kwargs, k=v)
-        not a and b or c
-        -a ** -b
-        (-a) ** b
-        (a + b) * c
-        a < b <= c is not d in e not in f
-        lambda: (yield)
-        t = ()
-        t = (1,)
-        s = 'quote"s' + "it's" + '''tri
-        ple'''
-        b = b'\\x00bytes'
-        big = 1e400
-        c = 1j
-        n = 0x10 + 1_000
-    """,
-    "comprehensions": """
-        [x for x in y if x if not x]
-        {k: v for k, v in items}
-        {s for s in t}
-        (g for g in h for h in i)
-        sum(x for x in y)
-    """,
-    "simple_statements": """
-        pass
-        assert x, 'message'
-        raise
-        x = y = None
-        a; b
-    """,
-}
-
-
-@pytest.mark.parametrize("name", sorted(ROUND_TRIP_SOURCES))
-def test_round_trip_is_ast_equal(name):
-    source = textwrap.dedent(ROUND_TRIP_SOURCES[name])
-    original = ast.parse(source)
-    regenerated = parser.unparse(gast.ast_to_gast(original))
-    assert ast.dump(ast.parse(regenerated)) == ast.dump(original), regenerated
-
-
-def test_round_trip_of_fallback_nodes_keeps_indentation_of_surrounding_code():
-    source = textwrap.dedent("""
-        def f(command):
-            if command:
-                match command:
-                    case 1:
-                        try:
-                            pass
-                        except* E:
-                            pass
-            return f'{command!r:>10}'
-    """)
-    node = parser.parse(source)
-    text = parser.unparse(node, indentation="  ", include_encoding_marker=False)
-    assert "\n    match command:\n      case 1:\n" in text
-    assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(source))
-
-
 def test_parse_entity_round_trip_behaves_like_the_original():
     node, _ = parser.parse_entity(Methods.method)
     namespace = {}
     exec(_unparsed(node), namespace)
     assert namespace["method"](None, 3) == Methods().method(3)
-
-
-@pytest.mark.parametrize("module_name", ["textwrap", "difflib", "ast", "test.test_patma"])
-def test_fast_gast_conversions_agree_with_gast(module_name):
-    import importlib
-    module = importlib.import_module(module_name)
-    with open(module.__file__, encoding="utf-8") as f:
-        tree = ast.parse(f.read())
-    ours = parser.ast_to_gast(tree)
-    assert gast.dump(ours, include_attributes=True) == gast.dump(
-        gast.ast_to_gast(tree), include_attributes=True)
-    assert ast.dump(parser.gast_to_ast(ours), include_attributes=True) == ast.dump(
-        gast.gast_to_ast(ours), include_attributes=True)
-
-
-@pytest.mark.parametrize("module_name", ["textwrap", "difflib", "test.test_patma"])
-def test_conversion_with_origins_in_place_agrees_with_ast_to_gast(module_name):
-    import importlib
-    module = importlib.import_module(module_name)
-    with open(module.__file__, encoding="utf-8") as f:
-        text = f.read()
-    expected = gast.dump(parser.ast_to_gast(ast.parse(text)), include_attributes=True)
-    # pylint: disable=protected-access
-    converted = parser._ast_to_gast_with_origins(ast.parse(text), text, "m.py", 1, 0)
-    assert gast.dump(converted, include_attributes=True) == expected
-    # Every node gets the origin a separate origin_info.resolve walk gives it (nodes that
-    # start at the same place may share one origin object).
-    from autograph.pyct import anno, ast_util, origin_info
-    resolved = parser.ast_to_gast(ast.parse(text))
-    origin_info.resolve(resolved, text, "m.py", 7, 4)
-    converted = parser._ast_to_gast_with_origins(ast.parse(text), text, "m.py", 7, 4)
-    origins = [anno.getanno(n, anno.Basic.ORIGIN, None) for n in ast_util.walk(converted)]
-    assert origins == [anno.getanno(n, anno.Basic.ORIGIN, None)
-                       for n in ast_util.walk(resolved)]
-    assert sum(origin is not None for origin in origins) > 500
-    # ast.parse shares its context and operator instances between trees: they stay ast's.
-    again = ast.parse("a + b < -c and d[e]")
-    comparison = again.body[0].value.values[0]
-    assert [type(n) for n in (again.body[0].value.op, comparison.ops[0],
-                              comparison.left.op, comparison.left.left.ctx)] == [
-        ast.And, ast.Lt, ast.Add, ast.Load]
-
-
-def test_unparse_accepts_plain_ast_nodes():
-    assert parser.unparse(ast.parse("x = [a for a in b]"), include_encoding_marker=False) == (
-        "x = [a for a in b]\n")
 
 
 def test_lambdas_without_column_information_are_reported_as_ambiguous():
@@ -569,164 +305,6 @@ def test_stale_source_is_reported(tmp_path, monkeypatch):
 
 # Grammar-heavy files of the standard library and its test suite: every construct they use
 # must survive the round trip (the whole library does; this sample keeps the test fast).
-GRAMMAR_CORPUS = [
-    "test/test_grammar.py", "test/test_patma.py", "test/test_except_star.py",
-    "test/test_fstring.py", "test/test_positional_only_arg.py",
-    "test/test_named_expressions.py", "test/test_coroutines.py", "test/test_unparse.py",
-    "dataclasses.py", "typing.py",
-]
-
-
-@pytest.mark.parametrize("relative_path", GRAMMAR_CORPUS)
-def test_round_trip_of_grammar_heavy_stdlib_files(relative_path):
-    import os
-    path = os.path.join(os.path.dirname(os.__file__), relative_path)
-    if not os.path.exists(path):
-        pytest.skip(f"{relative_path} is not installed")
-    with open(path, encoding="utf-8") as f:
-        original = ast.parse(f.read())
-    regenerated = parser.unparse(parser.ast_to_gast(original))
-    assert ast.dump(ast.parse(regenerated)) == ast.dump(original)
-
-
-# -- unparse_statements: the unparser of generated modules ------------------------------
-
-_UNPARSE_CORPUS = ["textwrap", "difflib", "ast", "argparse", "fractions", "dataclasses",
-                   "tokenize", "test.test_patma", "test.test_grammar"]
-
-
-def _module_statements(module_name):
-    import importlib
-    module = importlib.import_module(module_name)
-    with open(module.__file__, encoding="utf-8") as f:
-        source = f.read()
-    return source, lambda: parser.ast_to_gast(ast.parse(source)).body
-
-
-@pytest.mark.parametrize("module_name", _UNPARSE_CORPUS)
-def test_unparse_statements_writes_what_unparse_writes(module_name):
-    _, statements = _module_statements(module_name)
-    assert parser.unparse_statements(statements(), header="# h\n") == (
-        "# h\n" + parser.unparse(statements()))
-
-
-@pytest.mark.parametrize("name", sorted(ROUND_TRIP_SOURCES))
-def test_unparse_statements_of_every_construct(name):
-    source = textwrap.dedent(ROUND_TRIP_SOURCES[name])
-    statements = lambda: parser.ast_to_gast(ast.parse(source)).body  # noqa: E731
-    assert parser.unparse_statements(statements()) == parser.unparse(statements())
-
-
-def _annotated_statements(statements):
-    from autograph.pyct import anno
-    for index, node in enumerate(n for s in statements for n in gast.walk(s)):
-        anno.setanno(node, anno.Basic.ORIGIN, index)
-    return statements
-
-
-def _lambda_spans(tree):
-    return sorted((n.lineno, n.end_lineno, n.col_offset, n.end_col_offset)
-                  for n in ast.walk(tree) if isinstance(n, ast.Lambda))
-
-
-GENERATED_LOOKING_SOURCE = '''
-def create(ag__):
-    @decorator(lambda: 1)
-    def f(x, *args, k=lambda y: y + 'é', **kw):
-        """A docstring
-        on two lines."""
-        s = 'ünïcode'; t = ag__.if_exp(x, lambda: s, lambda: 'b', 'x')()
-        if x:
-            pass
-        elif ag__.or_(x, lambda: (lambda: x)())():
-            return {k: (lambda: v) for k, v in kw.items()}
-        else:
-            try:
-                y = [lambda q=ag__.and_(1, lambda: 2): q]
-            except (E, F) as e:
-                raise G from e
-            finally:
-                del y
-        while x:
-            x -= 1
-        else:
-            x = g(lambda: x, lambda: (yield))
-        return f
-    return f
-'''
-
-
-@pytest.mark.parametrize("module_name", _UNPARSE_CORPUS + ["<generated-looking>"])
-def test_unparse_record_agrees_with_a_parse_of_the_text(module_name):
-    from autograph.pyct import origin_info
-    if module_name == "<generated-looking>":
-        statements = lambda: parser.ast_to_gast(  # noqa: E731
-            ast.parse(GENERATED_LOOKING_SOURCE)).body
-    else:
-        _, statements = _module_statements(module_name)
-    nodes = _annotated_statements(statements())
-    record = parser.UnparseRecord()
-    text = parser.unparse_statements(nodes, header="# header\n", record=record)
-    tree = ast.parse(text)
-    assert sorted(span for _, _, span in record.call_lambdas) == _lambda_spans(tree)
-    if module_name == "<generated-looking>":
-        assert record.exact
-        assert {getattr(call.func, "attr", None) if call is not None else None for call, _, _ in
-                record.call_lambdas} >= {"if_exp", "or_", "and_", None}  # noqa: E501
-    if record.exact:
-        expected = origin_info.create_source_map(nodes, text, "gen.py", tree)
-        assert origin_info.source_map_from_lines(record.statement_lines, "gen.py") == expected
-
-
-def test_unparse_record_is_not_exact_where_a_string_spans_lines_inside_a_statement():
-    record = parser.UnparseRecord()
-    source = 'x = f("""first line of text\n    second line of the text""", y)'
-    text = parser.unparse_statements(parser.parse(source, single_node=False), record=record)
-    assert '"""first line of text\n' in text
-    assert not record.exact
-    record = parser.UnparseRecord()
-    parser.unparse_statements(parser.parse('"""a\nb"""\nx = 1', single_node=False),
-                              record=record)
-    assert record.exact
-    assert [line for _, line in record.statement_lines] == [2, 4]
-
-
-def test_unparse_record_counts_every_line_break_it_writes():
-    from autograph.pyct import origin_info
-    # Parameters written by ast.unparse (positional-only ones), a docstring spanning
-    # lines, and a statement object in two places of the tree (marked at each).
-    source = ('def f(a, /, b=1):\n    """doc\n    string"""\n    return a\n'
-              'if a:\n    z = 1\nelse:\n    w = 2\n')
-    nodes = _annotated_statements(parser.parse(source, single_node=False))
-    record = parser.UnparseRecord()
-    text = parser.unparse_statements(nodes, record=record)
-    assert "a, /, b=1" in text and record.exact
-    expected = origin_info.create_source_map(nodes, text, "gen.py")
-    assert origin_info.source_map_from_lines(record.statement_lines, "gen.py") == expected
-    shared = nodes[1].body[0]
-    nodes[1].orelse = [shared]
-    record = parser.UnparseRecord()
-    text = parser.unparse_statements(nodes, record=record)
-    assert text.count("z = 1") == 2 and record.exact
-    assert [line for node, line in record.statement_lines if node is shared] == [7, 9]
-    expected = origin_info.create_source_map(nodes, text, "gen.py")
-    assert origin_info.source_map_from_lines(record.statement_lines, "gen.py") == expected
-
-
-def test_strings_are_written_as_astor_writes_them():
-    import astor
-    tricky = ["", "plain docstring", "two\nlines", "ends with quote\"", 'a """ b', "back\\slash",
-              "cr\r\nlf", "nul\0", "tab\tand\x0cfeed", "ünïcode\nline", "\ud800", "'single'"]
-    tricky += ["a" * 17, "a" * 18, "a" * 60, "a" * 69, "a" * 70, "é" * 30, "a\\" * 40]
-    for value in tricky + [chr(i) * 3 for i in range(128)]:
-        for current_line in ("", "        ", "    x = ", "\t", "    y = " + "z" * 20 + "(",
-                             "    " + "w" * 22):
-            for embedded in (0, 1, 2):
-                # pylint: disable=protected-access
-                assert parser._pretty_string(
-                    value, embedded, not current_line.strip(), lambda: current_line,
-                    False) == astor.code_gen.pretty_string(value, embedded, current_line, False)
-
 
 def test_functions_come_from_their_files_parse_once_then_are_parsed_again():
     from autograph.pyct import anno, ast_util
@@ -738,9 +316,9 @@ def test_functions_come_from_their_files_parse_once_then_are_parsed_again():
 
     entities = (decorated_function, Methods.method, Methods.static, make_closure(1),
                 plain_function)
-    parser._file_indexes.pop(__file__, None)  # pylint: disable=protected-access
+    entity_source._file_indexes.pop(__file__, None)  # pylint: disable=protected-access
     from_file = [parsed(entity) for entity in entities]
-    index = parser._file_indexes[__file__]  # pylint: disable=protected-access
+    index = entity_source._file_indexes[__file__]  # pylint: disable=protected-access
     # Handed out (closures are inside a function: never stored; they are parsed alone).
     assert (decorated_function.__code__.co_firstlineno + 2, 0) not in index.trees
     assert (Methods.method.__code__.co_firstlineno + 1, 4) not in index.trees
@@ -757,78 +335,15 @@ def test_functions_come_from_their_files_parse_once_then_are_parsed_again():
 def test_only_the_file_indexed_last_keeps_its_untaken_functions():
     import textwrap
 
-    parser._file_indexes.pop(__file__, None)  # pylint: disable=protected-access
+    entity_source._file_indexes.pop(__file__, None)  # pylint: disable=protected-access
     parser.parse_entity_with_location(plain_function, annotate_origins=True)
-    index = parser._file_indexes[__file__]  # pylint: disable=protected-access
+    index = entity_source._file_indexes[__file__]  # pylint: disable=protected-access
     assert (make_closure.__code__.co_firstlineno, 0) in index.trees
-    parser._file_indexes.pop(textwrap.__file__, None)  # pylint: disable=protected-access
+    entity_source._file_indexes.pop(textwrap.__file__, None)  # pylint: disable=protected-access
     found = parser.parse_entity_with_location(textwrap.dedent, annotate_origins=True)
     assert found.node.name == "dedent"
     assert index.trees == {}  # memory: one file's parse at most
     assert parser.parse_entity(make_closure)[0].name == "make_closure"  # parsed alone
-
-
-def test_fstrings_are_written_as_ast_unparse_writes_them():
-    sources = [
-        "f''", "f'{x}'", "f'{x!r}'", "f'{x!s:>{width}}'", "f'{x:.2f}'", "f'a{x}b{y!a}c'",
-        "f'{{braces}} {x}'", "f'it\\'s {x}'", 'f"say \\"{x}\\""', "f'''both ' and \" {x}'''",
-        "f'tab\\t{x}\\nline'", "f'back\\\\slash {x}'", "f'{x:{y}.{z}}'", "f'{x:\\n}'",
-        "f'{x + 1}'", "f'{x.y}'", "f'{x!r:{y + 1}}'", "f'{(lambda: 1)}'", "f'{\"s\"}'",
-        "f'\\'\\\"\\'\\'\\'\\\"\\\"\\\"{x}'", "f'ünï{x}\\x00'", "f'{x=}'", "f'{x = !r:^5}'",
-    ]
-    for source in sources:
-        node = parser.parse_expression(source)
-        # pylint: disable=protected-access
-        assert parser._joined_str_source(node) == ast.unparse(ast.parse(source)), source
-
-
-@pytest.mark.parametrize("module_name", ["textwrap", "difflib", "ast", "test.test_patma"])
-def test_census_recorded_while_parsing_is_the_census_of_the_tree(module_name):
-    import importlib
-    from autograph.pyct import anno
-    module = importlib.import_module(module_name)
-    with open(module.__file__, encoding="utf-8") as f:
-        text = f.read()
-    fields = ("types", "attributes", "nested_scopes", "loop_else", "loop_starts_with_call",
-              "return_in_block", "subscript_store")
-    recorded_count = 0
-    for node in ast.walk(ast.parse(text)):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        source = ast.get_source_segment(text, node, padded=True)
-        root = ast.parse(textwrap.dedent(source)).body[0]
-        if isinstance(node, ast.Lambda):
-            root = root.value  # a lambda's own text is an expression statement
-        # pylint: disable=protected-access
-        converted = parser._ast_to_gast_with_origins(root, source, "m.py", 1, 0)
-        census = anno.getanno(converted, anno.Basic.CENSUS, None)
-        if census is None:  # a part converted by gast (match statements): not recorded
-            continue
-        recorded_count += 1
-        walked = parser.Census.of(converted)
-        assert [getattr(census, f) for f in fields] == [getattr(walked, f) for f in fields]
-    assert recorded_count > 10
-
-
-def test_census_facts():
-    from autograph.pyct import anno
-
-    def census(source):
-        found = parser.parse(source)
-        return parser.Census.of(found)
-
-    plain = census("def f(x):\n    return x.y[0]\n")
-    assert not (plain.nested_scopes or plain.return_in_block or plain.subscript_store)
-    assert plain.attributes == {"y"} and gast.Subscript in plain.types
-    nested = census("def f(x):\n    if x:\n        def g():\n            return 1\n"
-                    "    for i in x:\n        g(i)\n    else:\n        x[0] = 1\n")
-    assert nested.nested_scopes and nested.return_in_block and nested.subscript_store
-    assert nested.loop_else and nested.loop_starts_with_call
-    assert census("lambda: (lambda: 1)").nested_scopes is False
-    assert census("class A:\n    pass\n").nested_scopes
-    # Recorded while parsing (the root of the tree holds it).
-    found = parser.parse_entity_with_location(Methods.method, annotate_origins=True)
-    assert isinstance(anno.getanno(found.node, anno.Basic.CENSUS), parser.Census)
 
 
 def test_parsing_with_origins_leaves_no_cyclic_garbage():

@@ -7,6 +7,7 @@ from autograph.pyct import anno
 from autograph.pyct import naming
 from autograph.pyct import origin_info
 from autograph.pyct import parser
+from autograph.pyct import unparser
 from autograph.pyct import transformer
 
 
@@ -23,7 +24,7 @@ def _parsed(source):
 
 
 def _source(node):
-    return parser.unparse(node, include_encoding_marker=False)
+    return unparser.unparse(node, include_encoding_marker=False)
 
 
 def test_statement_visit_may_return_a_list_that_is_spliced():

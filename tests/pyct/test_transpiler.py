@@ -175,19 +175,19 @@ def test_methods_super_and_private_names():
     assert make() == "Child"
 
 
-def test_mangling_private_names_drops_the_parse_census():
+def test_mangling_private_names_drops_what_the_parse_observer_saw():
     from autograph.pyct import anno
 
-    class Keeps(transpiler.PyToPy):
+    class Observes(transpiler.PyToPy):
         def transform_ast(self, node, ctx):
-            self.census = anno.getanno(node, anno.Basic.CENSUS, None)
+            self.observer = anno.getanno(node, anno.Basic.PARSE_OBSERVER, None)
             return node
 
-    convert = Keeps()
+    convert = Observes()
+    convert.parse_observer = lambda fn: _NameRecorder()  # (defined at the end of this file)
     convert.transform(Child().greet, None)  # reads self.__secret: mangled
-    assert convert.census is None
-    convert.transform(Child.static, None)
-    assert convert.census is not None
+    assert convert.observer is None
+    assert convert.transform(Child.static, None) and convert.observer.names == {"x"}
 
 
 def test_lambdas():
@@ -369,3 +369,18 @@ def test_is_converted_survives_a_replaced_code_object_and_source_maps_are_listed
     converted.__code__ = generator.__code__
     assert transpiler.is_converted(converted)
     assert source_map in converter.source_maps()
+
+
+class _NameRecorder:
+    """A parse observer: the names of the Name nodes it is shown."""
+
+    node_classes = frozenset({gast.Name})
+
+    def __init__(self):
+        self.names = set()
+
+    def enter(self, node):
+        pass
+
+    def leave(self, node):
+        self.names.add(node.id)
