@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from autograph import cli
+from autograph.cli import inputs, render
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -111,7 +112,7 @@ def test_colour_always_uses_ansi_and_keeps_the_text(capsys, model_file):
     status, out, _ = run_cli(capsys, "--color", "always", model_file + ":scaled_sum")
     assert status == 0
     assert "\033[1;34mdef\033[0m" in out
-    plain = cli.colour_python(out)  # colouring is idempotent on the visible text
+    plain = render.colour_python(out)  # colouring is idempotent on the visible text
     strip = __import__("re").compile(r"\033\[[0-9;]*m").sub
     assert strip("", out) == strip("", plain)
     _, uncoloured, _ = run_cli(capsys, "--color", "never", model_file + ":scaled_sum")
@@ -120,7 +121,7 @@ def test_colour_always_uses_ansi_and_keeps_the_text(capsys, model_file):
 
 def test_colour_python_keeps_every_character():
     source = 'def f(x):  # comment\n    s = "a\\"b" + f"{x}"\n    return 0x1F + len(s)\n'
-    coloured = cli.colour_python(source)
+    coloured = render.colour_python(source)
     strip = __import__("re").compile(r"\033\[[0-9;]*m").sub
     assert strip("", coloured) == source
     assert "\033[32m" in coloured and "\033[35m" in coloured and "\033[2;37m" in coloured
@@ -143,8 +144,8 @@ def test_run_prints_results_and_timings(capsys, model_file):
 
 
 def test_sample_inputs_are_deterministic():
-    first = cli.make_inputs(["float64[2,3]", "int32[4]", "bool[2]", "int64[]", "3", "'a'"], 0)
-    second = cli.make_inputs(["float64[2,3]", "int32[4]", "bool[2]", "int64[]", "3", "'a'"], 0)
+    first = inputs.make_inputs(["float64[2,3]", "int32[4]", "bool[2]", "int64[]", "3", "'a'"], 0)
+    second = inputs.make_inputs(["float64[2,3]", "int32[4]", "bool[2]", "int64[]", "3", "'a'"], 0)
     for a, b in zip(first, second):
         assert repr(a) == repr(b)
     assert first[0].shape == (2, 3) and first[0].dtype == "float64"
