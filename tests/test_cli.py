@@ -187,6 +187,22 @@ def test_dot_writes_clusters_for_nested_graphs(capsys, tmp_path):
     assert "cli_loop.py:" in dot  # nodes say which user line created them
 
 
+def test_dot_depth_collapses_bodies(capsys, tmp_path):
+    source = tmp_path / "cli_loop2.py"
+    source.write_text(LOOP_WITH_BRANCH)
+    target = tmp_path / "total.dot"
+    status, out, err = run_cli(capsys, str(source) + ":total", "--dot", str(target),
+                               "--dot-depth", "0", "--arg", "float64[4]")
+    assert status == 0, err
+    dot = target.read_text()
+    assert "subgraph" not in dot and "\\nbody: " in dot  # the loop is one box
+    status, out, err = run_cli(capsys, str(source) + ":total", "--dot", str(target),
+                               "--dot-depth", "1", "--arg", "float64[4]")
+    assert status == 0, err
+    dot = target.read_text()
+    assert 'label="while: body"' in dot and "cond: then_branch" not in dot
+
+
 def test_dot_without_graphviz_writes_dot_and_says_so(capsys, model_file, tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     status, out, _ = run_cli(capsys, model_file + ":double", "--dot", str(tmp_path / "g.svg"),
@@ -194,6 +210,68 @@ def test_dot_without_graphviz_writes_dot_and_says_so(capsys, model_file, tmp_pat
     assert status == 0
     assert "Graphviz `dot` is not installed" in out
     assert (tmp_path / "g.dot").read_text().startswith("digraph")
+
+
+def _graphviz_dot():
+    """Graphviz's `dot`. Without it the render tests skip, unless AUTOGRAPH_REQUIRE_GRAPHVIZ
+    is set: CI sets it after installing Graphviz, so that they fail rather than skip there."""
+    dot = shutil.which("dot")
+    if dot is None:
+        if os.environ.get("AUTOGRAPH_REQUIRE_GRAPHVIZ"):
+            pytest.fail("AUTOGRAPH_REQUIRE_GRAPHVIZ is set but Graphviz's `dot` is not on PATH")
+        pytest.skip("Graphviz's `dot` is not installed (set AUTOGRAPH_REQUIRE_GRAPHVIZ to fail)")
+    return dot
+
+
+LOOP_WITH_BRANCH = textwrap.dedent("""\
+    def total(x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                s += x[i]
+        return s * 2.0
+    """)
+
+# A decoder's shape: a Python loop of 40 steps, each a branch that reads the weights W.
+UNROLLED_STEPS = textwrap.dedent("""\
+    import numpy as np
+
+    def steps(h, W):
+        for _ in range(40):
+            if np.sum(h) > 0:
+                h = np.tanh(W @ h)
+        return h
+    """)
+
+
+@pytest.mark.parametrize("depth", [[], ["--dot-depth", "0"], ["--dot-depth", "1"]])
+def test_graphviz_renders_the_picture(capsys, tmp_path, depth):
+    _graphviz_dot()  # the command runs it
+    source = tmp_path / "cli_render.py"
+    source.write_text(LOOP_WITH_BRANCH)
+    status, out, err = run_cli(capsys, str(source) + ":total", "--dot",
+                               str(tmp_path / "total.svg"), *depth, "--arg", "float64[4]")
+    assert status == 0, err
+    assert out == "wrote %s\n" % (tmp_path / "total.svg")
+    assert "<svg" in (tmp_path / "total.svg").read_text()
+
+
+def test_model_sized_picture_is_a_narrow_column(capsys, tmp_path):
+    dot = _graphviz_dot()
+    source = tmp_path / "cli_steps.py"
+    source.write_text(UNROLLED_STEPS)
+    target = tmp_path / "steps.dot"
+    status, _, err = run_cli(capsys, str(source) + ":steps", "--dot", str(target),
+                             "--arg", "float64[3]", "--arg", "float64[3,3]")
+    assert status == 0, err
+    text = target.read_text()
+    assert "subgraph" not in text  # 40 branches with their bodies: too many boxes to draw
+    assert "(used 40 times)" in text  # W: named by its 40 readers, not 40 edges from the top
+    result = subprocess.run([dot, "-Tplain", str(target)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    width, height = map(float, result.stdout.split("\n", 1)[0].split()[2:4])
+    assert width < 15 < height  # inches: a column to scroll down, not a wide band
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -208,6 +286,8 @@ def test_dot_without_graphviz_writes_dot_and_says_so(capsys, model_file, tmp_pat
     (["{model}:double", "--graph", "--arg", "float64[-1]"], "non-negative integers"),
     (["{model}:scaled_sum", "--graph", "--arg", "float64[3]"], "needs 2 --arg (got 1)"),
     (["{model}:double", "--arg", "float64[3]"], "--arg is only used with"),
+    (["{model}:double", "--dot", "g.dot", "--dot-depth", "-1", "--arg", "float64[3]"],
+     "--dot-depth must be 0 or more"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, model_file, argv, message):
     argv = [a.replace("{model}", model_file) for a in argv]
@@ -222,8 +302,8 @@ def test_python_dash_m_and_help():
     result = subprocess.run([sys.executable, "-m", "autograph", "--help"], cwd=ROOT,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    for option in ("--diff", "--graph", "--numba-source", "--dot", "--run", "--arg",
-                   "--backend", "path/to/file.py:qualname", "package.module:qualname"):
+    for option in ("--diff", "--graph", "--numba-source", "--dot", "--dot-depth", "--run",
+                   "--arg", "--backend", "path/to/file.py:qualname", "package.module:qualname"):
         assert option in result.stdout
     assert result.stdout.startswith("usage: python -m autograph")
 

@@ -33,10 +33,12 @@ By default the converted source is printed (what ag.to_code returns). The other 
   --diff             unified diff from the original source to the converted source
   --graph            the graph traced for the inputs given with --arg
   --numba-source     the Python source the Numba executor generates for that graph
-  --dot FILE         the graph as a Graphviz picture: loop and branch bodies are drawn as
-                     nested clusters. FILE.dot/.gv: DOT text; FILE.svg/.png/.pdf: rendered
-                     by Graphviz's `dot` when it is installed (else FILE.dot is written and
-                     the command says so)
+  --dot FILE         the graph as a Graphviz picture, top to bottom: loop and branch
+                     bodies are drawn as nested clusters, as many levels deep as fit in
+                     about 150 boxes (or --dot-depth N); a deeper loop or branch is one box
+                     that sums up its body. FILE.dot/.gv: DOT text; FILE.svg/.png/.pdf:
+                     rendered by Graphviz's `dot` when it is installed (else FILE.dot is
+                     written and the command says so)
   --run              call the traced function on the --arg inputs with --backend, print
                      the results and the time of the first call (convert + trace +
                      compile) and of later calls (median over --repeat calls)
@@ -91,6 +93,10 @@ def build_parser(prog="autograph"):
     parser.add_argument("--dot", metavar="FILE",
                         help="draw the graph: FILE.dot/.gv (DOT text) or FILE.svg/.png/.pdf "
                              "(rendered with Graphviz's dot when installed)")
+    parser.add_argument("--dot-depth", type=int, default=None, metavar="N",
+                        help="--dot: draw loop and branch bodies N levels deep (0: only the "
+                             "top level), deeper ones as one box each (default: as deep as "
+                             "fits in about 150 boxes)")
     parser.add_argument("--run", action="store_true",
                         help="run the traced function on the --arg inputs; print results and "
                              "timings")

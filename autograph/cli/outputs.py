@@ -30,6 +30,8 @@ def show(options, out):
     inputs = inputs_module.make_inputs(options.arg, options.seed) if wants_graph else []
     if options.repeat < 0:
         raise UsageError("--repeat must be 0 or more")
+    if options.dot_depth is not None and options.dot_depth < 0:
+        raise UsageError("--dot-depth must be 0 or more")
     if wants_graph:
         inputs_module.check_arity(fn, inputs)
 
@@ -51,7 +53,7 @@ def show(options, out):
     if options.numba_source:
         render.emit(numba_source(graph), out, colour, render.colour_python)
     if options.dot:
-        write_dot(graph, options.dot, out)
+        write_dot(graph, options.dot, out, options.dot_depth)
     out.write(run_report.getvalue())
     return 0
 
@@ -99,11 +101,12 @@ def numba_source(graph):
     return source
 
 
-def write_dot(graph, path, out):
-    """Writes the picture of `graph` to `path`; renders with Graphviz when asked and found."""
+def write_dot(graph, path, out, depth=None):
+    """Writes the picture of `graph` (bodies `depth` levels deep; None: as deep as fits) to
+    `path`; renders it with Graphviz when asked and found."""
     from runtime import graph_dot
 
-    dot_text = graph_dot.graph_to_dot(graph)
+    dot_text = graph_dot.graph_to_dot(graph, depth)
     base, extension = os.path.splitext(path)
     extension = extension.lower().lstrip(".")
     if extension in ("dot", "gv", ""):
