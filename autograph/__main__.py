@@ -1,4 +1,4 @@
-"""`python -m autograph`: the command line (see autograph/cli.py or `--help`)."""
+"""`python -m autograph`: the command line (see autograph/cli/ or `--help`)."""
 
 import sys
 

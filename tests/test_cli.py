@@ -10,6 +10,7 @@ import textwrap
 import pytest
 
 from autograph import cli
+from autograph.cli import inputs, render
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -111,7 +112,7 @@ def test_colour_always_uses_ansi_and_keeps_the_text(capsys, model_file):
     status, out, _ = run_cli(capsys, "--color", "always", model_file + ":scaled_sum")
     assert status == 0
     assert "\033[1;34mdef\033[0m" in out
-    plain = cli.colour_python(out)  # colouring is idempotent on the visible text
+    plain = render.colour_python(out)  # colouring is idempotent on the visible text
     strip = __import__("re").compile(r"\033\[[0-9;]*m").sub
     assert strip("", out) == strip("", plain)
     _, uncoloured, _ = run_cli(capsys, "--color", "never", model_file + ":scaled_sum")
@@ -120,7 +121,7 @@ def test_colour_always_uses_ansi_and_keeps_the_text(capsys, model_file):
 
 def test_colour_python_keeps_every_character():
     source = 'def f(x):  # comment\n    s = "a\\"b" + f"{x}"\n    return 0x1F + len(s)\n'
-    coloured = cli.colour_python(source)
+    coloured = render.colour_python(source)
     strip = __import__("re").compile(r"\033\[[0-9;]*m").sub
     assert strip("", coloured) == source
     assert "\033[32m" in coloured and "\033[35m" in coloured and "\033[2;37m" in coloured
@@ -143,8 +144,8 @@ def test_run_prints_results_and_timings(capsys, model_file):
 
 
 def test_sample_inputs_are_deterministic():
-    first = cli.make_inputs(["float64[2,3]", "int32[4]", "bool[2]", "int64[]", "3", "'a'"], 0)
-    second = cli.make_inputs(["float64[2,3]", "int32[4]", "bool[2]", "int64[]", "3", "'a'"], 0)
+    first = inputs.make_inputs(["float64[2,3]", "int32[4]", "bool[2]", "int64[]", "3", "'a'"], 0)
+    second = inputs.make_inputs(["float64[2,3]", "int32[4]", "bool[2]", "int64[]", "3", "'a'"], 0)
     for a, b in zip(first, second):
         assert repr(a) == repr(b)
     assert first[0].shape == (2, 3) and first[0].dtype == "float64"
@@ -186,6 +187,22 @@ def test_dot_writes_clusters_for_nested_graphs(capsys, tmp_path):
     assert "cli_loop.py:" in dot  # nodes say which user line created them
 
 
+def test_dot_depth_collapses_bodies(capsys, tmp_path):
+    source = tmp_path / "cli_loop2.py"
+    source.write_text(LOOP_WITH_BRANCH)
+    target = tmp_path / "total.dot"
+    status, out, err = run_cli(capsys, str(source) + ":total", "--dot", str(target),
+                               "--dot-depth", "0", "--arg", "float64[4]")
+    assert status == 0, err
+    dot = target.read_text()
+    assert "subgraph" not in dot and "\\nbody: " in dot  # the loop is one box
+    status, out, err = run_cli(capsys, str(source) + ":total", "--dot", str(target),
+                               "--dot-depth", "1", "--arg", "float64[4]")
+    assert status == 0, err
+    dot = target.read_text()
+    assert 'label="while: body"' in dot and "cond: then_branch" not in dot
+
+
 def test_dot_without_graphviz_writes_dot_and_says_so(capsys, model_file, tmp_path, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     status, out, _ = run_cli(capsys, model_file + ":double", "--dot", str(tmp_path / "g.svg"),
@@ -193,6 +210,68 @@ def test_dot_without_graphviz_writes_dot_and_says_so(capsys, model_file, tmp_pat
     assert status == 0
     assert "Graphviz `dot` is not installed" in out
     assert (tmp_path / "g.dot").read_text().startswith("digraph")
+
+
+def _graphviz_dot():
+    """Graphviz's `dot`. Without it the render tests skip, unless AUTOGRAPH_REQUIRE_GRAPHVIZ
+    is set: CI sets it after installing Graphviz, so that they fail rather than skip there."""
+    dot = shutil.which("dot")
+    if dot is None:
+        if os.environ.get("AUTOGRAPH_REQUIRE_GRAPHVIZ"):
+            pytest.fail("AUTOGRAPH_REQUIRE_GRAPHVIZ is set but Graphviz's `dot` is not on PATH")
+        pytest.skip("Graphviz's `dot` is not installed (set AUTOGRAPH_REQUIRE_GRAPHVIZ to fail)")
+    return dot
+
+
+LOOP_WITH_BRANCH = textwrap.dedent("""\
+    def total(x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                s += x[i]
+        return s * 2.0
+    """)
+
+# A decoder's shape: a Python loop of 40 steps, each a branch that reads the weights W.
+UNROLLED_STEPS = textwrap.dedent("""\
+    import numpy as np
+
+    def steps(h, W):
+        for _ in range(40):
+            if np.sum(h) > 0:
+                h = np.tanh(W @ h)
+        return h
+    """)
+
+
+@pytest.mark.parametrize("depth", [[], ["--dot-depth", "0"], ["--dot-depth", "1"]])
+def test_graphviz_renders_the_picture(capsys, tmp_path, depth):
+    _graphviz_dot()  # the command runs it
+    source = tmp_path / "cli_render.py"
+    source.write_text(LOOP_WITH_BRANCH)
+    status, out, err = run_cli(capsys, str(source) + ":total", "--dot",
+                               str(tmp_path / "total.svg"), *depth, "--arg", "float64[4]")
+    assert status == 0, err
+    assert out == "wrote %s\n" % (tmp_path / "total.svg")
+    assert "<svg" in (tmp_path / "total.svg").read_text()
+
+
+def test_model_sized_picture_is_a_narrow_column(capsys, tmp_path):
+    dot = _graphviz_dot()
+    source = tmp_path / "cli_steps.py"
+    source.write_text(UNROLLED_STEPS)
+    target = tmp_path / "steps.dot"
+    status, _, err = run_cli(capsys, str(source) + ":steps", "--dot", str(target),
+                             "--arg", "float64[3]", "--arg", "float64[3,3]")
+    assert status == 0, err
+    text = target.read_text()
+    assert "subgraph" not in text  # 40 branches with their bodies: too many boxes to draw
+    assert "(used 40 times)" in text  # W: named by its 40 readers, not 40 edges from the top
+    result = subprocess.run([dot, "-Tplain", str(target)], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    width, height = map(float, result.stdout.split("\n", 1)[0].split()[2:4])
+    assert width < 15 < height  # inches: a column to scroll down, not a wide band
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -207,6 +286,8 @@ def test_dot_without_graphviz_writes_dot_and_says_so(capsys, model_file, tmp_pat
     (["{model}:double", "--graph", "--arg", "float64[-1]"], "non-negative integers"),
     (["{model}:scaled_sum", "--graph", "--arg", "float64[3]"], "needs 2 --arg (got 1)"),
     (["{model}:double", "--arg", "float64[3]"], "--arg is only used with"),
+    (["{model}:double", "--dot", "g.dot", "--dot-depth", "-1", "--arg", "float64[3]"],
+     "--dot-depth must be 0 or more"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, model_file, argv, message):
     argv = [a.replace("{model}", model_file) for a in argv]
@@ -221,8 +302,8 @@ def test_python_dash_m_and_help():
     result = subprocess.run([sys.executable, "-m", "autograph", "--help"], cwd=ROOT,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    for option in ("--diff", "--graph", "--numba-source", "--dot", "--run", "--arg",
-                   "--backend", "path/to/file.py:qualname", "package.module:qualname"):
+    for option in ("--diff", "--graph", "--numba-source", "--dot", "--dot-depth", "--run",
+                   "--arg", "--backend", "path/to/file.py:qualname", "package.module:qualname"):
         assert option in result.stdout
     assert result.stdout.startswith("usage: python -m autograph")
 
