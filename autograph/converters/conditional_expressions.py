@@ -98,7 +98,7 @@ class ConditionalExpressionTransformer(converter.Base):
         # A copy drops the marks of the inline tests made for conditional expressions
         # nested in a branch (and/or conversion, which runs next, then converts those
         # tests too): such a branch is still copied, so that the code stays the same.
-        relevant = self._relevant
+        relevant = self.relevant
         original_test, body, orelse = node.test, node.body, node.orelse
         node = self.generic_visit(node)
         true_value = node.body if id(body) in relevant else moved(node.body)
@@ -133,7 +133,7 @@ def transform(node, ctx):
         logical_expressions.LogicalExpressionTransformer.target_types,
         is_first=transformer.is_target,
         is_second=lambda n: logical_expressions.is_rewritten(n, walrus))
-    transformer._relevant = relevant  # pylint: disable=protected-access
+    transformer.relevant = relevant
     if not transformer.has_targets(node):
         logical_expressions.hand_over_relevance(ctx, node, logical_relevant, walrus)
         return node

@@ -36,7 +36,7 @@ functions; a statement whose outputs include attribute or item targets gets
 import gast
 
 from autograph.converters import logical_expressions
-from autograph.core import converter
+from autograph.core import converter, marks
 from autograph.pyct import anno, ast_util, templates
 from autograph.pyct import cfg
 from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
@@ -49,46 +49,27 @@ _SIMPLE_STATEMENTS = frozenset({
     gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.Delete,
     gast.Pass, gast.Break, gast.Continue, gast.Raise, gast.Assert, gast.Import,
     gast.ImportFrom, gast.Global, gast.Nonlocal})
-_ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
 # The overloads running statements, and the ag__ functions making their graph forms.
 _FORMS = {"if_stmt": "if_form", "for_stmt": "for_form", "while_stmt": "while_form",
           "while_graph": "while_graph_form"}
-_LOCATIONS = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 
 
-def _copy(node, shell=False):
-    """A deep copy of an AST (or a list of them) keeping every annotation: the graph form of
-    a block is a copy of what its Python form was made from. With `shell`, a compound
-    statement is copied without its blocks (and its handlers/cases as shells)."""
-    if not shell:
-        return templates.copy_tree(node)
-    node_class = node.__class__
-    source = node.__dict__
-    new_node = node_class.__new__(node_class)
-    target = new_node.__dict__
-    for field in node_class._fields:
-        value = source.get(field)
-        if field in _BLOCK_FIELDS and value.__class__ is list and (
-                not value or isinstance(value[0], gast.stmt)):
-            value = []
-        elif field in ("handlers", "cases"):
-            value = [_copy(v, shell=True) for v in value]
-        elif value.__class__ is list:
-            value = [templates.copy_tree(v) if isinstance(v, (gast.AST, list)) else v
-                     for v in value]
-        elif isinstance(value, gast.AST):
-            value = templates.copy_tree(value)
-        target[field] = value
-    for attribute in _LOCATIONS:
-        if attribute in source:
-            target[attribute] = source[attribute]
-    annotations = source.get(_ANNOTATIONS_FIELD)
-    if annotations:
-        target[_ANNOTATIONS_FIELD] = dict(annotations)
-    return new_node
-
-
-_WITHOUT_CHOICES = converter.AgAnno.WITHOUT_CHOICES
+def _copy_without_blocks(statement):
+    """A copy of a compound statement, with every annotation, whose statement blocks (and
+    those of its handlers or cases) are empty: its graph form gets blocks of its own."""
+    emptied = []
+    for owner in [statement, *getattr(statement, "handlers", ()),
+                  *getattr(statement, "cases", ())]:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(owner, field, None)
+            if block.__class__ is list:
+                emptied.append((owner, field, block))
+                setattr(owner, field, [])
+    try:
+        return templates.copy_tree(statement)
+    finally:
+        for owner, field, block in emptied:
+            setattr(owner, field, block)
 
 
 def _graph_copy(node):
@@ -97,8 +78,7 @@ def _graph_copy(node):
     changes such a node in place (conditional and logical expressions skip it), except
     `ag__.ld` reads, which visit_FunctionDef gives their own copies; everything else is
     copied, since those converters rewrite the two forms differently."""
-    annotations = node.__dict__.get(_ANNOTATIONS_FIELD)
-    if annotations and annotations.get(_WITHOUT_CHOICES):
+    if marks.holds_no_choice(node):
         return node
     return templates.copy_tree(node)
 
@@ -106,12 +86,11 @@ def _graph_copy(node):
 def _without_choices(node):
     """Marks a node this converter generates from names, constants and nodes already marked
     as holding no choice: the relevance walks of the two converters after it skip it."""
-    anno.setanno(node, _WITHOUT_CHOICES, True)
-    return node
+    return marks.mark_holds_no_choice(node)
 
 
 def _hold_no_choice(nodes):
-    return all(node.__class__ is gast.Name or anno.hasanno(node, _WITHOUT_CHOICES)
+    return all(node.__class__ is gast.Name or marks.holds_no_choice(node)
                for node in nodes)
 
 
@@ -265,8 +244,7 @@ class ControlFlowTransformer(converter.Base):
         if function.nonlocals:
             prologue.append(gast.Nonlocal(names=sorted(function.nonlocals)))
         if function.maybe_undefined:
-            anno.setanno(node, converter.AgAnno.MAYBE_UNDEFINED,
-                         frozenset(function.maybe_undefined))
+            marks.set_maybe_undefined(node, function.maybe_undefined)
         unbound = (function.declared_in_blocks - function.params - function.globals
                    - function.nonlocals)
         if unbound:
@@ -349,10 +327,8 @@ class ControlFlowTransformer(converter.Base):
         return python, functional
 
     def _convert_statement(self, node, graph):
-        annotations = node.__dict__.get(_ANNOTATIONS_FIELD)
-        if annotations and (annotations.get(anno.Basic.SKIP_PROCESSING)
-                            or annotations.get(converter.AgAnno.UNCONVERTIBLE, False)):
-            return [node], ([_copy(node)] if graph else None)
+        if marks.is_left_alone(node):
+            return [node], ([templates.copy_tree(node)] if graph else None)
         node_class = node.__class__
         if node_class is gast.If:
             python, functional = self._if(node, graph)
@@ -362,9 +338,9 @@ class ControlFlowTransformer(converter.Base):
             python, functional = self._for(node, graph)
         elif node_class in (gast.FunctionDef, gast.AsyncFunctionDef):
             node = self.visit(node)
-            return [node], ([_copy(node)] if graph else None)
+            return [node], ([templates.copy_tree(node)] if graph else None)
         elif isinstance(node, _SCOPES):
-            return [node], ([_copy(node)] if graph else None)
+            return [node], ([templates.copy_tree(node)] if graph else None)
         else:
             return self._compound(node, graph)
         return python, functional
@@ -378,8 +354,8 @@ class ControlFlowTransformer(converter.Base):
                   and getattr(node, field) and isinstance(getattr(node, field)[0], gast.stmt)]
         parts = list(getattr(node, "handlers", ())) + list(getattr(node, "cases", ()))
         if not blocks and not parts:
-            return [node], ([_copy(node)] if graph else None)
-        functional = _copy(node, shell=True) if graph else None
+            return [node], ([templates.copy_tree(node)] if graph else None)
+        functional = _copy_without_blocks(node) if graph else None
         for field in blocks:
             python_block, graph_block = self._convert_block(getattr(node, field), graph)
             setattr(node, field, python_block or [gast.Pass()])
@@ -484,15 +460,15 @@ class ControlFlowTransformer(converter.Base):
             # overload form (rare: the loop is ending, or a flag turned symbolic).
             test = templates.replace_as_expression(
                 "test if all_false else ag__.and_(flags_test, lambda: test_copy)()",
-                test=templates.moved(test), test_copy=templates.moved(_copy(node.test)),
+                test=templates.moved(test), test_copy=templates.moved(templates.copy_tree(node.test)),
                 all_false=templates.moved(_flags_test(flags, gast.And, gast.Is)),
                 flags_test=self._overload_form(extra_test))
         elif extra_test is not None:
-            test = gast.BoolOp(op=gast.And(), values=[_copy(extra_test), test])
+            test = gast.BoolOp(op=gast.And(), values=[templates.copy_tree(extra_test), test])
         args = self._graph_while(node, graph_body)
         # Inside an enclosing graph form, the loop is a while_stmt call; here the
         # condition was just computed (symbolic): straight to the graph loop.
-        entry = self._overload_function(node, "while_graph", [], _copy(args))
+        entry = self._overload_function(node, "while_graph", [], templates.copy_tree(args))
         cond = self.new_symbol("cond")
         # The condition runs exactly once per iteration; when it turns symbolic, the rest
         # of the loop runs as a graph loop (which traces the condition itself).
@@ -525,7 +501,7 @@ class ControlFlowTransformer(converter.Base):
             entry = self._graph_for(node, self._convert_block(node.body, True)[1])
             python_else, graph_else = self._convert_block(node.orelse, graph)
             return (self._graph_entry(node, entry, [node.iter]) + python_else,
-                    self._call(node, entry, [_copy(node.iter)]) + graph_else
+                    self._call(node, entry, [templates.copy_tree(node.iter)]) + graph_else
                     if graph else None)
         extra_test = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST, None)
         python_body, graph_body = self._convert_block(node.body, True)

@@ -55,6 +55,12 @@ class Static(NoValue):
     LIVE_VARS_IN_BODY = "Symbols live when entering a loop body (from the loop's own start)."
 
 
+def annotations(node):
+    """The dict holding `node`'s annotations (None when it has none), for walks that look
+    up several keys on every node they pass: read keys from it, or set them."""
+    return node.__dict__.get(_ANNO_FIELD)
+
+
 def keys(node, field_name=_ANNO_FIELD):
     return frozenset(getattr(node, field_name, {}).keys())
 

@@ -1,17 +1,16 @@
-"""Fast tree walking for gast (and ast) trees: what gast.walk and ast.iter_child_nodes do,
-at about half the cost (they run many times per conversion)."""
+"""What is below a node of a gast (or ast) tree, and the walks built on it.
+
+`child_nodes` is the one child-field walk: analyses and converters that visit a tree go
+through it instead of reading node fields themselves.
+"""
 
 import ast
 
 _AST = ast.AST
-# Load/Store/Del/Param carry no data: walks skip them.
-_CONTEXT_CLASSES = frozenset(
-    cls for module in (ast, __import__("gast")) for cls in vars(module).values()
-    if isinstance(cls, type) and issubclass(cls, getattr(module, "expr_context")))
 
-
-# Fields that only ever hold plain values (names, flags, strings), never nodes: walks skip
-# them. (Constant.value is plain too; `name`, `names` and `value` hold nodes elsewhere.)
+# Fields that only ever hold plain values (names, flags, strings, expression contexts),
+# never nodes: walks skip them. (Constant.value is plain too; `name`, `names` and `value`
+# hold nodes elsewhere.)
 _PLAIN_FIELDS = frozenset({"id", "attr", "ctx", "type_comment", "kind", "arg", "asname",
                            "module", "level", "is_async", "conversion", "simple"})
 _CONSTANT_CLASSES = frozenset(
@@ -20,7 +19,7 @@ _node_fields = {}  # node class -> the fields that may hold nodes
 
 
 def node_fields(node_class):
-    """The fields of `node_class` that may hold nodes (cached)."""
+    """The fields of `node_class` that may hold nodes, in field order (cached)."""
     fields = _node_fields.get(node_class)
     if fields is None:
         fields = _node_fields[node_class] = tuple(
@@ -30,17 +29,20 @@ def node_fields(node_class):
     return fields
 
 
-def child_nodes(node):
-    """The child nodes of `node` in field order, as a list (expression contexts left out)."""
+def child_nodes(node, fields=None):
+    """The nodes directly below `node`, in field order (operators included, expression
+    contexts left out): those in `fields` if given, else in every field of node_fields."""
+    if fields is None:
+        fields = _node_fields.get(node.__class__) or node_fields(node.__class__)
     children = []
-    source = node.__dict__
-    for field in node_fields(node.__class__):
-        value = source.get(field)
+    values = node.__dict__
+    for field in fields:
+        value = values.get(field)
         if value.__class__ is list:
             for item in value:
-                if isinstance(item, _AST) and item.__class__ not in _CONTEXT_CLASSES:
+                if isinstance(item, _AST):
                     children.append(item)
-        elif isinstance(value, _AST) and value.__class__ not in _CONTEXT_CLASSES:
+        elif isinstance(value, _AST):
             children.append(value)
     return children
 
@@ -51,22 +53,32 @@ def walk(node):
     The order is not gast.walk's breadth-first order: use it where order does not matter.
     """
     stack = [node]
-    pop = stack.pop
-    extend = stack.extend
     while stack:
-        current = pop()
+        current = stack.pop()
         yield current
-        extend(child_nodes(current))
+        stack.extend(child_nodes(current))
 
 
 def contains(node, node_types):
     """True when `node` or a node below it is an instance of `node_types`."""
     stack = [node]
-    pop = stack.pop
-    extend = stack.extend
     while stack:
-        current = pop()
+        current = stack.pop()
         if isinstance(current, node_types):
             return True
-        extend(child_nodes(current))
+        stack.extend(child_nodes(current))
     return False
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+_block_fields = {}
+
+
+def block_fields(node_class):
+    """The fields of a statement class (or of an except handler or match case) that hold
+    statement blocks, or the handlers or cases holding them, in field order."""
+    fields = _block_fields.get(node_class)
+    if fields is None:
+        fields = _block_fields[node_class] = tuple(
+            f for f in node_class._fields if f in _BLOCK_FIELDS)
+    return fields
