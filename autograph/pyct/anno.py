@@ -61,6 +61,17 @@ def annotations(node):
     return node.__dict__.get(_ANNO_FIELD)
 
 
+def copy_annotations(from_node, to_node, keys=None):
+    """Gives `to_node` (which has none) `from_node`'s annotations, or those among `keys`."""
+    annotations = from_node.__dict__.get(_ANNO_FIELD)
+    if annotations:
+        if keys is not None:
+            annotations = {key: annotations[key] for key in keys if key in annotations}
+            if not annotations:
+                return
+        to_node.__dict__[_ANNO_FIELD] = dict(annotations)
+
+
 def keys(node, field_name=_ANNO_FIELD):
     return frozenset(getattr(node, field_name, {}).keys())
 

@@ -10,7 +10,6 @@ import textwrap
 import gast
 
 from autograph.pyct import anno
-from autograph.pyct import ast_util
 
 # Annotations that survive when a node is copied into a template; analyses are
 # re-run after each converter, so everything else is dropped to keep copies cheap.
@@ -31,7 +30,6 @@ class TemplateError(ValueError):
 
 
 _LOCATION_ATTRIBUTES = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
 
 
 def copy_clean(node, preserve_annos=PRESERVED_ANNOTATIONS):
@@ -79,14 +77,8 @@ def _copy_node(node, preserve_annos):
     for attribute in _LOCATION_ATTRIBUTES:
         if attribute in source:
             target[attribute] = source[attribute]
-    annotations = source.get(_ANNOTATIONS_FIELD)
-    if annotations:
-        if preserve_annos is None:
-            target[_ANNOTATIONS_FIELD] = dict(annotations)
-        elif preserve_annos:
-            kept = {key: annotations[key] for key in preserve_annos if key in annotations}
-            if kept:
-                target[_ANNOTATIONS_FIELD] = kept
+    if preserve_annos != ():
+        anno.copy_annotations(node, new_node, preserve_annos)
     return new_node
 
 
@@ -144,8 +136,11 @@ def moved(node):
     replaces. Most replacements are such nodes, and copying them, at every level of
     nesting, was much of the cost of generating code. Unlike a copy (which keeps
     PRESERVED_ANNOTATIONS only), it keeps all its annotations: move only nodes whose other
-    annotations no later step acts on.
+    annotations no later step acts on. A list of nodes gives a list of moved nodes (for a
+    placeholder spliced into call arguments, tuple elements, ...).
     """
+    if node.__class__ is list:
+        return [moved(n) for n in node]
     if not isinstance(node, gast.AST):
         raise TemplateError(f"only an AST node can be moved into a template, got {node!r}")
     return _Moved(node)
@@ -182,152 +177,11 @@ def _param(value):
     return _name(name, gast.Param.__new__(gast.Param))
 
 
-_REPLACE_VISITORS = {}  # node class -> _ReplaceTransformer method
-
-
-class _ReplaceTransformer(gast.NodeTransformer):
-    """Substitutes placeholders; statement visits may return lists, which are spliced."""
-
-    def __init__(self, replacements):
-        self.replacements = replacements
-
-    def visit(self, node):
-        # ast.NodeVisitor.visit, with the method looked up once per node class.
-        visitor = _REPLACE_VISITORS.get(node.__class__)
-        if visitor is None:
-            visitor = getattr(type(self), "visit_" + node.__class__.__name__, None)
-            if visitor is None:
-                visitor = type(self).generic_visit
-            _REPLACE_VISITORS[node.__class__] = visitor
-        return visitor(self, node)
-
-    # Statement blocks ---------------------------------------------------------
-
-    def visit_Expr(self, node):
-        # A placeholder standing alone as a statement is a statement block. Blocks are
-        # moved, not copied: the caller hands them over (copying whole bodies at every
-        # nesting level would make conversion quadratic).
-        if isinstance(node.value, gast.Name) and node.value.id in self.replacements:
-            value = self.replacements[node.value.id]
-            statements = value if isinstance(value, (list, tuple)) else [value]
-            if all(isinstance(s, gast.stmt) for s in statements):
-                return list(statements)
-        return self.generic_visit(node)
-
-    def generic_visit(self, node):
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                new_values = []
-                for item in value:
-                    if isinstance(item, gast.AST):
-                        result = self.visit(item)
-                        if result is None:
-                            continue
-                        if isinstance(result, list):
-                            new_values.extend(result)
-                            continue
-                        new_values.append(result)
-                    else:
-                        new_values.append(item)
-                if (field in _NONEMPTY_BLOCKS and not new_values and value
-                        and isinstance(value[0], gast.stmt)):
-                    new_values = [gast.Pass()]
-                setattr(node, field, new_values)
-            elif isinstance(value, gast.AST):
-                result = self.visit(value)
-                if isinstance(result, list):
-                    raise TemplateError(
-                        f"a list replaced the single {field!r} of {type(node).__name__}")
-                setattr(node, field, result)
-        return node
-
-    # Names and expressions ----------------------------------------------------
-
-    def visit_Name(self, node):
-        if node.id not in self.replacements:
-            return node
-        value = self.replacements[node.id]
-        if isinstance(node.ctx, gast.Param):
-            if isinstance(value, (list, tuple)):
-                return [_param(v) for v in value]
-            return _param(value)
-        if isinstance(value, (list, tuple)):
-            # Splicing into a list of expressions (call arguments, tuple elements, ...).
-            return [_to_node(v, type(node.ctx)()) for v in value]
-        return _to_node(value, type(node.ctx)())
-
-    def visit_Attribute(self, node):
-        node = self.generic_visit(node)
-        if node.attr in self.replacements:
-            value = self.replacements[node.attr]
-            if isinstance(value, gast.Name):
-                value = value.id
-            if not isinstance(value, str):
-                raise TemplateError(f"attribute name {node.attr!r} must be replaced by a str")
-            node.attr = value
-        return node
-
-    def visit_keyword(self, node):
-        node = self.generic_visit(node)
-        if node.arg is not None and node.arg in self.replacements:
-            value = self.replacements[node.arg]
-            if isinstance(value, gast.Name):
-                value = value.id
-            if isinstance(value, str):
-                node.arg = value
-        return node
-
-    def _rename_definition(self, node):
-        if node.name in self.replacements:
-            value = self.replacements[node.name]
-            node.name = value.id if isinstance(value, gast.Name) else str(value)
-
-    def visit_FunctionDef(self, node):
-        self._rename_definition(node)
-        return self.generic_visit(node)
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_ClassDef(self, node):
-        self._rename_definition(node)
-        return self.generic_visit(node)
-
-    def visit_arguments(self, node):
-        node = self.generic_visit(node)
-        for field in ("vararg", "kwarg"):
-            value = getattr(node, field)
-            if isinstance(value, list):
-                raise TemplateError(f"a list replaced {field}")
-        return node
-
-
-_template_cache = {}
-
-
-def _parsed_template(template):
-    """A fresh tree of `template`: parsed once, copied afterwards (copying is much faster)."""
-    tree = _template_cache.get(template)
-    if tree is None:
-        if len(_template_cache) >= _CACHE_LIMIT:
-            _template_cache.clear()
-        tree = _template_cache[template] = gast.parse(textwrap.dedent(template))
-    return copy_clean(tree, preserve_annos=())
-
-
-def _check_replacements(replacements):
-    for key in replacements:
-        if not isinstance(key, str):
-            raise TemplateError(f"replacement keys must be names, got {key!r}")
-
-
-# -- compiled templates ---------------------------------------------------------------
-# `replace` runs tens of times per converted function. Instead of copying the parsed
-# template and then walking the copy with _ReplaceTransformer, each (template, placeholder
-# names) pair is compiled once into a Python function that builds the result directly:
-# the fixed parts of the template become straight-line node constructions, and only the
-# placeholders are decided at run time. The result is what _ReplaceTransformer makes of a
-# fresh copy (tests/pyct/test_templates.py compares the two).
+# -- Builders -----------------------------------------------------------------------------
+# `replace` runs tens of times per converted function. Each (template, placeholder names)
+# pair is compiled once into a Python function that builds the result directly: the fixed
+# parts of the template become straight-line node constructions, and only the
+# placeholders are decided when it runs, by the functions below.
 
 
 def _substitute(value, ctx_class):
@@ -501,34 +355,19 @@ class _TemplateCompiler:
 
 
 _builders = {}  # (template, placeholder names) -> builder function
-_uses = {}  # (template, placeholder names) -> uses so far, until it is compiled
-# Compiling costs about as much as a few dozen copies: a template is compiled on its second
-# use (templates made from generated names may be used only once). The caches are
-# emptied when they grow past _CACHE_LIMIT entries.
-_COMPILE_ON_USE = 2
+# Templates are written in the converters: a few dozen of them. The cache is emptied if it
+# ever grows past this (a template text made from data would be a bug, not a memory leak).
 _CACHE_LIMIT = 4096
 
 
 def _builder(template, names):
-    """The compiled builder of (template, names), or None while it is still used too
-    rarely to be worth compiling."""
+    """The builder of (template, names), compiled on its first use."""
     key = (template, names)
     builder = _builders.get(key)
     if builder is None:
-        uses = _uses.get(key, 0) + 1
-        if uses < _COMPILE_ON_USE:
-            if len(_uses) >= _CACHE_LIMIT:
-                _uses.clear()
-            _uses[key] = uses
-            return None
-        _uses.pop(key, None)
-        if len(_template_cache) >= _CACHE_LIMIT:
-            _template_cache.clear()
-        tree = _template_cache.get(template)
-        if tree is None:
-            tree = _template_cache[template] = gast.parse(textwrap.dedent(template))
         if len(_builders) >= _CACHE_LIMIT:
             _builders.clear()
+        tree = gast.parse(textwrap.dedent(template))
         builder = _builders[key] = _TemplateCompiler(frozenset(names)).build(tree.body)
     return builder
 
@@ -540,36 +379,12 @@ def replace(template, **replacements):
     statement or a list of statements (for a placeholder standing alone as a statement),
     or a list of expressions/names (spliced into call arguments, tuple elements or a
     function's parameters). Expression replacements are copied, never shared, unless
-    wrapped in `moved`; statement blocks are moved into the result as they are.
+    wrapped in `moved`; statement blocks are moved into the result as they are. A
+    placeholder standing for a function, class, attribute or keyword name takes a str.
     """
     if not isinstance(template, str):
         raise TemplateError(f"template must be a str, got {type(template).__name__}")
-    names = tuple(replacements)
-    builder = _builders.get((template, names))
-    if builder is None:
-        _check_replacements(replacements)
-        builder = _builder(template, names)
-        if builder is None:
-            return replace_by_copy(template, **replacements)
-    return builder(replacements)
-
-
-def replace_by_copy(template, **replacements):
-    """`replace` done by copying the parsed template and walking the copy (the reference
-    behaviour the compiled templates reproduce)."""
-    _check_replacements(replacements)
-    if not isinstance(template, str):
-        raise TemplateError(f"template must be a str, got {type(template).__name__}")
-    tree = _parsed_template(template)
-    transformer = _ReplaceTransformer(replacements)
-    results = []
-    for statement in tree.body:
-        result = transformer.visit(statement)
-        if isinstance(result, list):
-            results.extend(result)
-        elif result is not None:
-            results.append(result)
-    return results
+    return _builder(template, tuple(replacements))(replacements)
 
 
 def replace_as_expression(template, **replacements):
