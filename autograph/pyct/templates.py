@@ -88,20 +88,22 @@ def set_context(node, ctx):
     Names, tuples, lists and starred take `ctx` throughout; attributes and subscripts take
     it at the top only, their inner parts are always read.
     """
-    if isinstance(node, (gast.Name, gast.Starred)):
+    node_class = node.__class__
+    if node_class is gast.Name:
         node.ctx = ctx
-        if isinstance(node, gast.Starred):
-            set_context(node.value, ctx)
-    elif isinstance(node, (gast.Tuple, gast.List)):
+    elif node_class is gast.Tuple or node_class is gast.List:
         node.ctx = ctx
         for element in node.elts:
             set_context(element, ctx)
-    elif isinstance(node, (gast.Attribute, gast.Subscript)):
+    elif node_class is gast.Starred:
+        node.ctx = ctx
+        set_context(node.value, ctx)
+    elif node_class is gast.Attribute or node_class is gast.Subscript:
         node.ctx = ctx
         # Only the assignable chain below is read; other expressions keep their contexts
         # (a walrus or comprehension target inside `(ch := s[i]).isspace` stays a store).
         set_context(node.value, gast.Load())
-        if isinstance(node, gast.Subscript):
+        if node_class is gast.Subscript:
             set_context(node.slice, gast.Load())
     return node
 
@@ -118,13 +120,10 @@ def _name(name, ctx):
 
 
 class _Moved:
-    """A replacement handed over to the template (see `moved`)."""
+    """A replacement handed over to the template (see `moved`): `node`, and whether a place
+    of the template already took it."""
 
     __slots__ = ("node", "used")
-
-    def __init__(self, node):
-        self.node = node
-        self.used = False
 
 
 def moved(node):
@@ -143,13 +142,16 @@ def moved(node):
         return [moved(n) for n in node]
     if not isinstance(node, gast.AST):
         raise TemplateError(f"only an AST node can be moved into a template, got {node!r}")
-    return _Moved(node)
+    handed_over = _Moved.__new__(_Moved)  # (no __init__: a call fewer, for every one)
+    handed_over.node = node
+    handed_over.used = False
+    return handed_over
 
 
 def _to_node(value, ctx):
     """Converts one replacement value (str, QN, AST expression, or a `moved` one) into an
     expression node."""
-    if isinstance(value, str):
+    if value.__class__ is str:
         return _name(value, ctx)
     if value.__class__ is _Moved:
         node = value.node
@@ -185,8 +187,8 @@ def _param(value):
 
 
 def _substitute(value, ctx_class):
-    """A placeholder in an expression position (visit_Name, non-parameter case)."""
-    if isinstance(value, (list, tuple)):
+    """A placeholder in an expression position: a node, or a list of them to splice."""
+    if value.__class__ is list or value.__class__ is tuple:
         return [_to_node(v, ctx_class.__new__(ctx_class)) for v in value]
     return _to_node(value, ctx_class.__new__(ctx_class))
 
@@ -218,15 +220,16 @@ def _nonempty_body(values):
     return values or [gast.Pass()]
 
 
-def _placeholder_statement(value, location):
-    """`placeholder` standing alone as a statement (visit_Expr)."""
-    statements = value if isinstance(value, (list, tuple)) else [value]
-    if all(isinstance(s, gast.stmt) for s in statements):
-        return list(statements)
-    new_value = _single(_substitute(value, gast.Load), "value", "Expr")
-    node = gast.Expr.__new__(gast.Expr)
-    node.__dict__ = {"value": new_value, **location}
-    return node
+def _placeholder_statement(value):
+    """`placeholder` standing alone as a statement: the statements it is replaced by, or an
+    expression statement of the expression it is replaced by."""
+    statements = value if value.__class__ is list or value.__class__ is tuple else [value]
+    for statement in statements:
+        if not isinstance(statement, gast.stmt):
+            node = gast.Expr.__new__(gast.Expr)
+            node.__dict__ = {"value": _single(_substitute(value, gast.Load), "value", "Expr")}
+            return node
+    return list(statements)
 
 
 def _attribute_name(value, attr):
@@ -247,12 +250,23 @@ def _definition_name(value):
     return value.id if isinstance(value, gast.Name) else str(value)
 
 
+def _declared_names(value):
+    """A placeholder among the names of a global or nonlocal statement: a str or a list of
+    them."""
+    return [value] if isinstance(value, str) else list(value)
+
+
 _PLAIN_CONSTANT_TYPES = (str, int, bool, type(None))
 _RENAMED_DEFINITIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+_DECLARATIONS = (gast.Global, gast.Nonlocal)
 
 
 class _TemplateCompiler:
-    """Writes the source of a builder function for one template and placeholder set."""
+    """Writes the source of a builder function for one template and placeholder set.
+
+    The nodes it makes have no source positions (the template's own, line 1 of the
+    template, would be meaningless): where generated code comes from is its ORIGIN
+    annotation."""
 
     def __init__(self, placeholders):
         self.placeholders = placeholders
@@ -262,7 +276,7 @@ class _TemplateCompiler:
             "_single": _single, "_splice": _splice, "_nonempty_body": _nonempty_body,
             "_placeholder_statement": _placeholder_statement,
             "_attribute_name": _attribute_name, "_keyword_arg": _keyword_arg,
-            "_definition_name": _definition_name,
+            "_definition_name": _definition_name, "_declared_names": _declared_names,
         }
         self._classes = {}
         self._count = 0
@@ -290,15 +304,13 @@ class _TemplateCompiler:
         placeholders = self.placeholders if substitute else ()
         node_class = node.__class__
         source = node.__dict__
-        location = {a: source[a] for a in _LOCATION_ATTRIBUTES if a in source}
         if node_class is gast.Name and node.id in placeholders:
             if isinstance(node.ctx, gast.Param):
                 return f"_substitute_param(R[{node.id!r}])", True
             return f"_substitute(R[{node.id!r}], {self._class(node.ctx.__class__)})", True
         if (node_class is gast.Expr and node.value.__class__ is gast.Name
                 and node.value.id in placeholders):
-            return (f"_placeholder_statement(R[{node.value.id!r}], "
-                    f"{self._constant(location)})"), True
+            return f"_placeholder_statement(R[{node.value.id!r}])", True
         fields = []
         for field in node_class._fields:
             value = source.get(field)
@@ -312,6 +324,9 @@ class _TemplateCompiler:
                     if isinstance(item, gast.AST):
                         code, item_dynamic = self.node(item, substitute_children)
                         dynamic = dynamic or item_dynamic
+                    elif node_class in _DECLARATIONS and item in placeholders:
+                        code = f"_declared_names(R[{item!r}])"
+                        dynamic = True
                     else:
                         code = self._constant(item)
                     items.append(code)
@@ -337,7 +352,6 @@ class _TemplateCompiler:
                 else:
                     code = self._constant(value)
             fields.append(f"{field!r}: {code}")
-        fields.extend(f"{a!r}: {v!r}" for a, v in location.items())
         variable = self._new_variable()
         class_name = self._class(node_class)
         self.lines.append(f"    {variable} = {class_name}.__new__({class_name})")
@@ -381,10 +395,15 @@ def replace(template, **replacements):
     function's parameters). Expression replacements are copied, never shared, unless
     wrapped in `moved`; statement blocks are moved into the result as they are. A
     placeholder standing for a function, class, attribute or keyword name takes a str.
+    The nodes the template makes have no source positions (gast.fix_missing_locations
+    gives them some, before compiling them directly).
     """
-    if not isinstance(template, str):
-        raise TemplateError(f"template must be a str, got {type(template).__name__}")
-    return _builder(template, tuple(replacements))(replacements)
+    builder = _builders.get((template, tuple(replacements)))
+    if builder is None:
+        if not isinstance(template, str):
+            raise TemplateError(f"template must be a str, got {type(template).__name__}")
+        builder = _builder(template, tuple(replacements))
+    return builder(replacements)
 
 
 def replace_as_expression(template, **replacements):

@@ -220,7 +220,7 @@ def test_global_shadowing_builtin():
     assert api.to_graph(f)(-1) == "global abs"
 
 
-# The walk `transform` uses against the reference transformer ----------------------------
+# The tree call_trees makes, and the marks it leaves for the converters after it ---------
 
 import gast as _gast
 
@@ -241,6 +241,12 @@ def _context(fn):
                                    converter.STANDARD_OPTIONS, entity=fn))
 
 
+# _Child.method holds a call of every kind the converter meets: in decorators, defaults and
+# annotations (evaluated in the enclosing scope), in a lambda and in a comprehension, a
+# zero-argument super(), starred and keyword arguments, a call of a call's result, and
+# calls inside if-else, `or` and `not`, whose enclosing expressions hold a choice (they
+# stay unmarked, while the expressions and statements holding none are marked as
+# holding none).
 class _Base:
     def method(self, x):
         return x

@@ -8,7 +8,8 @@ from autograph.pyct import anno, templates
 
 def _std_unparse(module):
     import ast
-    return ast.unparse(gast.gast_to_ast(module)).strip()
+    # Template nodes have no source positions, which ast.unparse reads on some nodes.
+    return ast.unparse(gast.gast_to_ast(gast.fix_missing_locations(module))).strip()
 
 
 def run(nodes, namespace):
@@ -139,7 +140,7 @@ def _outcome(template, replacements):
         nodes = templates.replace(template, **replacements)
     except templates.TemplateError as e:
         return "error", str(e)
-    module = gast.fix_missing_locations(gast.Module(body=nodes, type_ignores=[]))
+    module = gast.Module(body=nodes, type_ignores=[])
     kept = sorted({str(key) for n in nodes for m in gast.walk(n)
                    for key in anno.keys(m)})
     return _std_unparse(module), kept
@@ -188,7 +189,8 @@ _CASES = [
     ("def f(a: ann = default):\n    pass", lambda: dict(ann="int", default=expr("3")),
      ("def f(a: ann=3):\n    pass", [])),
     ("global x, y\nx = (1, 'a', b'b', 1.5, None, ..., 1j)", lambda: dict(x="renamed"),
-     ("global x, y\nrenamed = (1, 'a', b'b', 1.5, None, ..., 1j)", [])),
+     ("global renamed, y\nrenamed = (1, 'a', b'b', 1.5, None, ..., 1j)", [])),
+    ("nonlocal names", lambda: dict(names=["b", "a"]), ("nonlocal b, a", [])),
     ("x = {1: a, **b}", lambda: dict(a="q", b=expr("d")), ("x = {1: q, **d}", [])),
     ("x = name", lambda: dict(name=3), ("error", "cannot use 3 of type int as a replacement")),
     ("del target", lambda: dict(target=expr("a.b")), ("del a.b", [])),
