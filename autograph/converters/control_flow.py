@@ -81,10 +81,12 @@ def _python_test(name, template="name is True or name is False or ag__.type_(nam
 
 def _negation(value, negated):
     """`ag__.not_(value)` for the graph form of `if not value:` (its Python form tests
-    `value` itself), else `value`."""
+    `value` itself), else `value` (a name, or a node)."""
     if not negated:
         return value
-    return templates.replace_as_expression("ag__.not_(value)", value=templates.moved(value))
+    if value.__class__ is not str:
+        value = templates.moved(value)
+    return templates.replace_as_expression("ag__.not_(value)", value=value)
 
 
 def _either(terms, operator):
@@ -286,7 +288,7 @@ class ControlFlowTransformer(converter.Base):
             cond=cond, test=templates.moved(test),
             python_test=templates.moved(_python_test(cond)), inline_test=inline_test,
             body=python_body, orelse=python_else,
-            graph_form=forms.entry(node, entry, [_negation(_name(cond), negated)]))
+            graph_form=forms.entry(node, entry, [_negation(cond, negated)]))
         if simple:
             python = python[1:]
         with_origin(node, python[-1].body)
@@ -302,7 +304,7 @@ class ControlFlowTransformer(converter.Base):
         if has_loop_options(node):
             # Loop options are for graph loops: such a loop keeps its graph form only.
             args = forms.while_form(node, self._convert_block(node.body, True)[1])
-            entry = forms.overload_function(node, "while_stmt", [], args)
+            entry = forms.while_function(node, "while_stmt", args)
             python_else, graph_else = self._convert_block(node.orelse, graph)
             return (forms.entry(node, entry, []) + python_else,
                     forms.call(node, entry, []) + graph_else if graph else None)
@@ -340,7 +342,7 @@ class ControlFlowTransformer(converter.Base):
         args = forms.while_form(node, graph_body)
         # Inside an enclosing graph form, the loop is a while_stmt call; here the
         # condition was just computed (symbolic): straight to the graph loop.
-        entry = forms.overload_function(node, "while_graph", [], templates.copy_tree(args))
+        entry = forms.while_function(node, "while_graph", templates.copy_tree(args))
         cond = self.new_symbol("cond")
         # The condition runs exactly once per iteration; when it turns symbolic, the rest
         # of the loop runs as a graph loop (which traces the condition itself).
@@ -385,7 +387,7 @@ class ControlFlowTransformer(converter.Base):
         simple = extra_test is None and isinstance(node.iter, gast.Name)
         iterated = node.iter.id if simple else self.new_symbol("iterated")
         entry = forms.for_form(node, graph_body)
-        graph_form = forms.entry(node, entry, [_name(iterated)])
+        graph_form = forms.entry(node, entry, [iterated])
         python_test = _python_test(iterated, "ag__.is_plain_iterable(name)")
         if extra_test is None:
             python = templates.replace(
@@ -435,10 +437,6 @@ class ControlFlowTransformer(converter.Base):
         if graph:
             functional = forms.call(node, entry, [_graph_copy(node.iter)]) + graph_else
         return python + python_else, functional
-
-
-def _name(name):
-    return templates.replace_as_expression("name", name=name)
 
 
 def transform(node, ctx):

@@ -32,9 +32,8 @@ from autograph.core import marks
 from autograph.pyct import anno, templates
 from autograph.pyct.static_analysis import activity
 
-# The overloads running statements, and the ag__ functions making their graph forms.
-_FORMS = {"if_stmt": "if_form", "for_stmt": "for_form", "while_stmt": "while_form",
-          "while_graph": "while_graph_form"}
+# The overloads running while loops, and the ag__ functions making their graph forms.
+_WHILE_FORMS = {"while_stmt": "while_form", "while_graph": "while_graph_form"}
 
 
 def with_origin(node, statements):
@@ -52,13 +51,20 @@ def has_loop_options(node):
     return bool(anno.getanno(node, anno.Basic.DIRECTIVES, {}).get("set_loop_options"))
 
 
-def _hold_no_choice(nodes):
-    return all(node.__class__ is gast.Name or marks.holds_no_choice(node) for node in nodes)
+def _moved(args):
+    """Arguments (names as str, and nodes) handed over to a template."""
+    return [arg if arg.__class__ is str else templates.moved(arg) for arg in args]
+
+
+def _hold_no_choice(args):
+    """Whether arguments (names, as str or nodes, and other nodes) hold no choice."""
+    return all(arg.__class__ is str or arg.__class__ is gast.Name
+               or marks.holds_no_choice(arg) for arg in args)
 
 
 def _function_or_none(name):
-    """A generated function, or None where a statement has none (as a literal node)."""
-    return gast.Constant(value=None, kind=None) if name is None else name
+    """A generated function's name, or None where a statement has none (a literal node)."""
+    return templates.moved(gast.Constant(value=None, kind=None)) if name is None else name
 
 
 def _literals(values):
@@ -67,21 +73,12 @@ def _literals(values):
     return templates.moved([gast.Constant(value=value, kind=None) for value in values])
 
 
-def _arguments(text, **replacements):
-    """The nodes of an argument list written as code (`"a, b"`), placeholders substituted."""
-    return templates.replace_as_expression(f"f({text})", **replacements).args
-
-
 def _loop_options(node):
     """`{'option': expression, ...}`: the loop's set_loop_options, for its overload."""
     options = anno.getanno(node, anno.Basic.DIRECTIVES, {}).get("set_loop_options", {})
-    return templates.replace_as_expression(
+    return templates.moved(templates.replace_as_expression(
         "{names: values}", names=_literals(options),
-        values=templates.moved(list(options.values())))
-
-
-def _holds_loop_options(args):
-    return any(arg.__class__ is gast.Dict and arg.keys for arg in args)
+        values=templates.moved(list(options.values()))))
 
 
 class GraphForms:
@@ -108,8 +105,7 @@ class GraphForms:
         if self.factory is None:
             self.factory = self.namer.new_function_name("graph_forms")
         statement = templates.replace("graph_forms().entry(args)",
-                                      graph_forms=self.factory, entry=entry,
-                                      args=templates.moved(args))
+                                      graph_forms=self.factory, entry=entry, args=_moved(args))
         if _hold_no_choice(args):
             marks.mark_holds_no_choice(statement[0])
         return with_origin(node, statement)
@@ -118,7 +114,7 @@ class GraphForms:
     def call(node, name, args):
         """`name(args)` (a graph form calling the function that runs a statement's
         overload), reporting the user's statement `node`."""
-        statement = templates.replace("name(args)", name=name, args=templates.moved(args))
+        statement = templates.replace("name(args)", name=name, args=_moved(args))
         if _hold_no_choice(args):
             marks.mark_holds_no_choice(statement[0])
         return with_origin(node, statement)
@@ -169,12 +165,14 @@ class GraphForms:
             orelse_name = self.namer.new_function_name("else_body")
             self.definitions.append(self.scope.block_function(
                 orelse_name, [], orelse, simple_names(orelse_scope.modified)))
-        args = _arguments(
-            "cond, if_body, else_body, get_state, set_state, (symbol_names,), outputs",
-            if_body=body_name, else_body=_function_or_none(orelse_name),
+        name = self.namer.new_function_name("if_stmt")
+        self._define(node, templates.replace(
+            "if_stmt = ag__.if_form(if_body, else_body, get_state, set_state, "
+            "(symbol_names,), outputs)",
+            if_stmt=name, if_body=body_name, else_body=_function_or_none(orelse_name),
             get_state=_function_or_none(get_state), set_state=_function_or_none(set_state),
-            symbol_names=_literals(map(str, outputs)), outputs=_literals([len(outputs)])[0])
-        return self.overload_function(node, "if_stmt", ["cond"], args)
+            symbol_names=_literals(map(str, outputs)), outputs=_literals([len(outputs)])[0]))
+        return name
 
     def while_form(self, node, body):
         """The block functions of a while loop's graph form (its else block excluded);
@@ -202,12 +200,36 @@ class GraphForms:
         body_name = self.namer.new_function_name("loop_body")
         self.definitions += test_def + [self.scope.block_function(
             body_name, [], body, simple_names(body_scope.modified))]
-        return _arguments(
-            "loop_test, loop_body, get_state, set_state, (symbol_names,), options",
+        replacements = dict(
             loop_test=test_name, loop_body=body_name, get_state=_function_or_none(get_state),
-            set_state=_function_or_none(set_state),
-            symbol_names=_literals(map(str, outputs)),
-            options=templates.moved(_loop_options(node)))
+            set_state=_function_or_none(set_state), symbol_names=_literals(map(str, outputs)))
+        if not has_loop_options(node):
+            return templates.replace_as_expression(
+                "f(loop_test, loop_body, get_state, set_state, (symbol_names,), {})",
+                **replacements).args
+        return templates.replace_as_expression(
+            "f(loop_test, loop_body, get_state, set_state, (symbol_names,), options)",
+            options=_loop_options(node), **replacements).args
+
+    def while_function(self, node, overload, args):
+        """The function running a while loop's overload (`overload`: "while_stmt", or
+        "while_graph" for a loop already found symbolic), among the graph forms, with the
+        arguments while_form gave; returns its name. It is `while_stmt_N =
+        ag__.while_form(args)`, a partial application (no code object to compile and
+        map), unless the loop options hold the user's expressions (evaluated when the loop
+        runs): `def while_stmt_N(): ag__.while_stmt(args)`."""
+        name = self.namer.new_function_name(overload)
+        if not has_loop_options(node):
+            self._define(node, templates.replace(
+                "overload = ag__.form(args)", overload=name, form=_WHILE_FORMS[overload],
+                args=templates.moved(args)))
+            return name
+        definition = templates.replace("def name():\n    ag__.overload(args)",
+                                       name=name, overload=overload,
+                                       args=templates.moved(args))[0]
+        with_origin(node, definition.body)
+        self.definitions.append(definition)
+        return name
 
     def for_form(self, node, body):
         """The graph form of a for loop (its else block excluded): its block functions and
@@ -236,34 +258,30 @@ class GraphForms:
                                  iterate=iterate) + (body or templates.replace("pass"))
         self.definitions.append(self.scope.block_function(
             body_name, [iterate], body, simple_names(modified)))
-        args = _arguments(
-            "iterated, extra_test, loop_body, get_state, set_state, (symbol_names,), options",
-            extra_test=_function_or_none(extra_test_name), loop_body=body_name,
+        name = self.namer.new_function_name("for_stmt")
+        replacements = dict(
+            for_stmt=name, extra_test=_function_or_none(extra_test_name), loop_body=body_name,
             get_state=_function_or_none(get_state), set_state=_function_or_none(set_state),
-            symbol_names=_literals(map(str, outputs)),
-            options=templates.moved(_loop_options(node)))
-        return self.overload_function(node, "for_stmt", ["iterated"], args)
-
-    def overload_function(self, node, overload, params, args):
-        """The function running a statement's overload, among the graph forms; returns its
-        name. Its arguments are `params` followed by the rest of `args` (which start with
-        them, as used): `overload_N = ag__.overload_form(rest)`, a partial application
-        (no code object to compile and map); or, when the arguments hold the user's
-        expressions (loop options, evaluated when the loop runs),
-        `def overload_N(params): ag__.overload(args)`."""
-        name = self.namer.new_function_name(overload)
-        if not _holds_loop_options(args):
-            form = templates.replace("overload = ag__.form(args)", overload=name,
-                                     form=_FORMS[overload],
-                                     args=templates.moved(args[len(params):]))[0]
-            self.definitions.append(marks.leave_alone(with_origin(node, form)))
+            symbol_names=_literals(map(str, outputs)))
+        if not has_loop_options(node):
+            self._define(node, templates.replace(
+                "for_stmt = ag__.for_form(extra_test, loop_body, get_state, set_state, "
+                "(symbol_names,), {})", **replacements))
             return name
-        definition = templates.replace("def name(params):\n    ag__.overload(args)",
-                                       name=name, params=params, overload=overload,
-                                       args=templates.moved(args))[0]
+        # Loop options hold the user's expressions, evaluated when the loop runs.
+        definition = templates.replace(
+            "def for_stmt(iterated):\n"
+            "    ag__.for_stmt(iterated, extra_test, loop_body, get_state, set_state, "
+            "(symbol_names,), options)", options=_loop_options(node), **replacements)[0]
         with_origin(node, definition.body)
         self.definitions.append(definition)
         return name
+
+    def _define(self, node, statements):
+        """Adds the definition of a statement's graph form made of names and constants only
+        (later converters leave it alone)."""
+        for statement in statements:
+            self.definitions.append(marks.leave_alone(with_origin(node, statement)))
 
     def _state_functions(self, outputs, defined_before):
         """(get_state, set_state): the names of the state functions of `outputs` when they

@@ -113,7 +113,7 @@ def mark_holds_no_choice(node):
 
 
 def mark_what_holds_no_choice(root, target_types):
-    """Marks the nodes of `root`'s tree (names and constants aside) that can carry the mark,
+    """Marks the nodes of `root`'s tree (leaves aside: names, constants) that can carry the mark,
     already have annotations, and hold no choice and nothing left alone. Returns, found in
     the same walk, the ids of the nodes that are, or have below them, a node of
     `target_types` (the relevance set of a converter looking for them: see
@@ -121,7 +121,7 @@ def mark_what_holds_no_choice(root, target_types):
     relevant = set()
     mark = AgAnno.WITHOUT_CHOICES
     child_nodes = ast_util.child_nodes
-    constant_class = gast.Constant
+    leaf_classes = ast_util.LEAF_CLASSES
     name_class = gast.Name
 
     def visit(node):
@@ -132,8 +132,8 @@ def mark_what_holds_no_choice(root, target_types):
         found = 0
         for child in child_nodes(node):
             child_class = child.__class__
-            # Constants and names without an annotation (most leaves) hold nothing.
-            if not (child_class is constant_class
+            # Leaves hold nothing, and are never marked.
+            if not (child_class in leaf_classes
                     or child_class is name_class and child.annotation is None):
                 found |= visit(child)
         node_class = node.__class__

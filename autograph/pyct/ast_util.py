@@ -29,6 +29,16 @@ def node_fields(node_class):
     return fields
 
 
+# Classes whose nodes never hold nodes: constants, operators and expression contexts (a
+# name holds one only as the annotation of a parameter). Walks that visit every node
+# pass them without a call: they are about half of the nodes of a tree.
+LEAF_CLASSES = frozenset(
+    cls for module in (ast, __import__("gast")) for cls in vars(module).values()
+    if isinstance(cls, type) and issubclass(cls, module.AST)
+    and (cls in _CONSTANT_CLASSES or issubclass(cls, (
+        module.expr_context, module.boolop, module.operator, module.unaryop, module.cmpop))))
+
+
 def child_nodes(node, fields=None):
     """The nodes directly below `node`, in field order (operators included, expression
     contexts left out): those in `fields` if given, else in every field of node_fields."""

@@ -199,6 +199,41 @@ def _substitute_param(value):
     return _param(value)
 
 
+def _expression(value, ctx_class, field, node_name):
+    """A placeholder standing for the one expression of a field."""
+    value_class = value.__class__
+    if value_class is str:
+        return _name(value, ctx_class.__new__(ctx_class))
+    if value_class is list or value_class is tuple:
+        raise TemplateError(f"a list replaced the single {field!r} of {node_name}")
+    return _to_node(value, ctx_class.__new__(ctx_class))
+
+
+def _expressions(value, ctx_class):
+    """A placeholder standing alone in a list of expressions: the nodes of that list."""
+    if value.__class__ is list or value.__class__ is tuple:
+        return [_to_node(v, ctx_class.__new__(ctx_class)) for v in value]
+    return [_to_node(value, ctx_class.__new__(ctx_class))]
+
+
+def _parameters(value):
+    """A placeholder standing alone in a list of parameters: the nodes of that list."""
+    if value.__class__ is list or value.__class__ is tuple:
+        return [_param(v) for v in value]
+    return [_param(value)]
+
+
+def _block(value):
+    """A placeholder standing alone in a statement block: the statements of that block."""
+    result = _placeholder_statement(value)
+    return result if result.__class__ is list else [result]
+
+
+def _body(value):
+    """_block, for a block that Python requires to be non-empty."""
+    return _block(value) or [gast.Pass()]
+
+
 def _single(value, field, node_name):
     if value.__class__ is list:
         raise TemplateError(f"a list replaced the single {field!r} of {node_name}")
@@ -277,6 +312,8 @@ class _TemplateCompiler:
             "_placeholder_statement": _placeholder_statement,
             "_attribute_name": _attribute_name, "_keyword_arg": _keyword_arg,
             "_definition_name": _definition_name, "_declared_names": _declared_names,
+            "_expression": _expression, "_expressions": _expressions,
+            "_parameters": _parameters, "_block": _block, "_body": _body,
         }
         self._classes = {}
         self._count = 0
@@ -317,7 +354,12 @@ class _TemplateCompiler:
             # A Name that is not a placeholder is kept as it is: its annotation is copied,
             # not searched for placeholders.
             substitute_children = substitute and node_class is not gast.Name
-            if value.__class__ is list:
+            alone = (self._alone_in_list(value[0], field, placeholders)
+                     if value.__class__ is list and len(value) == 1 and substitute_children
+                     else None)
+            if alone is not None:
+                code = alone
+            elif value.__class__ is list:
                 items = []
                 dynamic = False
                 for item in value:
@@ -336,6 +378,10 @@ class _TemplateCompiler:
                     if (field in _NONEMPTY_BLOCKS and value
                             and isinstance(value[0], gast.stmt)):
                         code = f"_nonempty_body({code})"
+            elif (value.__class__ is gast.Name and substitute_children
+                  and value.id in placeholders and not isinstance(value.ctx, gast.Param)):
+                code = (f"_expression(R[{value.id!r}], {self._class(value.ctx.__class__)}, "
+                        f"{field!r}, {node_class.__name__!r})")
             elif isinstance(value, gast.AST):
                 code, dynamic = self.node(value, substitute_children)
                 if dynamic:
@@ -357,6 +403,19 @@ class _TemplateCompiler:
         self.lines.append(f"    {variable} = {class_name}.__new__({class_name})")
         self.lines.append(f"    {variable}.__dict__ = {{{', '.join(fields)}}}")
         return variable, False
+
+    def _alone_in_list(self, item, field, placeholders):
+        """Code building the list of a field whose only item is the placeholder `item`
+        (one call, instead of building the item and splicing it), or None."""
+        if item.__class__ is gast.Name and item.id in placeholders:
+            if isinstance(item.ctx, gast.Param):
+                return f"_parameters(R[{item.id!r}])"
+            return f"_expressions(R[{item.id!r}], {self._class(item.ctx.__class__)})"
+        if (item.__class__ is gast.Expr and item.value.__class__ is gast.Name
+                and item.value.id in placeholders):
+            helper = "_body" if field in _NONEMPTY_BLOCKS else "_block"
+            return f"{helper}(R[{item.value.id!r}])"
+        return None
 
     def build(self, statements):
         items = [self.node(statement) for statement in statements]
