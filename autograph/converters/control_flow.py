@@ -5,14 +5,15 @@ symbolic ones.
 Each statement becomes a "dual" form: its condition (or iterable) is computed once into a
 temporary; when that value is a Python value (bools first, then the exact-type test the
 overloads use, then `ag__.is_plain` for other types) the statement runs inline, as
-written, with its blocks converted the same way; otherwise its graph form runs:
+written, with its blocks converted the same way; otherwise its graph form runs. `if x > 0:
+total = total + x` becomes
 
     cond = x > 0
     if cond is True or cond is False or ag__.type_(cond) in ag__.PLAIN_TYPES or ...:
         if cond:
             total = total + x
     else:
-        graph_forms().if_stmt_2(cond)
+        graph_forms().if_stmt(cond)
 
 A condition that is certainly a Python bool (`x is None`, `k in d`, a constant: see
 logical_expressions.is_python_valued) needs neither: such a statement stays as it is.
@@ -28,7 +29,7 @@ from autograph.converters import logical_expressions
 from autograph.converters.control_flow_graph import GraphForms, has_loop_options, with_origin
 from autograph.converters.control_flow_scopes import FunctionScope
 from autograph.core import converter, marks
-from autograph.pyct import anno, cfg, templates
+from autograph.pyct import anno, ast_util, cfg, templates
 from autograph.pyct.static_analysis import activity, liveness, reaching_definitions
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
@@ -40,22 +41,23 @@ _SIMPLE_STATEMENTS = frozenset({
     gast.ImportFrom, gast.Global, gast.Nonlocal})
 
 
-def _copy_without_blocks(statement):
-    """A copy of a compound statement, with every annotation, whose statement blocks (and
-    those of its handlers or cases) are empty: its graph form gets blocks of its own."""
-    emptied = []
-    for owner in [statement, *getattr(statement, "handlers", ()),
-                  *getattr(statement, "cases", ())]:
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(owner, field, None)
-            if block.__class__ is list:
-                emptied.append((owner, field, block))
-                setattr(owner, field, [])
+def _copy_without_blocks(statement, blocks):
+    """(a copy of a compound statement, with every annotation, whose statement blocks
+    `blocks` are empty: its graph form gets blocks of its own; where those blocks are in
+    the copy)."""
+    contents = [getattr(owner, field) for owner, field in blocks]
+    for owner, field in blocks:
+        setattr(owner, field, [])
     try:
-        return templates.copy_tree(statement)
+        copy = templates.copy_tree(statement)
     finally:
-        for owner, field, block in emptied:
+        for (owner, field), block in zip(blocks, contents):
             setattr(owner, field, block)
+    parts = [*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())]
+    copied_parts = [*getattr(copy, "handlers", ()), *getattr(copy, "cases", ())]
+    copied_owners = {id(statement): copy}
+    copied_owners.update((id(part), copied) for part, copied in zip(parts, copied_parts))
+    return copy, [(copied_owners[id(owner)], field) for owner, field in blocks]
 
 
 def _graph_copy(node):
@@ -225,23 +227,22 @@ class ControlFlowTransformer(converter.Base):
         """Any other statement: its blocks (try, with, match, ...) converted both ways."""
         if node.__class__ in _SIMPLE_STATEMENTS:  # most statements: no blocks to look for
             return [node], ([_graph_copy(node)] if graph else None)
-        fields = [field for field in ("body", "orelse", "finalbody") if getattr(node, field, None)]
-        parts = [*getattr(node, "handlers", ()), *getattr(node, "cases", ())]
-        if not fields and not parts:
+        # In this order (it decides the names generated in them): the statement's own
+        # blocks, then those of its handlers or cases.
+        blocks = ast_util.statement_blocks(node)
+        if not blocks:
             return [node], ([templates.copy_tree(node)] if graph else None)
-        functional = _copy_without_blocks(node) if graph else None
-        graph_parts = ([*getattr(functional, "handlers", ()), *getattr(functional, "cases", ())]
-                       if graph else parts)
-        # (Python form's owner, graph form's owner, field) of each block, in this order (it
-        # decides the names generated in them): the statement's own, then its parts'.
-        blocks = ([(node, functional, field) for field in fields]
-                  + [(part, graph_part, "body") for part, graph_part in zip(parts, graph_parts)])
-        for python_owner, graph_owner, field in blocks:
-            python_block, graph_block = self._convert_block(getattr(python_owner, field), graph)
-            setattr(python_owner, field, python_block or [gast.Pass()])
-            if graph:
-                setattr(graph_owner, field, graph_block or [gast.Pass()])
-        return [node], ([functional] if graph else None)
+        if not graph:
+            for owner, field in blocks:
+                setattr(owner, field, self._convert_block(getattr(owner, field), False)[0]
+                        or [gast.Pass()])
+            return [node], None
+        functional, graph_blocks = _copy_without_blocks(node, blocks)
+        for (owner, field), (graph_owner, _) in zip(blocks, graph_blocks):
+            python_block, graph_block = self._convert_block(getattr(owner, field), True)
+            setattr(owner, field, python_block or [gast.Pass()])
+            setattr(graph_owner, field, graph_block or [gast.Pass()])
+        return [node], [functional]
 
     # if -------------------------------------------------------------------------
 

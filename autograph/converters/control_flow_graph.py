@@ -5,18 +5,18 @@ function returning them, which only a statement taking its graph form calls (the
 path creates none of them):
 
     def graph_forms():
-        def if_body_2():
+        def if_body():
             nonlocal total
             total = total + x
-        if_stmt_2 = ag__.if_form(if_body_2, None, None, None, ('total',), 1)
+        if_stmt = ag__.if_form(if_body, None, None, None, ('total',), 1)
         ...
         return ag__.GraphForms(ag__.locals_())
 
 Each statement has its block functions and a function of its condition (or iterable)
-running its overload with them: `if_stmt_2(cond)` runs `ag__.if_stmt(cond, if_body_2, ...)()`
+running its overload with them: `if_stmt(cond)` runs `ag__.if_stmt(cond, if_body, ...)()`
 (a `def` when loop options hold the user's expressions, evaluated when the loop runs). A
-statement of the Python form takes its graph form with `graph_forms().if_stmt_2(cond)`; the
-graph forms of enclosing blocks call `if_stmt_2(cond)` directly.
+statement of the Python form takes its graph form with `graph_forms().if_stmt(cond)`; the
+graph forms of enclosing blocks call `if_stmt(cond)` directly.
 
 The overloads read and write the statement's outputs (see control_flow_scopes) through the
 closure cells of its block functions, which declare them, so they get None for the state

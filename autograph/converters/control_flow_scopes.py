@@ -3,6 +3,12 @@ graph form (its outputs), which of them may be undefined when it starts, and the
 declarations that keep every variable the one variable of the user's function once its
 blocks are moved into functions.
 
+A statement's outputs, named by the `symbol_names` of its overload, are the loop variables
+(modified in the loop and live into or out of it, by liveness analysis) or the branch
+outputs (modified in a branch and live after it), including attribute and item targets
+such as `self.total` or `state["n"]`. One that is not surely defined before the statement
+may be undefined (marks.set_maybe_undefined).
+
 In the graph form every variable a block assigns is declared `nonlocal` (or `global`) in
 its function, so scoping, closures and UnboundLocalError behave as before. A variable that
 only the moved blocks assign gets a declaration `x: ag__.Undefined` in the user's function
@@ -137,15 +143,11 @@ class FunctionScope:
 
 def _map_blocks(statement, process):
     """Applies `process` to every statement block directly inside a compound statement."""
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(statement, field, None)
-        if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-            new_block = process(block)
-            if not new_block and field == "body":
-                new_block = [gast.Pass()]
-            setattr(statement, field, new_block)
-    for part in list(getattr(statement, "handlers", ())) + list(getattr(statement, "cases", ())):
-        part.body = process(part.body) or [gast.Pass()]
+    for owner, field in ast_util.statement_blocks(statement):
+        new_block = process(getattr(owner, field))
+        if not new_block and field == "body":
+            new_block = [gast.Pass()]
+        setattr(owner, field, new_block)
 
 
 def _strip_declarations(statements, found):

@@ -310,9 +310,20 @@ def nodes_containing_each(root, first_types, second_types, is_first=None, is_sec
         name_class: issubclass(name_class, first_types + second_types),
     }
 
-    def count(node, found):
-        """`found` (bit 1: what is below `node` holds a node of first_types; bit 2: of
-        second_types) with `node` itself counted."""
+    def visit(node):
+        """Bit 1: `node` is or holds a node of first_types; bit 2: of second_types."""
+        annotations = anno.annotations(node)
+        if annotations is not None and not not_walked.isdisjoint(annotations):
+            return 0
+        found = 0
+        for child in child_nodes(node):
+            child_class = child.__class__
+            if child_class is constant_class or (child_class is name_class
+                                                 and child.annotation is None):
+                if leaves_found[child_class]:  # (rare: visited like any node)
+                    found |= visit(child)
+            else:
+                found |= visit(child)
         if found & 1 or (isinstance(node, first_types)
                          and (is_first is None or is_first(node))):
             first.add(id(node))
@@ -323,23 +334,8 @@ def nodes_containing_each(root, first_types, second_types, is_first=None, is_sec
             found |= 2
         return found
 
-    def visit(node):
-        annotations = anno.annotations(node)
-        if annotations is not None and not not_walked.isdisjoint(annotations):
-            return 0
-        found = 0
-        for child in child_nodes(node):
-            child_class = child.__class__
-            if child_class is constant_class or (child_class is name_class
-                                                 and child.annotation is None):
-                if leaves_found[child_class]:
-                    found |= count(child, 0)
-            else:
-                found |= visit(child)
-        return count(node, found)
-
     visit(root)
-    del visit, count  # visit refers to itself: a cycle the collector would have to find
+    del visit  # it refers to itself: a cycle the collector would have to find
     return first, second
 
 

@@ -92,3 +92,28 @@ def block_fields(node_class):
         fields = _block_fields[node_class] = tuple(
             f for f in node_class._fields if f in _BLOCK_FIELDS)
     return fields
+
+
+_block_layouts = {}  # statement class -> (its block fields, its fields of handlers or cases)
+
+
+def statement_blocks(statement):
+    """The statement blocks directly inside a compound statement, as (owner, field) pairs:
+    its own body, orelse and finalbody when not empty, then the body of each of its handlers
+    or cases."""
+    layout = _block_layouts.get(statement.__class__)
+    if layout is None:
+        fields = block_fields(statement.__class__)
+        layout = _block_layouts[statement.__class__] = (
+            tuple(f for f in fields if f not in ("handlers", "cases")),
+            tuple(f for f in fields if f in ("handlers", "cases")))
+    own_fields, part_fields = layout
+    blocks = []
+    values = statement.__dict__
+    for field in own_fields:
+        if values.get(field):
+            blocks.append((statement, field))
+    for field in part_fields:
+        for part in values.get(field) or ():
+            blocks.append((part, "body"))
+    return blocks

@@ -148,6 +148,12 @@ def moved(node):
     return handed_over
 
 
+# The expressions set_context changes (the others have no context, nor anything below
+# them that set_context would reach).
+_ASSIGNABLE = frozenset({gast.Name, gast.Tuple, gast.List, gast.Starred, gast.Attribute,
+                         gast.Subscript})
+
+
 def _to_node(value, ctx):
     """Converts one replacement value (str, QN, AST expression, or a `moved` one) into an
     expression node."""
@@ -158,7 +164,7 @@ def _to_node(value, ctx):
         if value.used:
             node = copy_clean(node)
         value.used = True
-        return set_context(node, ctx)
+        return set_context(node, ctx) if node.__class__ in _ASSIGNABLE else node
     if hasattr(value, "ast") and not isinstance(value, gast.AST):  # a qual_names.QN
         return set_context(value.ast(), ctx)
     if isinstance(value, gast.AST):
