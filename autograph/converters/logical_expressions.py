@@ -22,7 +22,6 @@ import gast
 from autograph.core import converter, marks
 from autograph.pyct import anno, ast_util, templates
 
-_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Annotation of the generated `v is True or v is False or ...` tests (and of `not v` once v
 # is known to be a Python value): left as they are, only their operands are converted.
 INLINE_TEST = "inline type test"

@@ -8,8 +8,6 @@ import enum
 
 import gast
 
-_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-
 from autograph.core import marks
 from autograph.pyct import anno, ast_util, transformer
 
@@ -141,7 +139,8 @@ def docstring_length(body):
 
 _BINDING_CONTEXTS = frozenset({gast.Store, gast.Del})
 _DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
-_COMPREHENSION_CLASSES = frozenset(_COMPREHENSIONS)
+_COMPREHENSION_CLASSES = frozenset({gast.ListComp, gast.SetComp, gast.DictComp,
+                                    gast.GeneratorExp})
 _NAMED_PATTERNS = frozenset({gast.MatchAs, gast.MatchStar, gast.MatchMapping})
 _DECLARATIONS = frozenset({gast.Global, gast.Nonlocal})
 
@@ -347,12 +346,6 @@ def nodes_containing(root, node_types, is_target=None):
     """ids of the nodes of a tree that are, or have below them, a node of `node_types`
     (for which `is_target`, if given, is true)."""
     return nodes_containing_each(root, node_types, (), is_first=is_target)[0]
-
-
-def contains(node, node_types):
-    """True when the tree has a node of one of `node_types` (a cheap check that lets a
-    converter skip a tree it would not change)."""
-    return ast_util.contains(node, node_types)
 
 
 def is_unconvertible_function(node):

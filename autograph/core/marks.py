@@ -103,6 +103,7 @@ _MARKABLE_CLASSES = frozenset(
 
 
 def holds_no_choice(node):
+    """Whether `node` is marked as holding no choice (unmarked: unknown)."""
     return bool(anno.getanno(node, AgAnno.WITHOUT_CHOICES, False))
 
 
@@ -113,10 +114,10 @@ def mark_holds_no_choice(node):
 
 
 def mark_what_holds_no_choice(root, target_types):
-    """Marks the nodes of `root`'s tree (leaves aside: names, constants) that can carry the mark,
-    already have annotations, and hold no choice and nothing left alone. Returns, found in
-    the same walk, the ids of the nodes that are, or have below them, a node of
-    `target_types` (the relevance set of a converter looking for them: see
+    """Marks the nodes of `root`'s tree that can carry the mark (not its leaves: names,
+    constants, operators), already have annotations, and hold no choice and nothing left
+    alone. Returns, found in the same walk, the ids of the nodes that are, or have below
+    them, a node of `target_types` (the relevance set of a converter looking for them: see
     converter.Base.target_types)."""
     relevant = set()
     mark = AgAnno.WITHOUT_CHOICES
