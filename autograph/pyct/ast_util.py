@@ -43,7 +43,9 @@ def child_nodes(node, fields=None):
     """The nodes directly below `node`, in field order (operators included, expression
     contexts left out): those in `fields` if given, else in every field of node_fields."""
     if fields is None:
-        fields = _node_fields.get(node.__class__) or node_fields(node.__class__)
+        fields = _node_fields.get(node.__class__)
+        if fields is None:
+            fields = node_fields(node.__class__)
     children = []
     values = node.__dict__
     for field in fields:

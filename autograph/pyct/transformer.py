@@ -152,11 +152,6 @@ class NodeStateTracker:
 _ORIGIN = anno.Basic.ORIGIN
 
 
-# (transformer class, node class) -> the function visiting such nodes (called with the
-# transformer): the visitor lookup runs for every node of every converter pass.
-_VISITORS = {}
-
-
 def _inherit_origin(result, origin):
     for new_node in result if isinstance(result, (list, tuple)) else (result,):
         if isinstance(new_node, gast.AST) and not anno.hasanno(new_node, anno.Basic.ORIGIN):
@@ -181,6 +176,13 @@ class Base(NodeStateTracker, gast.NodeTransformer):
     # them).
     fields_of = staticmethod(ast_util.node_fields)
     relevant = None
+    # node class -> the function visiting such nodes (called with the transformer), per
+    # transformer class: the lookup runs for every node of every converter pass.
+    _visitors = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._visitors = {}
 
     def visit(self, node):
         # Runs for every node of every converter pass: the visitor method is looked up
@@ -202,7 +204,7 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         if origin is not None:
             ctx.current_origin = origin
         try:
-            visitor = _VISITORS.get((self.__class__, node.__class__))
+            visitor = self._visitors.get(node.__class__)
             if visitor is None:
                 visitor = self._visitor_of(node.__class__)
             if node.__class__ is gast.Expr:
@@ -232,7 +234,7 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         visitor = getattr(transformer_class, "visit_" + node_class.__name__, None)
         if visitor is None:
             visitor = transformer_class.generic_visit
-        _VISITORS[(transformer_class, node_class)] = visitor
+        transformer_class._visitors[node_class] = visitor
         return visitor
 
     def generic_visit(self, node):
