@@ -275,8 +275,9 @@ class ControlFlowTransformer(converter.Base):
         entry = forms.if_form(node, graph_body, graph_else)
         inline_test = cond
         if negated:  # `not` of a value just found to be a Python value stays as it is
-            inline_test = templates.moved(templates.replace_as_expression("not cond", cond=cond))
-            anno.setanno(inline_test.node, logical_expressions.INLINE_TEST, True)
+            not_cond = templates.replace_as_expression("not cond", cond=cond)
+            anno.setanno(not_cond, logical_expressions.INLINE_TEST, True)
+            inline_test = templates.moved(not_cond)
         python = templates.replace(
             "cond = test\n"
             "if python_test:\n"
