@@ -277,7 +277,7 @@ def transform(node, ctx):
         else:
             # The tree holds conditional_expressions' inline tests: what would be rewritten
             # in their copies counts too (see functional_copy).
-            transformer.relevant = converter.nodes_containing(
+            transformer.relevant = marks.nodes_containing(
                 node, transformer.target_types,
                 lambda n: is_rewritten(n, transformer.walrus, copied=True))
     if not transformer.has_targets(node):

@@ -88,7 +88,7 @@ class Base(transformer.Base):
     # node are then skipped without being walked node by node.
     target_types = ()
     # The ids of the nodes that are, or hold, a target: found by the relevance walk
-    # (nodes_containing) on the first visit, unless a transform gives them beforehand.
+    # (marks.nodes_containing) on the first visit, unless a transform gives them beforehand.
     relevant = None
 
     def __init__(self, ctx):
@@ -100,8 +100,8 @@ class Base(transformer.Base):
     def visit(self, node):
         relevant = self.relevant
         if relevant is None and self.target_types:
-            relevant = self.relevant = nodes_containing(node, self.target_types,
-                                                        self.is_target)
+            relevant = self.relevant = marks.nodes_containing(node, self.target_types,
+                                                              self.is_target)
         if (relevant is not None and id(node) not in relevant
                 or self.statements_only and isinstance(node, gast.expr)):
             return node
@@ -111,7 +111,7 @@ class Base(transformer.Base):
         """True when `node` holds a node of `target_types` (the walk that finds out is the
         one `visit` uses to skip subtrees, so a transform can test this first for free)."""
         if self.relevant is None:
-            self.relevant = nodes_containing(node, self.target_types, self.is_target)
+            self.relevant = marks.nodes_containing(node, self.target_types, self.is_target)
         return id(node) in self.relevant
 
     def is_target(self, node):
@@ -277,75 +277,6 @@ class LazyLocalNames:
         if self._names is None:
             self._names = frozenset(local_names(self.function_node, self.walrus))
         return name in self._names
-
-
-def nodes_containing_each(root, first_types, second_types, is_first=None, is_second=None):
-    """(ids of the nodes that are, or have below them, a node of `first_types`; the same
-    for `second_types`), from one walk (two converters that run one after the other share
-    it). `is_first` and `is_second`, if given, say which nodes of those types count (see
-    Base.is_target).
-
-    Nodes left alone (marks.is_left_alone), which converters never enter, are not walked,
-    nor, when every type looked for is among marks.CHOICE_TYPES, nodes marked as holding no
-    choice. Constants and unannotated names (leaves, about half of all nodes) are handled
-    without a call: it runs over every node."""
-    if not isinstance(first_types, tuple):
-        first_types = (first_types,)
-    if not isinstance(second_types, tuple):
-        second_types = (second_types,)
-    first = set()
-    second = set()
-    child_nodes = ast_util.child_nodes
-    constant_class = gast.Constant
-    name_class = gast.Name
-    # What is not walked: what converters leave alone, and what holds none of the types
-    # looked for.
-    not_walked = marks.LEFT_ALONE_KEYS
-    if _only_choices(first_types) and _only_choices(second_types):
-        not_walked = not_walked | {marks.AgAnno.WITHOUT_CHOICES}
-    # Whether constants and names can be found at all (most walks look for neither).
-    leaves_found = {
-        constant_class: issubclass(constant_class, first_types + second_types),
-        name_class: issubclass(name_class, first_types + second_types),
-    }
-
-    def visit(node):
-        """Bit 1: `node` is or holds a node of first_types; bit 2: of second_types."""
-        annotations = anno.annotations(node)
-        if annotations is not None and not not_walked.isdisjoint(annotations):
-            return 0
-        found = 0
-        for child in child_nodes(node):
-            child_class = child.__class__
-            if child_class is constant_class or (child_class is name_class
-                                                 and child.annotation is None):
-                if leaves_found[child_class]:  # (rare: visited like any node)
-                    found |= visit(child)
-            else:
-                found |= visit(child)
-        if found & 1 or (isinstance(node, first_types)
-                         and (is_first is None or is_first(node))):
-            first.add(id(node))
-            found |= 1
-        if found & 2 or (isinstance(node, second_types)
-                         and (is_second is None or is_second(node))):
-            second.add(id(node))
-            found |= 2
-        return found
-
-    visit(root)
-    del visit  # it refers to itself: a cycle the collector would have to find
-    return first, second
-
-
-def _only_choices(node_types):
-    return all(t in marks.CHOICE_TYPES for t in node_types)
-
-
-def nodes_containing(root, node_types, is_target=None):
-    """ids of the nodes of a tree that are, or have below them, a node of `node_types`
-    (for which `is_target`, if given, is true)."""
-    return nodes_containing_each(root, node_types, (), is_first=is_target)[0]
 
 
 def is_unconvertible_function(node):

@@ -1,6 +1,7 @@
 """The marks converters leave on the tree for the converters after them. Each is defined
 here with its contract: who sets it, who reads it, and what must not happen in between;
-converters set and read marks only through this module.
+converters set and read marks only through this module. Its walk finds which nodes hold
+what a converter rewrites (so that it visits only those), reading the marks.
 """
 
 import gast
@@ -31,8 +32,8 @@ class AgAnno(anno.NoValue):
 # UNCONVERTIBLE. Set by: control_flow (leave_alone) on the type tests it generates and on
 # its generated functions made of names and constants only; functions (mark_unconvertible)
 # on nested generators, coroutines and classes. Read by: converter.Base.visit and pyct's
-# transformer.Base.visit (the node is returned unvisited), the relevance walks
-# (converter.nodes_containing_each), mark_what_holds_no_choice, control_flow's dual forms
+# transformer.Base.visit (the node is returned unvisited), this module's walk (relevance
+# and marks: nodes_containing_each), control_flow's dual forms
 # (the node is kept, and copied whole into a graph form), variables. In between: a
 # converter may move a left-alone node whole, never change what is in it.
 
@@ -85,8 +86,8 @@ def maybe_undefined(function_node):
 # control_flow, on the nodes it makes from names, constants and marked nodes only
 # (mark_holds_no_choice). Read by: control_flow (holds_no_choice: the Python and graph
 # forms of a statement share such a node instead of each having a copy), the relevance
-# walks of conditional_expressions and logical_expressions (converter.nodes_containing_each
-# skips marked nodes when it looks for CHOICE_TYPES only), and the copies of
+# walks of conditional_expressions and logical_expressions (nodes_containing_each skips
+# marked nodes when it looks for CHOICE_TYPES only), and the copies of
 # logical_expressions.functional_copy, which keep the mark. In between (from call_trees to
 # logical_expressions): no converter puts a node of CHOICE_TYPES into a marked node in
 # place; they move or copy marked nodes whole (copies keep the mark), and the nodes they
@@ -119,34 +120,85 @@ def mark_what_holds_no_choice(root, target_types):
     alone. Returns, found in the same walk, the ids of the nodes that are, or have below
     them, a node of `target_types` (the relevance set of a converter looking for them: see
     converter.Base.target_types)."""
-    relevant = set()
-    mark = AgAnno.WITHOUT_CHOICES
+    return _walk(root, target_types, CHOICE_TYPES, None, None, mark=True)[0]
+
+
+# -- Which nodes hold what a converter rewrites ---------------------------------------------
+
+def nodes_containing_each(root, first_types, second_types, is_first=None, is_second=None):
+    """(ids of the nodes that are, or have below them, a node of `first_types`; the same
+    for `second_types`), from one walk (two converters that run one after the other share
+    it). `is_first` and `is_second`, if given, say which nodes of those types count (see
+    converter.Base.is_target).
+
+    Nodes left alone, which converters never enter, are not walked, nor, when every type
+    looked for is among CHOICE_TYPES, nodes marked as holding no choice."""
+    return _walk(root, first_types, second_types, is_first, is_second, mark=False)
+
+
+def nodes_containing(root, node_types, is_target=None):
+    """ids of the nodes of a tree that are, or have below them, a node of `node_types`
+    (for which `is_target`, if given, is true)."""
+    return _walk(root, node_types, (), is_target, None, mark=False)[0]
+
+
+def _walk(root, first_types, second_types, is_first, is_second, mark):
+    """nodes_containing_each; with `mark` (second_types: CHOICE_TYPES), it also marks what
+    holds no choice, and counts what is left alone as holding one."""
+    if not isinstance(first_types, tuple):
+        first_types = (first_types,)
+    if not isinstance(second_types, tuple):
+        second_types = (second_types,)
+    first = set()
+    second = set()
     child_nodes = ast_util.child_nodes
-    leaf_classes = ast_util.LEAF_CLASSES
     name_class = gast.Name
+    # Leaves (constants, operators, names without an annotation: about half of all nodes)
+    # are passed without a call, unless they are of a type looked for.
+    leaf_classes = _leaves_not_looked_for(first_types + second_types)
+    # What is not walked: what converters leave alone, and what holds none of the types
+    # looked for.
+    not_walked = LEFT_ALONE_KEYS
+    if not mark and all(t in _CHOICE_CLASSES for t in first_types + second_types):
+        not_walked = not_walked | {AgAnno.WITHOUT_CHOICES}
+    left_alone_found = 2 if mark else 0
+    without_choices = AgAnno.WITHOUT_CHOICES
 
     def visit(node):
-        """Bit 1: holds a choice or is left alone; bit 2: holds a node of target_types."""
+        """Bit 1: `node` is or holds a node of first_types; bit 2: of second_types."""
         annotations = anno.annotations(node)
-        if annotations is not None and not LEFT_ALONE_KEYS.isdisjoint(annotations):
-            return 1
+        if annotations is not None and not not_walked.isdisjoint(annotations):
+            return left_alone_found
         found = 0
         for child in child_nodes(node):
             child_class = child.__class__
-            # Leaves hold nothing, and are never marked.
             if not (child_class in leaf_classes
-                    or child_class is name_class and child.annotation is None):
+                    and (child_class is not name_class or child.annotation is None)):
                 found |= visit(child)
-        node_class = node.__class__
-        if node_class in _CHOICE_CLASSES:
+        if found & 1 or (isinstance(node, first_types)
+                         and (is_first is None or is_first(node))):
+            first.add(id(node))
             found |= 1
-        elif not found & 1 and annotations is not None and node_class in _MARKABLE_CLASSES:
-            annotations[mark] = True
-        if found & 2 or isinstance(node, target_types):
-            relevant.add(id(node))
+        if found & 2 or (isinstance(node, second_types)
+                         and (is_second is None or is_second(node))):
+            second.add(id(node))
             found |= 2
+        elif mark and annotations is not None and node.__class__ in _MARKABLE_CLASSES:
+            annotations[without_choices] = True
         return found
 
     visit(root)
     del visit  # it refers to itself: a cycle the collector would have to find
-    return relevant
+    return first, second
+
+
+_leaf_classes = {}  # types looked for -> the leaf classes (and Name) not among them
+
+
+def _leaves_not_looked_for(node_types):
+    leaf_classes = _leaf_classes.get(node_types)
+    if leaf_classes is None:
+        leaf_classes = _leaf_classes[node_types] = frozenset(
+            cls for cls in ast_util.LEAF_CLASSES | {gast.Name}
+            if not issubclass(cls, node_types))
+    return leaf_classes

@@ -1,8 +1,8 @@
 """Code templates: generate AST from code written as code, with named placeholders.
 
-`replace("while test:\n  body", test=..., body=[...])` parses the template and
-substitutes names, expressions, statement blocks and argument lists, fixing the
-Load/Store/Del context of every substituted node.
+`replace("while test:\n  body", test=..., body=[...])` substitutes names, expressions,
+statement blocks and argument lists, fixing the Load/Store/Del context of every substituted
+node. A template is compiled on its first use into a function that builds its tree.
 """
 
 import textwrap

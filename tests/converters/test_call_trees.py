@@ -307,5 +307,5 @@ def test_expressions_and_statements_without_choices_are_marked():
     sneaked = _gast.UnaryOp(op=_gast.Not(), operand=_gast.Constant(value=1, kind=None))
     statement = next(n for n in marked if isinstance(n, _gast.Assign))
     statement.value = sneaked
-    assert id(sneaked) not in converter.nodes_containing(node, marks.CHOICE_TYPES)
-    assert id(sneaked) in converter.nodes_containing(node, (_gast.UnaryOp, _gast.Call))
+    assert id(sneaked) not in marks.nodes_containing(node, marks.CHOICE_TYPES)
+    assert id(sneaked) in marks.nodes_containing(node, (_gast.UnaryOp, _gast.Call))

@@ -5,7 +5,7 @@ import textwrap
 
 import gast
 
-from autograph.core import converter
+from autograph.core import converter, marks
 from autograph.pyct import naming, transformer
 
 
@@ -112,10 +112,10 @@ def test_relevance_counts_only_the_nodes_is_target_accepts():
     """)
     assign, ret = node.body
     is_not = lambda n: isinstance(n.op, gast.Not)  # noqa: E731
-    relevant = converter.nodes_containing(node, (gast.UnaryOp,), is_target=is_not)
+    relevant = marks.nodes_containing(node, (gast.UnaryOp,), is_target=is_not)
     assert id(ret) in relevant and id(ret.value) in relevant and id(node) in relevant
     assert id(assign) not in relevant and id(assign.value) not in relevant
-    assert id(assign) in converter.nodes_containing(node, (gast.UnaryOp,))
+    assert id(assign) in marks.nodes_containing(node, (gast.UnaryOp,))
 
 
 def test_statements_only_converters_reach_nested_statements():
