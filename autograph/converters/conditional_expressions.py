@@ -14,7 +14,7 @@ import re
 import gast
 
 from autograph.converters import logical_expressions
-from autograph.core import converter
+from autograph.core import converter, marks
 from autograph.pyct import templates, unparser
 
 
@@ -98,7 +98,7 @@ class ConditionalExpressionTransformer(converter.Base):
         # A copy drops the marks of the inline tests made for conditional expressions
         # nested in a branch (and/or conversion, which runs next, then converts those
         # tests too): such a branch is still copied, so that the code stays the same.
-        relevant = self._relevant
+        relevant = self.relevant
         original_test, body, orelse = node.test, node.body, node.orelse
         node = self.generic_visit(node)
         true_value = node.body if id(body) in relevant else moved(node.body)
@@ -128,12 +128,12 @@ def transform(node, ctx):
     transformer = logical_expressions.inline_transformer(ConditionalExpressionTransformer,
                                                          ctx, walrus)
     # One walk finds what this converter and logical_expressions (which runs next) visit.
-    relevant, logical_relevant = converter.nodes_containing_each(
+    relevant, logical_relevant = marks.nodes_containing_each(
         node, ConditionalExpressionTransformer.target_types,
         logical_expressions.LogicalExpressionTransformer.target_types,
         is_first=transformer.is_target,
         is_second=lambda n: logical_expressions.is_rewritten(n, walrus))
-    transformer._relevant = relevant  # pylint: disable=protected-access
+    transformer.relevant = relevant
     if not transformer.has_targets(node):
         logical_expressions.hand_over_relevance(ctx, node, logical_relevant, walrus)
         return node
@@ -150,7 +150,7 @@ def transform(node, ctx):
     walrus_now = walrus or transformer.made_walrus
     logical_relevant |= relevant
     for tree in transformer.new_trees:
-        logical_relevant |= converter.nodes_containing(
+        logical_relevant |= marks.nodes_containing(
             tree, logical_types,
             lambda n: logical_expressions.is_rewritten(n, walrus_now, copied=True))
     logical_expressions.hand_over_relevance(ctx, result, logical_relevant, walrus_now)

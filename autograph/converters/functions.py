@@ -2,8 +2,7 @@
 coroutines (lowering their returns or moving their code would change `yield`/`await`) and
 nested classes (their methods rely on the class body for `super()` and private names)."""
 
-from autograph.core import converter
-from autograph.pyct import anno
+from autograph.core import converter, marks
 
 
 class FunctionTransformer(converter.Base):
@@ -12,7 +11,7 @@ class FunctionTransformer(converter.Base):
 
     def visit_FunctionDef(self, node):
         if self.nesting and converter.is_unconvertible_function(node):
-            anno.setanno(node, converter.AgAnno.UNCONVERTIBLE, True)
+            marks.mark_unconvertible(node)
             return node
         self.nesting += 1
         try:
@@ -23,7 +22,7 @@ class FunctionTransformer(converter.Base):
     visit_AsyncFunctionDef = visit_FunctionDef
 
     def visit_ClassDef(self, node):
-        anno.setanno(node, converter.AgAnno.UNCONVERTIBLE, True)
+        marks.mark_unconvertible(node)
         return node
 
 

@@ -7,7 +7,7 @@ Python would have reached it.
 
 import gast
 
-from autograph.pyct import anno, templates
+from autograph.pyct import anno, ast_util, templates
 
 _FUNCTION_OR_CLASS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef, gast.Lambda)
 _LOOPS = (gast.For, gast.AsyncFor, gast.While)
@@ -91,16 +91,10 @@ class JumpLowering:
         # A try's else block runs only when its body finished without jumping.
         guard_else = isinstance(node, (gast.Try, gast.TryStar)) and node.orelse and any(
             self.contains(s) for s in node.body)
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                setattr(node, field, self.block(block))
+        for owner, field in ast_util.statement_blocks(node):
+            setattr(owner, field, self.block(getattr(owner, field)))
         if guard_else:
             node.orelse = self.guard(node.orelse)
-        for handler in getattr(node, "handlers", ()):
-            handler.body = self.block(handler.body)
-        for case in getattr(node, "cases", ()):
-            case.body = self.block(case.body)
         return [node]
 
 
@@ -125,19 +119,8 @@ def own_jumps(loop, jump_type):
     return False
 
 
-_STATEMENT_BLOCKS = ("body", "orelse", "finalbody")
-
-
 def _push_statements(statement, stack):
     """Pushes the statements directly inside a compound statement (jumps are statements,
     so the walks for them never enter expressions, most of a tree)."""
-    values = statement.__dict__
-    for field in _STATEMENT_BLOCKS:
-        block = values.get(field)
-        if block.__class__ is list:
-            stack.extend(block)
-    for field in ("handlers", "cases"):
-        parts = values.get(field)
-        if parts:
-            for part in parts:
-                stack.extend(part.body)
+    for owner, field in ast_util.statement_blocks(statement):
+        stack.extend(getattr(owner, field))

@@ -19,10 +19,9 @@ overloads, only the overload form is used.
 
 import gast
 
-from autograph.core import converter
+from autograph.core import converter, marks
 from autograph.pyct import anno, ast_util, templates
 
-_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 # Annotation of the generated `v is True or v is False or ...` tests (and of `not v` once v
 # is known to be a Python value): left as they are, only their operands are converted.
 INLINE_TEST = "inline type test"
@@ -71,7 +70,7 @@ class InlineScopes:
     # Set once python_test makes a walrus (the inline form of a non-name operand).
     made_walrus = False
 
-    def _init_scopes(self, walrus=True):
+    def init_scopes(self, walrus=True):
         self.scopes = [None]  # per function or lambda: its temporary's name, once needed
         self.functional_depth = 0  # > 0: only the overload form
         self.walrus = walrus
@@ -152,7 +151,7 @@ def inline_transformer(transformer_class, ctx, walrus=True):
         mixed = _inline_classes[transformer_class] = type(
             transformer_class.__name__, (InlineScopes, transformer_class), {})
     transformer = mixed(ctx)
-    transformer._init_scopes(walrus)  # pylint: disable=protected-access
+    transformer.init_scopes(walrus)
     return transformer
 
 
@@ -164,22 +163,22 @@ def functional_copy(transformer, node):
     and of its target types: a copy of a node with nothing to convert below it is the
     overload form as it is."""
     copy = templates.copy_clean(node, _COPIED_ANNOTATIONS)
-    relevant = transformer._relevant  # pylint: disable=protected-access
+    relevant = transformer.relevant
     if (relevant is not None and id(node) not in relevant
             and not isinstance(node, transformer.target_types)):
         return copy
     functional = transformer.__dict__.get("_functional")
     if functional is None:
         functional = transformer._functional = type(transformer)(transformer.ctx)
-        functional._init_scopes(transformer.walrus)  # pylint: disable=protected-access
+        functional.init_scopes(transformer.walrus)
         functional.functional_depth = 1
-    functional._relevant = None  # pylint: disable=protected-access
+    functional.relevant = None
     return functional.visit(copy)
 
 
 # A copy holds what the original holds: it keeps the marks that let relevance walks skip
-# what holds no choice (converter.CHOICE_TYPES).
-_COPIED_ANNOTATIONS = templates.PRESERVED_ANNOTATIONS | {converter.AgAnno.WITHOUT_CHOICES}
+# what holds no choice (marks.AgAnno.WITHOUT_CHOICES).
+_COPIED_ANNOTATIONS = templates.PRESERVED_ANNOTATIONS | {marks.AgAnno.WITHOUT_CHOICES}
 
 
 class LogicalExpressionTransformer(InlineScopes, converter.Base):
@@ -274,14 +273,14 @@ def transform(node, ctx):
     else:
         transformer.walrus = handed_over[2]
         if handed_over[0] is node:
-            transformer._relevant = handed_over[1]  # pylint: disable=protected-access
+            transformer.relevant = handed_over[1]
         else:
             # The tree holds conditional_expressions' inline tests: what would be rewritten
             # in their copies counts too (see functional_copy).
-            transformer._relevant = converter.nodes_containing(  # pylint: disable=protected-access
+            transformer.relevant = marks.nodes_containing(
                 node, transformer.target_types,
                 lambda n: is_rewritten(n, transformer.walrus, copied=True))
     if not transformer.has_targets(node):
         return node
-    transformer._init_scopes(transformer.walrus)  # pylint: disable=protected-access
+    transformer.init_scopes(transformer.walrus)
     return transformer.visit(node)

@@ -8,8 +8,7 @@ import enum
 
 import gast
 
-_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
-
+from autograph.core import marks
 from autograph.pyct import anno, ast_util, transformer
 
 
@@ -75,74 +74,45 @@ class ProgramContext:
         self.generated_function_names = set()
 
 
-_ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
-
-
-class AgAnno(anno.NoValue):
-    """Annotations the converters exchange among themselves."""
-
-    # Members are singletons compared by identity: hashing them by identity (in C) is
-    # equivalent, and cheaper than Enum's hash of the name (they are looked up per node).
-    __hash__ = object.__hash__
-
-    MAYBE_UNDEFINED = "Names a converted statement may leave undefined (set on the function)."
-    GENERATED = "A node made by a converter that later converters must leave alone."
-    UNCONVERTIBLE = "A nested function or class that stays exactly as written."
-    WITHOUT_CHOICES = (
-        "An expression or simple statement with no if-else, and/or or unary operator in it "
-        "(set by call_trees' walk): the relevance walks for those (CHOICE_TYPES) skip it.")
-
-
-# What conditional_expressions and logical_expressions convert. Converters between
-# call_trees, which marks the expressions and simple statements without them
-# (AgAnno.WITHOUT_CHOICES), and those two must not put one into a marked node in place:
-# they move or copy such nodes whole (copies keep the mark), and the nodes they make
-# are not marked, so they are walked.
-CHOICE_TYPES = (gast.IfExp, gast.BoolOp, gast.UnaryOp)
-WITHOUT_CHOICES_CLASSES = tuple(
-    [cls for cls in vars(gast).values() if isinstance(cls, type) and issubclass(cls, gast.expr)]
-    + [gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.Delete,
-       gast.Raise])
-
-
 class Base(transformer.Base):
-    """Base class of converters: a pyct transformer that skips what must stay as written.
+    """Base class of converters: a pyct transformer that leaves alone what must stay as
+    written (marks.is_left_alone).
 
     Converters that only rewrite statements set `statements_only`: expressions are then
     not walked at all (conversion speed: most of a tree is expressions).
     """
 
+    left_alone_keys = marks.LEFT_ALONE_KEYS
     statements_only = False
     # Converters that only rewrite nodes of these types set them: subtrees without such a
     # node are then skipped without being walked node by node.
     target_types = ()
-    _relevant = None
+    # The ids of the nodes that are, or hold, a target: found by the relevance walk
+    # (marks.nodes_containing) on the first visit, unless a transform gives them beforehand.
+    relevant = None
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        if self.statements_only:
+            # The statements below a statement are in its blocks.
+            self.fields_of = ast_util.block_fields
 
     def visit(self, node):
-        if self.statements_only and isinstance(node, gast.expr):
+        relevant = self.relevant
+        if relevant is None and self.target_types:
+            relevant = self.relevant = marks.nodes_containing(node, self.target_types,
+                                                              self.is_target)
+        if (relevant is not None and id(node) not in relevant
+                or self.statements_only and isinstance(node, gast.expr)):
             return node
-        if self.target_types:
-            if self._relevant is None:
-                self._relevant = nodes_containing(node, self.target_types, self.is_target)
-            if id(node) not in self._relevant:
-                return node
-        annotations = node.__dict__.get(_ANNOTATIONS_FIELD)
-        if annotations and annotations.get(AgAnno.UNCONVERTIBLE, False):
-            return node
-        return super().visit(node)
-
-    def children_to_skip(self):
-        # What `visit` returns unchanged: expressions of a statements-only converter,
-        # subtrees without a target.
-        return ((gast.expr,) if self.statements_only else (),
-                self._relevant if self.target_types else None)
+        return transformer.Base.visit(self, node)
 
     def has_targets(self, node):
         """True when `node` holds a node of `target_types` (the walk that finds out is the
         one `visit` uses to skip subtrees, so a transform can test this first for free)."""
-        if self._relevant is None:
-            self._relevant = nodes_containing(node, self.target_types, self.is_target)
-        return id(node) in self._relevant
+        if self.relevant is None:
+            self.relevant = marks.nodes_containing(node, self.target_types, self.is_target)
+        return id(node) in self.relevant
 
     def is_target(self, node):
         """Whether this converter rewrites `node`, of one of `target_types`, itself: a node
@@ -169,7 +139,8 @@ def docstring_length(body):
 
 _BINDING_CONTEXTS = frozenset({gast.Store, gast.Del})
 _DEFINITIONS = frozenset({gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef})
-_COMPREHENSION_CLASSES = frozenset(_COMPREHENSIONS)
+_COMPREHENSION_CLASSES = frozenset({gast.ListComp, gast.SetComp, gast.DictComp,
+                                    gast.GeneratorExp})
 _NAMED_PATTERNS = frozenset({gast.MatchAs, gast.MatchStar, gast.MatchMapping})
 _DECLARATIONS = frozenset({gast.Global, gast.Nonlocal})
 
@@ -210,8 +181,7 @@ _BINDING_FIELDS = {
 
 def _own_scope_names(function_node, walrus=True):
     """(names the function's own code binds, names it declares global or nonlocal), from
-    one walk of its own scope (runs for several converters on every function, so the child
-    iteration is inlined: ast_util.child_nodes here made the walk 2-3x slower).
+    one walk of its own scope.
 
     walrus=False says the function holds no walrus operator (`:=`, which binds wherever
     it is): only the places that can bind otherwise are walked (see _BINDING_FIELDS).
@@ -222,10 +192,8 @@ def _own_scope_names(function_node, walrus=True):
     stack = list(function_node.body)
     pop = stack.pop
     push = stack.append
-    fields_cache = ast_util._node_fields  # pylint: disable=protected-access
-    node_fields = ast_util.node_fields
     binding_fields = {} if walrus else _BINDING_FIELDS
-    node_base = gast.AST
+    child_nodes = ast_util.child_nodes
     name_class = gast.Name
     while stack:
         node = pop()
@@ -265,20 +233,7 @@ def _own_scope_names(function_node, walrus=True):
                 value = getattr(node, name_field, None)
                 if isinstance(value, str):
                     add(value)
-        fields = binding_fields.get(node_class)
-        if fields is None:
-            fields = fields_cache.get(node_class)
-            if fields is None:
-                fields = node_fields(node_class)
-        values = node.__dict__
-        for field in fields:
-            value = values.get(field)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, node_base):
-                        push(item)
-            elif isinstance(value, node_base):
-                push(value)
+        stack.extend(child_nodes(node, binding_fields.get(node_class)))
     return bound, declared
 
 
@@ -322,129 +277,6 @@ class LazyLocalNames:
         if self._names is None:
             self._names = frozenset(local_names(self.function_node, self.walrus))
         return name in self._names
-
-
-_STATEMENT_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
-_block_fields = {}
-
-
-def block_fields(node_class):
-    """The fields of a statement class that hold statements, or the handlers or cases
-    holding them, in field order (the order a transformer visits them in)."""
-    fields = _block_fields.get(node_class)
-    if fields is None:
-        fields = _block_fields[node_class] = tuple(
-            f for f in node_class._fields if f in _STATEMENT_BLOCK_FIELDS)
-    return fields
-
-
-def left_alone(node):
-    """True for a node Base.visit returns unchanged without visiting it (SKIP_PROCESSING,
-    UNCONVERTIBLE)."""
-    annotations = node.__dict__.get(_ANNOTATIONS_FIELD)
-    return bool(annotations) and (anno.Basic.SKIP_PROCESSING in annotations
-                                  or bool(annotations.get(AgAnno.UNCONVERTIBLE, False)))
-
-
-def nodes_containing_each(root, first_types, second_types, is_first=None, is_second=None):
-    """(ids of the nodes that are, or have below them, a node of `first_types`; the same
-    for `second_types`), from one walk (two converters that run one after the other share
-    it). `is_first` and `is_second`, if given, say which nodes of those types count (see
-    Base.is_target; constants and names always count).
-
-    The child iteration is inlined and constants and unannotated names (leaves, about half
-    of all nodes) are handled without a call: it runs over every node. Subtrees marked
-    SKIP_PROCESSING, which transformers never enter, are not walked, nor, when every type
-    looked for is among CHOICE_TYPES, nodes marked AgAnno.WITHOUT_CHOICES."""
-    first = set()
-    second = set()
-    add_first = first.add
-    add_second = second.add
-    fields_cache = ast_util._node_fields  # pylint: disable=protected-access
-    node_fields = ast_util.node_fields
-    node_base = gast.AST
-    constant_class = gast.Constant
-    name_class = gast.Name
-    skip = anno.Basic.SKIP_PROCESSING
-    without_targets = (AgAnno.WITHOUT_CHOICES
-                       if _only_choices(first_types) and _only_choices(second_types)
-                       else skip)
-    # Bit 1: holds a node of first_types; bit 2: of second_types.
-    constant_bits = (issubclass(constant_class, first_types)
-                     | issubclass(constant_class, second_types) << 1)
-    name_bits = issubclass(name_class, first_types) | issubclass(name_class, second_types) << 1
-
-    def leaf(item, bits):
-        if bits & 1:
-            add_first(id(item))
-        if bits & 2:
-            add_second(id(item))
-        return bits
-
-    def visit(node):
-        found = 0
-        node_class = node.__class__
-        fields = fields_cache.get(node_class)
-        if fields is None:
-            fields = node_fields(node_class)
-        values = node.__dict__
-        annotations = values.get(_ANNOTATIONS_FIELD)
-        if annotations and (skip in annotations or without_targets in annotations):
-            return 0  # never visited, or nothing to find
-        for field in fields:
-            value = values.get(field)
-            if value.__class__ is list:
-                for item in value:
-                    item_class = item.__class__
-                    if item_class is constant_class:
-                        if constant_bits:
-                            found |= leaf(item, constant_bits)
-                    elif item_class is name_class and item.annotation is None:
-                        if name_bits:
-                            found |= leaf(item, name_bits)
-                    elif isinstance(item, node_base):
-                        found |= visit(item)
-            else:
-                value_class = value.__class__
-                if value_class is constant_class:
-                    if constant_bits:
-                        found |= leaf(value, constant_bits)
-                elif value_class is name_class and value.annotation is None:
-                    if name_bits:
-                        found |= leaf(value, name_bits)
-                elif isinstance(value, node_base):
-                    found |= visit(value)
-        if found & 1 or (isinstance(node, first_types)
-                         and (is_first is None or is_first(node))):
-            add_first(id(node))
-            found |= 1
-        if found & 2 or (isinstance(node, second_types)
-                         and (is_second is None or is_second(node))):
-            add_second(id(node))
-            found |= 2
-        return found
-
-    visit(root)
-    del visit  # it refers to itself: a cycle the collector would have to find
-    return first, second
-
-
-def _only_choices(node_types):
-    if not isinstance(node_types, tuple):
-        node_types = (node_types,)
-    return all(t in CHOICE_TYPES for t in node_types)
-
-
-def nodes_containing(root, node_types, is_target=None):
-    """ids of the nodes of a tree that are, or have below them, a node of `node_types`
-    (for which `is_target`, if given, is true)."""
-    return nodes_containing_each(root, node_types, (), is_first=is_target)[0]
-
-
-def contains(node, node_types):
-    """True when the tree has a node of one of `node_types` (a cheap check that lets a
-    converter skip a tree it would not change)."""
-    return ast_util.contains(node, node_types)
 
 
 def is_unconvertible_function(node):

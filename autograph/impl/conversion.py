@@ -15,7 +15,7 @@ from autograph.converters import (
     asserts, break_statements, call_trees, conditional_expressions, continue_statements,
     control_flow, directives, functions, lists, logical_expressions, return_statements,
     slices, variables)
-from autograph.core import ag_logging, config, converter
+from autograph.core import ag_logging, config, converter, marks
 from autograph.errors import ConversionError, code_lines
 from autograph.operators import py_builtins
 from autograph.impl import census
@@ -141,8 +141,7 @@ _CONVERTER_NEEDS = {
     conditional_expressions: lambda c, root: gast.IfExp in c.types,
     # It rewrites functions that control_flow annotated with MAYBE_UNDEFINED: only the
     # user's own functions (the ones it generates are made after its visit).
-    variables: lambda c, root: c.nested_scopes or anno.hasanno(
-        root, converter.AgAnno.MAYBE_UNDEFINED),
+    variables: lambda c, root: c.nested_scopes or bool(marks.maybe_undefined(root)),
 }
 
 

@@ -56,6 +56,23 @@ class Static(NoValue):
     LIVE_VARS_IN_BODY = "Symbols live when entering a loop body (from the loop's own start)."
 
 
+def annotations(node):
+    """The dict holding `node`'s annotations (None when it has none), for walks that look
+    up several keys on every node they pass: read keys from it, or set them."""
+    return node.__dict__.get(_ANNO_FIELD)
+
+
+def copy_annotations(from_node, to_node, keys=None):
+    """Gives `to_node` (which has none) `from_node`'s annotations, or those among `keys`."""
+    annotations = from_node.__dict__.get(_ANNO_FIELD)
+    if annotations:
+        if keys is not None:
+            annotations = {key: annotations[key] for key in keys if key in annotations}
+            if not annotations:
+                return
+        to_node.__dict__[_ANNO_FIELD] = dict(annotations)
+
+
 def keys(node, field_name=_ANNO_FIELD):
     return frozenset(getattr(node, field_name, {}).keys())
 

@@ -1,17 +1,16 @@
-"""Fast tree walking for gast (and ast) trees: what gast.walk and ast.iter_child_nodes do,
-at about half the cost (they run many times per conversion)."""
+"""What is below a node of a gast (or ast) tree, and the walks built on it.
+
+`child_nodes` is the one child-field walk: analyses and converters that visit a tree go
+through it instead of reading node fields themselves.
+"""
 
 import ast
 
 _AST = ast.AST
-# Load/Store/Del/Param carry no data: walks skip them.
-_CONTEXT_CLASSES = frozenset(
-    cls for module in (ast, __import__("gast")) for cls in vars(module).values()
-    if isinstance(cls, type) and issubclass(cls, getattr(module, "expr_context")))
 
-
-# Fields that only ever hold plain values (names, flags, strings), never nodes: walks skip
-# them. (Constant.value is plain too; `name`, `names` and `value` hold nodes elsewhere.)
+# Fields that only ever hold plain values (names, flags, strings, expression contexts),
+# never nodes: walks skip them. (Constant.value is plain too; `name`, `names` and `value`
+# hold nodes elsewhere.)
 _PLAIN_FIELDS = frozenset({"id", "attr", "ctx", "type_comment", "kind", "arg", "asname",
                            "module", "level", "is_async", "conversion", "simple"})
 _CONSTANT_CLASSES = frozenset(
@@ -20,7 +19,7 @@ _node_fields = {}  # node class -> the fields that may hold nodes
 
 
 def node_fields(node_class):
-    """The fields of `node_class` that may hold nodes (cached)."""
+    """The fields of `node_class` that may hold nodes, in field order (cached)."""
     fields = _node_fields.get(node_class)
     if fields is None:
         fields = _node_fields[node_class] = tuple(
@@ -30,17 +29,32 @@ def node_fields(node_class):
     return fields
 
 
-def child_nodes(node):
-    """The child nodes of `node` in field order, as a list (expression contexts left out)."""
+# Classes whose nodes never hold nodes: constants, operators and expression contexts (a
+# name holds one only as the annotation of a parameter). Walks that visit every node
+# pass them without a call: they are about half of the nodes of a tree.
+LEAF_CLASSES = frozenset(
+    cls for module in (ast, __import__("gast")) for cls in vars(module).values()
+    if isinstance(cls, type) and issubclass(cls, module.AST)
+    and (cls in _CONSTANT_CLASSES or issubclass(cls, (
+        module.expr_context, module.boolop, module.operator, module.unaryop, module.cmpop))))
+
+
+def child_nodes(node, fields=None):
+    """The nodes directly below `node`, in field order (operators included, expression
+    contexts left out): those in `fields` if given, else in every field of node_fields."""
+    if fields is None:
+        fields = _node_fields.get(node.__class__)
+        if fields is None:
+            fields = node_fields(node.__class__)
     children = []
-    source = node.__dict__
-    for field in node_fields(node.__class__):
-        value = source.get(field)
+    values = node.__dict__
+    for field in fields:
+        value = values.get(field)
         if value.__class__ is list:
             for item in value:
-                if isinstance(item, _AST) and item.__class__ not in _CONTEXT_CLASSES:
+                if isinstance(item, _AST):
                     children.append(item)
-        elif isinstance(value, _AST) and value.__class__ not in _CONTEXT_CLASSES:
+        elif isinstance(value, _AST):
             children.append(value)
     return children
 
@@ -51,22 +65,57 @@ def walk(node):
     The order is not gast.walk's breadth-first order: use it where order does not matter.
     """
     stack = [node]
-    pop = stack.pop
-    extend = stack.extend
     while stack:
-        current = pop()
+        current = stack.pop()
         yield current
-        extend(child_nodes(current))
+        stack.extend(child_nodes(current))
 
 
 def contains(node, node_types):
     """True when `node` or a node below it is an instance of `node_types`."""
     stack = [node]
-    pop = stack.pop
-    extend = stack.extend
     while stack:
-        current = pop()
+        current = stack.pop()
         if isinstance(current, node_types):
             return True
-        extend(child_nodes(current))
+        stack.extend(child_nodes(current))
     return False
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+_block_fields = {}
+
+
+def block_fields(node_class):
+    """The fields of a statement class (or of an except handler or match case) that hold
+    statement blocks, or the handlers or cases holding them, in field order."""
+    fields = _block_fields.get(node_class)
+    if fields is None:
+        fields = _block_fields[node_class] = tuple(
+            f for f in node_class._fields if f in _BLOCK_FIELDS)
+    return fields
+
+
+_block_layouts = {}  # statement class -> (its block fields, its fields of handlers or cases)
+
+
+def statement_blocks(statement):
+    """The statement blocks directly inside a compound statement, as (owner, field) pairs:
+    its own body, orelse and finalbody when not empty, then the body of each of its handlers
+    or cases."""
+    layout = _block_layouts.get(statement.__class__)
+    if layout is None:
+        fields = block_fields(statement.__class__)
+        layout = _block_layouts[statement.__class__] = (
+            tuple(f for f in fields if f not in ("handlers", "cases")),
+            tuple(f for f in fields if f in ("handlers", "cases")))
+    own_fields, part_fields = layout
+    blocks = []
+    values = statement.__dict__
+    for field in own_fields:
+        if values.get(field):
+            blocks.append((statement, field))
+    for field in part_fields:
+        for part in values.get(field) or ():
+            blocks.append((part, "body"))
+    return blocks

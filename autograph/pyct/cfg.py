@@ -317,7 +317,7 @@ class _GraphBuilder(gast.NodeVisitor):
         if self.builder is None and not isinstance(
                 node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
             # Outside any function: only look for functions and lambdas.
-            for child in gast.iter_child_nodes(node):
+            for child in ast_util.child_nodes(node):
                 self.visit(child)
             return
         super().visit(node)
@@ -341,7 +341,7 @@ class _GraphBuilder(gast.NodeVisitor):
     def _expressions_of(self, node):
         if not self.find_lambdas:
             return
-        for child in gast.iter_child_nodes(node):
+        for child in ast_util.child_nodes(node):
             if isinstance(child, gast.expr):
                 self.visit_expression(child)
 

@@ -194,31 +194,16 @@ class QN:
 
 
 def _resolve(node, names):
-    """Annotates bottom-up, so a parent can use its children's QNs (a plain recursion:
-    this runs on every conversion and a NodeVisitor's dispatch costs more). `names`
-    ({identifier: QN}) gives all Names of one identifier the same QN (QNs are immutable;
-    making one per Name was most of the cost of this pass)."""
+    """Annotates bottom-up, so a parent can use its children's QNs. `names` ({identifier:
+    QN}) gives all Names of one identifier the same QN (QNs are immutable)."""
+    for child in ast_util.child_nodes(node):
+        _resolve(child, names)
     node_class = node.__class__
-    fields = _fields_cache.get(node_class)
-    if fields is None:
-        fields = ast_util.node_fields(node_class)
-    values = node.__dict__
-    for field in fields:
-        value = values.get(field)
-        if value.__class__ is list:
-            for item in value:
-                if isinstance(item, _AST):
-                    _resolve(item, names)
-        elif isinstance(value, _AST):
-            _resolve(value, names)
-    if node_class is _NAME:
-        annotations = values.get(_ANNO_FIELD)
-        if annotations is None:
-            annotations = values[_ANNO_FIELD] = {}
+    if node_class is gast.Name:
         qn = names.get(node.id)
         if qn is None:
             qn = names[node.id] = QN(node.id)
-        annotations[_QN_KEY] = qn
+        anno.setanno(node, anno.Basic.QN, qn)
     elif node_class is gast.Attribute or node_class is gast.Subscript:
         qn = _composite_qn(node)
         if qn is not None:
@@ -226,15 +211,6 @@ def _resolve(node, names):
         elif anno.hasanno(node, anno.Basic.QN):
             # Left over from before a transformation changed the expression.
             anno.delanno(node, anno.Basic.QN)
-
-
-# Fields that hold no nodes (names, flags, expression contexts) are skipped: nothing in
-# them is annotated.
-_fields_cache = ast_util._node_fields  # pylint: disable=protected-access
-_AST = gast.AST
-_NAME = gast.Name
-_ANNO_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
-_QN_KEY = anno.Basic.QN
 
 
 def _annotated_qn(node):
@@ -279,7 +255,7 @@ def computed_qn(node, names):
     {(owner QN, attribute): QN}) gives every Name of one identifier, and every attribute
     of one owner, the same QN."""
     node_class = node.__class__
-    if node_class is _NAME:
+    if node_class is gast.Name:
         qn = names.get(node.id)
         if qn is None:
             qn = names[node.id] = QN(node.id)

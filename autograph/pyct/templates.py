@@ -1,8 +1,8 @@
 """Code templates: generate AST from code written as code, with named placeholders.
 
-`replace("while test:\n  body", test=..., body=[...])` parses the template and
-substitutes names, expressions, statement blocks and argument lists, fixing the
-Load/Store/Del context of every substituted node.
+`replace("while test:\n  body", test=..., body=[...])` substitutes names, expressions,
+statement blocks and argument lists, fixing the Load/Store/Del context of every substituted
+node. A template is compiled on its first use into a function that builds its tree.
 """
 
 import textwrap
@@ -10,7 +10,6 @@ import textwrap
 import gast
 
 from autograph.pyct import anno
-from autograph.pyct import ast_util
 
 # Annotations that survive when a node is copied into a template; analyses are
 # re-run after each converter, so everything else is dropped to keep copies cheap.
@@ -31,7 +30,6 @@ class TemplateError(ValueError):
 
 
 _LOCATION_ATTRIBUTES = ("lineno", "col_offset", "end_lineno", "end_col_offset")
-_ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
 
 
 def copy_clean(node, preserve_annos=PRESERVED_ANNOTATIONS):
@@ -79,14 +77,8 @@ def _copy_node(node, preserve_annos):
     for attribute in _LOCATION_ATTRIBUTES:
         if attribute in source:
             target[attribute] = source[attribute]
-    annotations = source.get(_ANNOTATIONS_FIELD)
-    if annotations:
-        if preserve_annos is None:
-            target[_ANNOTATIONS_FIELD] = dict(annotations)
-        elif preserve_annos:
-            kept = {key: annotations[key] for key in preserve_annos if key in annotations}
-            if kept:
-                target[_ANNOTATIONS_FIELD] = kept
+    if preserve_annos != ():
+        anno.copy_annotations(node, new_node, preserve_annos)
     return new_node
 
 
@@ -96,20 +88,22 @@ def set_context(node, ctx):
     Names, tuples, lists and starred take `ctx` throughout; attributes and subscripts take
     it at the top only, their inner parts are always read.
     """
-    if isinstance(node, (gast.Name, gast.Starred)):
+    node_class = node.__class__
+    if node_class is gast.Name:
         node.ctx = ctx
-        if isinstance(node, gast.Starred):
-            set_context(node.value, ctx)
-    elif isinstance(node, (gast.Tuple, gast.List)):
+    elif node_class is gast.Tuple or node_class is gast.List:
         node.ctx = ctx
         for element in node.elts:
             set_context(element, ctx)
-    elif isinstance(node, (gast.Attribute, gast.Subscript)):
+    elif node_class is gast.Starred:
+        node.ctx = ctx
+        set_context(node.value, ctx)
+    elif node_class is gast.Attribute or node_class is gast.Subscript:
         node.ctx = ctx
         # Only the assignable chain below is read; other expressions keep their contexts
         # (a walrus or comprehension target inside `(ch := s[i]).isspace` stays a store).
         set_context(node.value, gast.Load())
-        if isinstance(node, gast.Subscript):
+        if node_class is gast.Subscript:
             set_context(node.slice, gast.Load())
     return node
 
@@ -126,13 +120,10 @@ def _name(name, ctx):
 
 
 class _Moved:
-    """A replacement handed over to the template (see `moved`)."""
+    """A replacement handed over to the template (see `moved`): `node`, and whether a place
+    of the template already took it."""
 
     __slots__ = ("node", "used")
-
-    def __init__(self, node):
-        self.node = node
-        self.used = False
 
 
 def moved(node):
@@ -144,24 +135,36 @@ def moved(node):
     replaces. Most replacements are such nodes, and copying them, at every level of
     nesting, was much of the cost of generating code. Unlike a copy (which keeps
     PRESERVED_ANNOTATIONS only), it keeps all its annotations: move only nodes whose other
-    annotations no later step acts on.
+    annotations no later step acts on. A list of nodes gives a list of moved nodes (for a
+    placeholder spliced into call arguments, tuple elements, ...).
     """
+    if node.__class__ is list:
+        return [moved(n) for n in node]
     if not isinstance(node, gast.AST):
         raise TemplateError(f"only an AST node can be moved into a template, got {node!r}")
-    return _Moved(node)
+    handed_over = _Moved.__new__(_Moved)  # (no __init__: a call fewer, for every one)
+    handed_over.node = node
+    handed_over.used = False
+    return handed_over
+
+
+# The expressions set_context changes (the others have no context, nor anything below
+# them that set_context would reach).
+_ASSIGNABLE = frozenset({gast.Name, gast.Tuple, gast.List, gast.Starred, gast.Attribute,
+                         gast.Subscript})
 
 
 def _to_node(value, ctx):
     """Converts one replacement value (str, QN, AST expression, or a `moved` one) into an
     expression node."""
-    if isinstance(value, str):
+    if value.__class__ is str:
         return _name(value, ctx)
     if value.__class__ is _Moved:
         node = value.node
         if value.used:
             node = copy_clean(node)
         value.used = True
-        return set_context(node, ctx)
+        return set_context(node, ctx) if node.__class__ in _ASSIGNABLE else node
     if hasattr(value, "ast") and not isinstance(value, gast.AST):  # a qual_names.QN
         return set_context(value.ast(), ctx)
     if isinstance(value, gast.AST):
@@ -182,157 +185,16 @@ def _param(value):
     return _name(name, gast.Param.__new__(gast.Param))
 
 
-_REPLACE_VISITORS = {}  # node class -> _ReplaceTransformer method
-
-
-class _ReplaceTransformer(gast.NodeTransformer):
-    """Substitutes placeholders; statement visits may return lists, which are spliced."""
-
-    def __init__(self, replacements):
-        self.replacements = replacements
-
-    def visit(self, node):
-        # ast.NodeVisitor.visit, with the method looked up once per node class.
-        visitor = _REPLACE_VISITORS.get(node.__class__)
-        if visitor is None:
-            visitor = getattr(type(self), "visit_" + node.__class__.__name__, None)
-            if visitor is None:
-                visitor = type(self).generic_visit
-            _REPLACE_VISITORS[node.__class__] = visitor
-        return visitor(self, node)
-
-    # Statement blocks ---------------------------------------------------------
-
-    def visit_Expr(self, node):
-        # A placeholder standing alone as a statement is a statement block. Blocks are
-        # moved, not copied: the caller hands them over (copying whole bodies at every
-        # nesting level would make conversion quadratic).
-        if isinstance(node.value, gast.Name) and node.value.id in self.replacements:
-            value = self.replacements[node.value.id]
-            statements = value if isinstance(value, (list, tuple)) else [value]
-            if all(isinstance(s, gast.stmt) for s in statements):
-                return list(statements)
-        return self.generic_visit(node)
-
-    def generic_visit(self, node):
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                new_values = []
-                for item in value:
-                    if isinstance(item, gast.AST):
-                        result = self.visit(item)
-                        if result is None:
-                            continue
-                        if isinstance(result, list):
-                            new_values.extend(result)
-                            continue
-                        new_values.append(result)
-                    else:
-                        new_values.append(item)
-                if (field in _NONEMPTY_BLOCKS and not new_values and value
-                        and isinstance(value[0], gast.stmt)):
-                    new_values = [gast.Pass()]
-                setattr(node, field, new_values)
-            elif isinstance(value, gast.AST):
-                result = self.visit(value)
-                if isinstance(result, list):
-                    raise TemplateError(
-                        f"a list replaced the single {field!r} of {type(node).__name__}")
-                setattr(node, field, result)
-        return node
-
-    # Names and expressions ----------------------------------------------------
-
-    def visit_Name(self, node):
-        if node.id not in self.replacements:
-            return node
-        value = self.replacements[node.id]
-        if isinstance(node.ctx, gast.Param):
-            if isinstance(value, (list, tuple)):
-                return [_param(v) for v in value]
-            return _param(value)
-        if isinstance(value, (list, tuple)):
-            # Splicing into a list of expressions (call arguments, tuple elements, ...).
-            return [_to_node(v, type(node.ctx)()) for v in value]
-        return _to_node(value, type(node.ctx)())
-
-    def visit_Attribute(self, node):
-        node = self.generic_visit(node)
-        if node.attr in self.replacements:
-            value = self.replacements[node.attr]
-            if isinstance(value, gast.Name):
-                value = value.id
-            if not isinstance(value, str):
-                raise TemplateError(f"attribute name {node.attr!r} must be replaced by a str")
-            node.attr = value
-        return node
-
-    def visit_keyword(self, node):
-        node = self.generic_visit(node)
-        if node.arg is not None and node.arg in self.replacements:
-            value = self.replacements[node.arg]
-            if isinstance(value, gast.Name):
-                value = value.id
-            if isinstance(value, str):
-                node.arg = value
-        return node
-
-    def _rename_definition(self, node):
-        if node.name in self.replacements:
-            value = self.replacements[node.name]
-            node.name = value.id if isinstance(value, gast.Name) else str(value)
-
-    def visit_FunctionDef(self, node):
-        self._rename_definition(node)
-        return self.generic_visit(node)
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_ClassDef(self, node):
-        self._rename_definition(node)
-        return self.generic_visit(node)
-
-    def visit_arguments(self, node):
-        node = self.generic_visit(node)
-        for field in ("vararg", "kwarg"):
-            value = getattr(node, field)
-            if isinstance(value, list):
-                raise TemplateError(f"a list replaced {field}")
-        return node
-
-
-_template_cache = {}
-
-
-def _parsed_template(template):
-    """A fresh tree of `template`: parsed once, copied afterwards (copying is much faster)."""
-    tree = _template_cache.get(template)
-    if tree is None:
-        if len(_template_cache) >= _CACHE_LIMIT:
-            _template_cache.clear()
-        tree = _template_cache[template] = gast.parse(textwrap.dedent(template))
-    return copy_clean(tree, preserve_annos=())
-
-
-def _check_replacements(replacements):
-    for key in replacements:
-        if not isinstance(key, str):
-            raise TemplateError(f"replacement keys must be names, got {key!r}")
-
-
-# -- compiled templates ---------------------------------------------------------------
-# `replace` runs tens of times per converted function. Instead of copying the parsed
-# template and then walking the copy with _ReplaceTransformer, each (template, placeholder
-# names) pair is compiled once into a Python function that builds the result directly:
-# the fixed parts of the template become straight-line node constructions, and only the
-# placeholders are decided at run time. The result is what _ReplaceTransformer makes of a
-# fresh copy (tests/pyct/test_templates.py compares the two).
+# -- Builders -----------------------------------------------------------------------------
+# `replace` runs tens of times per converted function. Each (template, placeholder names)
+# pair is compiled once into a Python function that builds the result directly: the fixed
+# parts of the template become straight-line node constructions, and only the
+# placeholders are decided when it runs, by the functions below.
 
 
 def _substitute(value, ctx_class):
-    """A placeholder in an expression position (visit_Name, non-parameter case)."""
-    if isinstance(value, (list, tuple)):
+    """A placeholder in an expression position: a node, or a list of them to splice."""
+    if value.__class__ is list or value.__class__ is tuple:
         return [_to_node(v, ctx_class.__new__(ctx_class)) for v in value]
     return _to_node(value, ctx_class.__new__(ctx_class))
 
@@ -341,6 +203,41 @@ def _substitute_param(value):
     if isinstance(value, (list, tuple)):
         return [_param(v) for v in value]
     return _param(value)
+
+
+def _expression(value, ctx_class, field, node_name):
+    """A placeholder standing for the one expression of a field."""
+    value_class = value.__class__
+    if value_class is str:
+        return _name(value, ctx_class.__new__(ctx_class))
+    if value_class is list or value_class is tuple:
+        raise TemplateError(f"a list replaced the single {field!r} of {node_name}")
+    return _to_node(value, ctx_class.__new__(ctx_class))
+
+
+def _expressions(value, ctx_class):
+    """A placeholder standing alone in a list of expressions: the nodes of that list."""
+    if value.__class__ is list or value.__class__ is tuple:
+        return [_to_node(v, ctx_class.__new__(ctx_class)) for v in value]
+    return [_to_node(value, ctx_class.__new__(ctx_class))]
+
+
+def _parameters(value):
+    """A placeholder standing alone in a list of parameters: the nodes of that list."""
+    if value.__class__ is list or value.__class__ is tuple:
+        return [_param(v) for v in value]
+    return [_param(value)]
+
+
+def _block(value):
+    """A placeholder standing alone in a statement block: the statements of that block."""
+    result = _placeholder_statement(value)
+    return result if result.__class__ is list else [result]
+
+
+def _body(value):
+    """_block, for a block that Python requires to be non-empty."""
+    return _block(value) or [gast.Pass()]
 
 
 def _single(value, field, node_name):
@@ -364,15 +261,16 @@ def _nonempty_body(values):
     return values or [gast.Pass()]
 
 
-def _placeholder_statement(value, location):
-    """`placeholder` standing alone as a statement (visit_Expr)."""
-    statements = value if isinstance(value, (list, tuple)) else [value]
-    if all(isinstance(s, gast.stmt) for s in statements):
-        return list(statements)
-    new_value = _single(_substitute(value, gast.Load), "value", "Expr")
-    node = gast.Expr.__new__(gast.Expr)
-    node.__dict__ = {"value": new_value, **location}
-    return node
+def _placeholder_statement(value):
+    """`placeholder` standing alone as a statement: the statements it is replaced by, or an
+    expression statement of the expression it is replaced by."""
+    statements = value if value.__class__ is list or value.__class__ is tuple else [value]
+    for statement in statements:
+        if not isinstance(statement, gast.stmt):
+            node = gast.Expr.__new__(gast.Expr)
+            node.__dict__ = {"value": _single(_substitute(value, gast.Load), "value", "Expr")}
+            return node
+    return list(statements)
 
 
 def _attribute_name(value, attr):
@@ -393,12 +291,23 @@ def _definition_name(value):
     return value.id if isinstance(value, gast.Name) else str(value)
 
 
+def _declared_names(value):
+    """A placeholder among the names of a global or nonlocal statement: a str or a list of
+    them."""
+    return [value] if isinstance(value, str) else list(value)
+
+
 _PLAIN_CONSTANT_TYPES = (str, int, bool, type(None))
 _RENAMED_DEFINITIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+_DECLARATIONS = (gast.Global, gast.Nonlocal)
 
 
 class _TemplateCompiler:
-    """Writes the source of a builder function for one template and placeholder set."""
+    """Writes the source of a builder function for one template and placeholder set.
+
+    The nodes it makes have no source positions (the template's own, line 1 of the
+    template, would be meaningless): where generated code comes from is its ORIGIN
+    annotation."""
 
     def __init__(self, placeholders):
         self.placeholders = placeholders
@@ -408,7 +317,9 @@ class _TemplateCompiler:
             "_single": _single, "_splice": _splice, "_nonempty_body": _nonempty_body,
             "_placeholder_statement": _placeholder_statement,
             "_attribute_name": _attribute_name, "_keyword_arg": _keyword_arg,
-            "_definition_name": _definition_name,
+            "_definition_name": _definition_name, "_declared_names": _declared_names,
+            "_expression": _expression, "_expressions": _expressions,
+            "_parameters": _parameters, "_block": _block, "_body": _body,
         }
         self._classes = {}
         self._count = 0
@@ -436,28 +347,34 @@ class _TemplateCompiler:
         placeholders = self.placeholders if substitute else ()
         node_class = node.__class__
         source = node.__dict__
-        location = {a: source[a] for a in _LOCATION_ATTRIBUTES if a in source}
         if node_class is gast.Name and node.id in placeholders:
             if isinstance(node.ctx, gast.Param):
                 return f"_substitute_param(R[{node.id!r}])", True
             return f"_substitute(R[{node.id!r}], {self._class(node.ctx.__class__)})", True
         if (node_class is gast.Expr and node.value.__class__ is gast.Name
                 and node.value.id in placeholders):
-            return (f"_placeholder_statement(R[{node.value.id!r}], "
-                    f"{self._constant(location)})"), True
+            return f"_placeholder_statement(R[{node.value.id!r}])", True
         fields = []
         for field in node_class._fields:
             value = source.get(field)
             # A Name that is not a placeholder is kept as it is: its annotation is copied,
             # not searched for placeholders.
             substitute_children = substitute and node_class is not gast.Name
-            if value.__class__ is list:
+            alone = (self._alone_in_list(value[0], field, placeholders)
+                     if value.__class__ is list and len(value) == 1 and substitute_children
+                     else None)
+            if alone is not None:
+                code = alone
+            elif value.__class__ is list:
                 items = []
                 dynamic = False
                 for item in value:
                     if isinstance(item, gast.AST):
                         code, item_dynamic = self.node(item, substitute_children)
                         dynamic = dynamic or item_dynamic
+                    elif node_class in _DECLARATIONS and item in placeholders:
+                        code = f"_declared_names(R[{item!r}])"
+                        dynamic = True
                     else:
                         code = self._constant(item)
                     items.append(code)
@@ -467,6 +384,10 @@ class _TemplateCompiler:
                     if (field in _NONEMPTY_BLOCKS and value
                             and isinstance(value[0], gast.stmt)):
                         code = f"_nonempty_body({code})"
+            elif (value.__class__ is gast.Name and substitute_children
+                  and value.id in placeholders and not isinstance(value.ctx, gast.Param)):
+                code = (f"_expression(R[{value.id!r}], {self._class(value.ctx.__class__)}, "
+                        f"{field!r}, {node_class.__name__!r})")
             elif isinstance(value, gast.AST):
                 code, dynamic = self.node(value, substitute_children)
                 if dynamic:
@@ -483,12 +404,24 @@ class _TemplateCompiler:
                 else:
                     code = self._constant(value)
             fields.append(f"{field!r}: {code}")
-        fields.extend(f"{a!r}: {v!r}" for a, v in location.items())
         variable = self._new_variable()
         class_name = self._class(node_class)
         self.lines.append(f"    {variable} = {class_name}.__new__({class_name})")
         self.lines.append(f"    {variable}.__dict__ = {{{', '.join(fields)}}}")
         return variable, False
+
+    def _alone_in_list(self, item, field, placeholders):
+        """Code building the list of a field whose only item is the placeholder `item`
+        (one call, instead of building the item and splicing it), or None."""
+        if item.__class__ is gast.Name and item.id in placeholders:
+            if isinstance(item.ctx, gast.Param):
+                return f"_parameters(R[{item.id!r}])"
+            return f"_expressions(R[{item.id!r}], {self._class(item.ctx.__class__)})"
+        if (item.__class__ is gast.Expr and item.value.__class__ is gast.Name
+                and item.value.id in placeholders):
+            helper = "_body" if field in _NONEMPTY_BLOCKS else "_block"
+            return f"{helper}(R[{item.value.id!r}])"
+        return None
 
     def build(self, statements):
         items = [self.node(statement) for statement in statements]
@@ -501,34 +434,19 @@ class _TemplateCompiler:
 
 
 _builders = {}  # (template, placeholder names) -> builder function
-_uses = {}  # (template, placeholder names) -> uses so far, until it is compiled
-# Compiling costs about as much as a few dozen copies: a template is compiled on its second
-# use (templates made from generated names may be used only once). The caches are
-# emptied when they grow past _CACHE_LIMIT entries.
-_COMPILE_ON_USE = 2
+# Templates are written in the converters: a few dozen of them. The cache is emptied if it
+# ever grows past this (a template text made from data would be a bug, not a memory leak).
 _CACHE_LIMIT = 4096
 
 
 def _builder(template, names):
-    """The compiled builder of (template, names), or None while it is still used too
-    rarely to be worth compiling."""
+    """The builder of (template, names), compiled on its first use."""
     key = (template, names)
     builder = _builders.get(key)
     if builder is None:
-        uses = _uses.get(key, 0) + 1
-        if uses < _COMPILE_ON_USE:
-            if len(_uses) >= _CACHE_LIMIT:
-                _uses.clear()
-            _uses[key] = uses
-            return None
-        _uses.pop(key, None)
-        if len(_template_cache) >= _CACHE_LIMIT:
-            _template_cache.clear()
-        tree = _template_cache.get(template)
-        if tree is None:
-            tree = _template_cache[template] = gast.parse(textwrap.dedent(template))
         if len(_builders) >= _CACHE_LIMIT:
             _builders.clear()
+        tree = gast.parse(textwrap.dedent(template))
         builder = _builders[key] = _TemplateCompiler(frozenset(names)).build(tree.body)
     return builder
 
@@ -540,36 +458,17 @@ def replace(template, **replacements):
     statement or a list of statements (for a placeholder standing alone as a statement),
     or a list of expressions/names (spliced into call arguments, tuple elements or a
     function's parameters). Expression replacements are copied, never shared, unless
-    wrapped in `moved`; statement blocks are moved into the result as they are.
+    wrapped in `moved`; statement blocks are moved into the result as they are. A
+    placeholder standing for a function, class, attribute or keyword name takes a str.
+    The nodes the template makes have no source positions (gast.fix_missing_locations
+    gives them some, before compiling them directly).
     """
-    if not isinstance(template, str):
-        raise TemplateError(f"template must be a str, got {type(template).__name__}")
-    names = tuple(replacements)
-    builder = _builders.get((template, names))
+    builder = _builders.get((template, tuple(replacements)))
     if builder is None:
-        _check_replacements(replacements)
-        builder = _builder(template, names)
-        if builder is None:
-            return replace_by_copy(template, **replacements)
+        if not isinstance(template, str):
+            raise TemplateError(f"template must be a str, got {type(template).__name__}")
+        builder = _builder(template, tuple(replacements))
     return builder(replacements)
-
-
-def replace_by_copy(template, **replacements):
-    """`replace` done by copying the parsed template and walking the copy (the reference
-    behaviour the compiled templates reproduce)."""
-    _check_replacements(replacements)
-    if not isinstance(template, str):
-        raise TemplateError(f"template must be a str, got {type(template).__name__}")
-    tree = _parsed_template(template)
-    transformer = _ReplaceTransformer(replacements)
-    results = []
-    for statement in tree.body:
-        result = transformer.visit(statement)
-        if isinstance(result, list):
-            results.extend(result)
-        elif result is not None:
-            results.append(result)
-    return results
 
 
 def replace_as_expression(template, **replacements):

@@ -12,8 +12,6 @@ from autograph.pyct import anno
 from autograph.pyct import ast_util
 from autograph.pyct import unparser
 
-_fields_cache = ast_util._node_fields  # pylint: disable=protected-access
-
 
 class EntityInfo(NamedTuple):
     """What a transformation knows about the entity it converts.
@@ -151,14 +149,7 @@ class NodeStateTracker:
         return accumulator
 
 
-_ANNOTATIONS_FIELD = anno._ANNO_FIELD  # pylint: disable=protected-access
-_SKIP_PROCESSING = anno.Basic.SKIP_PROCESSING
 _ORIGIN = anno.Basic.ORIGIN
-
-
-# (transformer class, node class) -> the function visiting such nodes (called with the
-# transformer): the visitor lookup runs for every node of every converter pass.
-_VISITORS = {}
 
 
 def _inherit_origin(result, origin):
@@ -171,23 +162,41 @@ class Base(NodeStateTracker, gast.NodeTransformer):
     """Base class for transformers of gast trees.
 
     A statement visit may return a node, a list of statements (spliced into the block) or
-    None (removed). Nodes annotated with anno.Basic.SKIP_PROCESSING are left untouched.
-    Replacement nodes inherit the ORIGIN of the node they replace.
+    None (removed). Replacement nodes inherit the ORIGIN of the node they replace.
+
+    What it visits can be narrowed (conversion speed: a visit is a few calls, for most nodes
+    of a tree): nodes with an annotation among `left_alone_keys` are returned unvisited;
+    generic_visit visits the fields `fields_of(node class)` gives, and, when `relevant` is
+    a set of node ids, only the children among them.
     """
 
+    left_alone_keys = frozenset({anno.Basic.SKIP_PROCESSING})
+    # Every field that may hold nodes (names, flags and expression contexts are left
+    # alone: visiting a context changes nothing, and transformers define no visitor for
+    # them).
+    fields_of = staticmethod(ast_util.node_fields)
+    relevant = None
+    # node class -> the function visiting such nodes (called with the transformer), per
+    # transformer class: the lookup runs for every node of every converter pass.
+    _visitors = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._visitors = {}
+
     def visit(self, node):
-        # Runs for every node of every converter pass: the annotations are read directly
-        # from their dict, and the visitor method is looked up here instead of in super().
-        annotations = getattr(node, _ANNOTATIONS_FIELD, None)
+        # Runs for every node of every converter pass: the visitor method is looked up
+        # here instead of in super().
+        if not isinstance(node, gast.AST):
+            raise ValueError(
+                f"expected an AST node, got {type(node).__name__}; use visit_block to "
+                "visit a list of statements")
+        annotations = anno.annotations(node)
         if annotations is not None:
-            if _SKIP_PROCESSING in annotations:
+            if not self.left_alone_keys.isdisjoint(annotations):
                 return node
             origin = annotations.get(_ORIGIN)
         else:
-            if not isinstance(node, gast.AST):
-                raise ValueError(
-                    f"expected an AST node, got {type(node).__name__}; use visit_block to "
-                    "visit a list of statements")
             origin = None
 
         ctx = self.ctx
@@ -195,7 +204,7 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         if origin is not None:
             ctx.current_origin = origin
         try:
-            visitor = _VISITORS.get((self.__class__, node.__class__))
+            visitor = self._visitors.get(node.__class__)
             if visitor is None:
                 visitor = self._visitor_of(node.__class__)
             if node.__class__ is gast.Expr:
@@ -225,37 +234,23 @@ class Base(NodeStateTracker, gast.NodeTransformer):
         visitor = getattr(transformer_class, "visit_" + node_class.__name__, None)
         if visitor is None:
             visitor = transformer_class.generic_visit
-        _VISITORS[(transformer_class, node_class)] = visitor
+        transformer_class._visitors[node_class] = visitor
         return visitor
-
-    def children_to_skip(self):
-        """(node classes, ids or None): children of those classes, and any child whose id is
-        not among the ids (None: no such restriction), are left as they are by
-        generic_visit, not visited. A subclass whose visit returns such children unchanged
-        says so here: each visit is a call, for most children of most nodes."""
-        return (), None
 
     def generic_visit(self, node):
         """Visits the children of `node`, as ast.NodeTransformer does (lists returned for
         an element of a list field are spliced in, None removes it), with less overhead,
-        except those `children_to_skip` leaves as they are."""
-        skipped_classes, visited_ids = self.children_to_skip()
+        except those the narrowing attributes leave as they are (see the class)."""
+        relevant = self.relevant
         visit = self.visit
-        # Only the fields that may hold nodes: names, flags and expression contexts are
-        # left alone (visiting a context changes nothing; converters define no visitor
-        # for them).
-        fields = _fields_cache.get(node.__class__)
-        if fields is None:
-            fields = ast_util.node_fields(node.__class__)
         values = node.__dict__
-        for field in fields:
+        for field in self.fields_of(node.__class__):
             old_value = values.get(field)
             if old_value.__class__ is list:
                 new_values = []
                 for value in old_value:
-                    if isinstance(value, ast.AST) and not (
-                            isinstance(value, skipped_classes)
-                            or visited_ids is not None and id(value) not in visited_ids):
+                    if isinstance(value, ast.AST) and (relevant is None
+                                                       or id(value) in relevant):
                         value = visit(value)
                         if value is None:
                             continue
@@ -264,9 +259,8 @@ class Base(NodeStateTracker, gast.NodeTransformer):
                             continue
                     new_values.append(value)
                 old_value[:] = new_values
-            elif isinstance(old_value, ast.AST) and not (
-                    isinstance(old_value, skipped_classes)
-                    or visited_ids is not None and id(old_value) not in visited_ids):
+            elif isinstance(old_value, ast.AST) and (relevant is None
+                                                     or id(old_value) in relevant):
                 new_node = visit(old_value)
                 if new_node is None:
                     delattr(node, field)

@@ -220,12 +220,12 @@ def test_global_shadowing_builtin():
     assert api.to_graph(f)(-1) == "global abs"
 
 
-# The walk `transform` uses against the reference transformer ----------------------------
+# The tree call_trees makes, and the marks it leaves for the converters after it ---------
 
 import gast as _gast
 
 from autograph.converters import call_trees
-from autograph.core import converter
+from autograph.core import converter, marks
 from autograph.pyct import anno, parser, templates, transformer, naming
 
 
@@ -241,12 +241,12 @@ def _context(fn):
                                    converter.STANDARD_OPTIONS, entity=fn))
 
 
-def _described(node):
-    """The tree with locations, and the ORIGIN of every node."""
-    return (_gast.dump(node, include_attributes=True),
-            [anno.getanno(n, anno.Basic.ORIGIN, None) for n in _gast.walk(node)])
-
-
+# _Child.method holds a call of every kind the converter meets: in decorators, defaults and
+# annotations (evaluated in the enclosing scope), in a lambda and in a comprehension, a
+# zero-argument super(), starred and keyword arguments, a call of a call's result, and
+# calls inside if-else, `or` and `not`, whose enclosing expressions hold a choice (they
+# stay unmarked, while the expressions and statements holding none are marked as
+# holding none).
 class _Base:
     def method(self, x):
         return x
@@ -271,14 +271,19 @@ def g(y):
     return lambda z: z
 
 
-def test_walk_makes_the_reference_transformers_tree():
-    for fn in (_Child.method, caller, helper, test_walk_makes_the_reference_transformers_tree):
-        reference = _parsed(fn)
-        transformer_ = call_trees.CallTreeTransformer(_context(fn))
-        transformer_.functions = []
-        reference = transformer_.visit(reference)
-        walked = call_trees.transform(_parsed(fn), _context(fn))
-        assert _described(walked) == _described(reference), fn.__qualname__
+def test_every_user_call_is_wrapped_and_keeps_its_origin():
+    node = call_trees.transform(_parsed(_Child.method), _context(_Child.method))
+    wrapped = [n for n in _gast.walk(node) if isinstance(n, _gast.Call)
+               and isinstance(n.func, _gast.Call) and isinstance(n.func.func, _gast.Attribute)
+               and n.func.func.attr.startswith("converted")]
+    # len, abs, type, min, pow, square, range, bool, super, .method, sum, f, callable, g,
+    # g(y)
+    assert len(wrapped) == 15
+    explicit_super = next(n for n in wrapped if isinstance(n.func.args[0], _gast.Name)
+                          and n.func.args[0].id == "super")
+    assert [a.id for a in explicit_super.args] == ["__class__", "self"]
+    assert anno.getanno(explicit_super, anno.Basic.ORIGIN).loc.lineno == (
+        _Child.method.__code__.co_firstlineno + 6)
     source = code(_Child.method)
     assert "ag__.converted_2(super)(__class__, self).method" in source
     assert "ag__.converted_3(pow)(v, 2, *())" not in source  # starred: the generic one
@@ -287,21 +292,20 @@ def test_walk_makes_the_reference_transformers_tree():
 
 def test_expressions_and_statements_without_choices_are_marked():
     node = call_trees.transform(_parsed(_Child.method), _context(_Child.method))
-    marked = [n for n in _gast.walk(node)
-              if anno.getanno(n, converter.AgAnno.WITHOUT_CHOICES, False)]
+    marked = [n for n in _gast.walk(node) if marks.holds_no_choice(n)]
     assert marked
     for n in marked:
-        assert not any(isinstance(m, converter.CHOICE_TYPES) for m in _gast.walk(n))
+        assert not any(isinstance(m, marks.CHOICE_TYPES) for m in _gast.walk(n))
     holding = [n for n in _gast.walk(node) if isinstance(n, (_gast.Return, _gast.BinOp))
-               and any(isinstance(m, converter.CHOICE_TYPES) for m in _gast.walk(n))]
+               and any(isinstance(m, marks.CHOICE_TYPES) for m in _gast.walk(n))]
     assert holding
     for n in holding:
-        assert not anno.hasanno(n, converter.AgAnno.WITHOUT_CHOICES)
+        assert not marks.holds_no_choice(n)
     # Copies keep the mark; the relevance walk for choices skips what is marked.
     copied = templates.copy_tree(marked[0])
-    assert anno.getanno(copied, converter.AgAnno.WITHOUT_CHOICES)
+    assert marks.holds_no_choice(copied)
     sneaked = _gast.UnaryOp(op=_gast.Not(), operand=_gast.Constant(value=1, kind=None))
     statement = next(n for n in marked if isinstance(n, _gast.Assign))
     statement.value = sneaked
-    assert id(sneaked) not in converter.nodes_containing(node, converter.CHOICE_TYPES)
-    assert id(sneaked) in converter.nodes_containing(node, (_gast.UnaryOp, _gast.Call))
+    assert id(sneaked) not in marks.nodes_containing(node, marks.CHOICE_TYPES)
+    assert id(sneaked) in marks.nodes_containing(node, (_gast.UnaryOp, _gast.Call))

@@ -5,7 +5,7 @@ import textwrap
 
 import gast
 
-from autograph.core import converter
+from autograph.core import converter, marks
 from autograph.pyct import naming, transformer
 
 
@@ -112,10 +112,10 @@ def test_relevance_counts_only_the_nodes_is_target_accepts():
     """)
     assign, ret = node.body
     is_not = lambda n: isinstance(n.op, gast.Not)  # noqa: E731
-    relevant = converter.nodes_containing(node, (gast.UnaryOp,), is_target=is_not)
+    relevant = marks.nodes_containing(node, (gast.UnaryOp,), is_target=is_not)
     assert id(ret) in relevant and id(ret.value) in relevant and id(node) in relevant
     assert id(assign) not in relevant and id(assign.value) not in relevant
-    assert id(assign) in converter.nodes_containing(node, (gast.UnaryOp,))
+    assert id(assign) in marks.nodes_containing(node, (gast.UnaryOp,))
 
 
 def test_statements_only_converters_reach_nested_statements():
@@ -153,7 +153,7 @@ def test_only_a_source_with_walrus_may_hold_one():
     assert converter.may_hold_walrus(ctx)
 
 
-# Statement walks of continue_statements and lists against their transformers ------------
+# Statements in every kind of block (statements-only converters visit blocks only) ------
 
 def _nested_statements(items, d):
     out = []
@@ -197,12 +197,6 @@ def _parse_nested_statements():
     return parser.parse_entity_with_location(_nested_statements, annotate_origins=True).node
 
 
-def _described(node):
-    from autograph.pyct import anno
-    return (gast.dump(node, include_attributes=True),
-            [anno.getanno(n, anno.Basic.ORIGIN, None) for n in gast.walk(node)])
-
-
 def _program_context():
     info = transformer.EntityInfo(name="f", source_code="", source_file="<test>",
                                   future_features=(), namespace={})
@@ -210,25 +204,22 @@ def _program_context():
         converter.STANDARD_OPTIONS))
 
 
-def test_statement_walks_make_the_transformers_trees():
+def test_statements_in_every_kind_of_block_are_converted():
     from autograph.converters import continue_statements, lists
+    from autograph.pyct import anno
     parse = _parse_nested_statements
 
-    reference = continue_statements.ContinueTransformer(_program_context()).visit(parse())
-    walked = continue_statements.transform(parse(), _program_context())
-    assert _described(walked) == _described(reference)
-    assert "continue__2" in gast.dump(walked)  # every loop lowered, innermost first
-
-    def list_transformer(ctx):
-        result = lists.ListTransformer(ctx)
-        result.walrus = True
-        result.locals_stack = []
-        return result
+    lowered = continue_statements.transform(parse(), _program_context())
+    assert not any(isinstance(n, gast.Continue) for n in gast.walk(lowered))
+    assert "continue__2" in gast.dump(lowered)  # every loop lowered, innermost first
 
     # After continue lowering too (statements nested in the generated guards).
     for make in (parse, lambda: continue_statements.transform(parse(), _program_context())):
-        reference = list_transformer(_program_context()).visit(make())
-        walked = lists.transform(make(), _program_context())
-        assert _described(walked) == _described(reference)
-        assert gast.dump(walked).count("list_append") == 5
-        assert gast.dump(walked).count("list_pop") == 2
+        converted = lists.transform(make(), _program_context())
+        assert gast.dump(converted).count("list_append") == 5
+        assert gast.dump(converted).count("list_pop") == 2
+        rewritten = [n for n in gast.walk(converted) if isinstance(n, gast.Assign)
+                     and isinstance(n.value, gast.Call)
+                     and getattr(n.value.func, "attr", None) in ("list_append", "list_pop")]
+        assert len(rewritten) == 7
+        assert all(anno.hasanno(n, anno.Basic.ORIGIN) for n in rewritten)

@@ -8,7 +8,8 @@ from autograph.pyct import anno, templates
 
 def _std_unparse(module):
     import ast
-    return ast.unparse(gast.gast_to_ast(module)).strip()
+    # Template nodes have no source positions, which ast.unparse reads on some nodes.
+    return ast.unparse(gast.gast_to_ast(gast.fix_missing_locations(module))).strip()
 
 
 def run(nodes, namespace):
@@ -131,22 +132,18 @@ def test_bad_replacement_type():
         templates.replace("x = v", v=3.5)
 
 
-# -- compiled templates reproduce the copy-and-walk reference ----------------------------
+# -- what templates build, placeholder by placeholder --------------------------------------
 
-def _dump(result):
-    def one(node):
-        text = gast.dump(node, include_attributes=True)
-        annotations = {str(k): v for n in gast.walk(node)
-                       for k, v in getattr(n, "___pyct_anno", {}).items()}
-        return text, sorted(annotations)
-    return [one(n) for n in result] if isinstance(result, list) else one(result)
-
-
-def _outcome(function, template, make_replacements):
+def _outcome(template, replacements):
+    """(the source of what `replace` builds, the annotations kept), or ("error", message)."""
     try:
-        return "ok", _dump(function(template, **make_replacements()))
+        nodes = templates.replace(template, **replacements)
     except templates.TemplateError as e:
         return "error", str(e)
+    module = gast.Module(body=nodes, type_ignores=[])
+    kept = sorted({str(key) for n in nodes for m in gast.walk(n)
+                   for key in anno.keys(m)})
+    return _std_unparse(module), kept
 
 
 def _annotated_expression():
@@ -156,44 +153,59 @@ def _annotated_expression():
     return node
 
 
-_EQUIVALENCE_CASES = [
-    ("target = value + 1", lambda: dict(target="y", value="x")),
-    ("target = value", lambda: dict(target=expr("a[i]"), value=_annotated_expression())),
-    ("f(args)", lambda: dict(args=[expr("x"), "y", expr("z + 1")])),
-    ("f(a, args, b)", lambda: dict(args=[])),
-    ("def name(params):\n    body", lambda: dict(name="g", params=["a", "b"], body=[])),
+_CASES = [
+    ("target = value + 1", lambda: dict(target="y", value="x"), ("y = x + 1", [])),
+    ("target = value", lambda: dict(target=expr("a[i]"), value=_annotated_expression()),
+     ("a[i] = a.b[c]", ["Basic.ORIGIN"])),
+    ("f(args)", lambda: dict(args=[expr("x"), "y", expr("z + 1")]), ("f(x, y, z + 1)", [])),
+    ("f(a, args, b)", lambda: dict(args=[]), ("f(a, b)", [])),
+    ("def name(params):\n    body", lambda: dict(name="g", params=["a", "b"], body=[]),
+     ("def g(a, b):\n    pass", [])),
     ("def name(params):\n    body",
      lambda: dict(name=gast.Name("h", gast.Load(), None, None), params=[],
-                  body=gast.parse("x = 1\ny = 2").body)),
-    ("def name(a, *params):\n    return a", lambda: dict(name="g", params=["b", "c"])),
-    ("if not flag:\n    rest", lambda: dict(flag="f", rest=gast.parse("pass").body)),
-    ("if not flag:\n    rest\nelse:\n    other", lambda: dict(flag="f", rest=[], other=[])),
-    ("body\nx = 1", lambda: dict(body=expr("y + 1"))),
-    ("body", lambda: dict(body=[expr("y"), expr("z")])),
-    ("x = obj.attr", lambda: dict(obj="o", attr="field")),
-    ("x = obj.attr", lambda: dict(obj="o", attr=gast.Name("f", gast.Load(), None, None))),
-    ("x = obj.attr", lambda: dict(obj="o", attr=expr("1"))),
-    ("f(key=value)", lambda: dict(key="k", value=expr("v"))),
-    ("f(key=value)", lambda: dict(key=expr("1"), value="v")),
-    ("class name(base):\n    x = 1", lambda: dict(name="K", base="B")),
-    ("lambda x: value", lambda: dict(value=expr("x * 2"), x="ignored")),
-    ("def f(a: ann = default):\n    pass", lambda: dict(ann="int", default=expr("3"))),
-    ("global x, y\nx = (1, 'a', b'b', 1.5, None, ..., 1j)", lambda: dict(x="renamed")),
-    ("x = {1: a, **b}", lambda: dict(a="q", b=expr("d"))),
-    ("x = name", lambda: dict(name=3)),
-    ("del target", lambda: dict(target=expr("a.b"))),
-    ("for target in iterate:\n    body", lambda: dict(target=expr("(i, j)"), iterate="it",
-                                                    body=[])),
-    ("x = a\ny = a", lambda: dict(a=expr("[1, 2]"))),
+                  body=gast.parse("x = 1\ny = 2").body),
+     ("def h():\n    x = 1\n    y = 2", [])),
+    ("def name(a, *params):\n    return a", lambda: dict(name="g", params=["b", "c"]),
+     ("error", "a list replaced the single 'vararg' of arguments")),
+    ("if not flag:\n    rest", lambda: dict(flag="f", rest=gast.parse("pass").body),
+     ("if not f:\n    pass", [])),
+    ("if not flag:\n    rest\nelse:\n    other", lambda: dict(flag="f", rest=[], other=[]),
+     ("if not f:\n    pass", [])),
+    ("body\nx = 1", lambda: dict(body=expr("y + 1")), ("y + 1\nx = 1", [])),
+    ("body", lambda: dict(body=[expr("y"), expr("z")]),
+     ("error", "a list replaced the single 'value' of Expr")),
+    ("x = obj.attr", lambda: dict(obj="o", attr="field"), ("x = o.field", [])),
+    ("x = obj.attr", lambda: dict(obj="o", attr=gast.Name("f", gast.Load(), None, None)),
+     ("x = o.f", [])),
+    ("x = obj.attr", lambda: dict(obj="o", attr=expr("1")),
+     ("error", "attribute name 'attr' must be replaced by a str")),
+    ("f(key=value)", lambda: dict(key="k", value=expr("v")), ("f(k=v)", [])),
+    ("f(key=value)", lambda: dict(key=expr("1"), value="v"), ("f(key=v)", [])),
+    ("class name(base):\n    x = 1", lambda: dict(name="K", base="B"),
+     ("class K(B):\n    x = 1", [])),
+    # A parameter is a placeholder too; a parameter's annotation is kept as written.
+    ("lambda x: value", lambda: dict(value=expr("x * 2"), x="ignored"),
+     ("lambda ignored: x * 2", [])),
+    ("def f(a: ann = default):\n    pass", lambda: dict(ann="int", default=expr("3")),
+     ("def f(a: ann=3):\n    pass", [])),
+    ("global x, y\nx = (1, 'a', b'b', 1.5, None, ..., 1j)", lambda: dict(x="renamed"),
+     ("global renamed, y\nrenamed = (1, 'a', b'b', 1.5, None, ..., 1j)", [])),
+    ("nonlocal names", lambda: dict(names=["b", "a"]), ("nonlocal b, a", [])),
+    ("x = {1: a, **b}", lambda: dict(a="q", b=expr("d")), ("x = {1: q, **d}", [])),
+    ("x = name", lambda: dict(name=3), ("error", "cannot use 3 of type int as a replacement")),
+    ("del target", lambda: dict(target=expr("a.b")), ("del a.b", [])),
+    ("for target in iterate:\n    body",
+     lambda: dict(target=expr("(i, j)"), iterate="it", body=[]),
+     ("for i, j in it:\n    pass", [])),
+    ("x = a\ny = a", lambda: dict(a=expr("[1, 2]")), ("x = [1, 2]\ny = [1, 2]", [])),
 ]
 
 
-@pytest.mark.parametrize("template, make_replacements", _EQUIVALENCE_CASES)
-def test_compiled_templates_build_what_the_reference_builds(template, make_replacements):
-    expected = _outcome(templates.replace_by_copy, template, make_replacements)
-    # A template is compiled on its second use and reused after that.
+@pytest.mark.parametrize("template, make_replacements, expected", _CASES)
+def test_each_kind_of_placeholder(template, make_replacements, expected):
+    # A template is compiled on its first use and reused after that.
     for _ in range(3):
-        assert _outcome(templates.replace, template, make_replacements) == expected
+        assert _outcome(template, make_replacements()) == expected
 
 
 def test_compiled_templates_return_fresh_nodes_and_move_statement_blocks():
@@ -226,3 +238,9 @@ def test_a_moved_target_gets_the_store_context():
 def test_only_nodes_can_be_moved():
     with pytest.raises(templates.TemplateError):
         templates.moved("name")
+
+
+def test_a_list_of_moved_nodes_is_spliced_as_it_is():
+    first, second = expr("a + 1"), expr("b")
+    call = templates.replace_as_expression("f(x, args)", args=templates.moved([first, second]))
+    assert call.args[1] is first and call.args[2] is second

@@ -4,6 +4,7 @@ import gast
 import pytest
 
 from autograph.pyct import anno
+from autograph.pyct import ast_util
 from autograph.pyct import naming
 from autograph.pyct import origin_info
 from autograph.pyct import parser
@@ -175,17 +176,31 @@ def test_apply_to_single_assignments_splits_literal_tuples():
     assert pairs == [("a\n", "1\n"), ("b\n", "2\n"), ("c\n", "3\n")]
 
 
-def test_children_to_skip_are_left_as_they_are():
-    class RenameOutsideCalls(transformer.Base):
-        """Renames names, except inside calls (which it says it skips)."""
-
-        def children_to_skip(self):
-            return (gast.Call,), None
-
+def test_what_a_transformer_narrows_its_visits_to():
+    class RenameNames(transformer.Base):
         def visit_Name(self, node):
             node.id = node.id.upper()
             return node
 
+    # Only the children whose ids are `relevant`: here, not inside calls.
     node = parser.parse("def f(a):\n    return a + g(a)")
-    RenameOutsideCalls(_context()).visit(node)
+    renamer = RenameNames(_context())
+    renamer.relevant = {id(n) for n in gast.walk(node)} - {
+        id(n) for call in gast.walk(node) if isinstance(call, gast.Call)
+        for n in gast.walk(call)}
+    renamer.visit(node)
     assert "return A + g(a)" in _source(node)
+
+    # Only the fields `fields_of` gives: here, not the parameters.
+    node = parser.parse("def f(a):\n    return a")
+    renamer = RenameNames(_context())
+    renamer.fields_of = lambda node_class: tuple(
+        f for f in ast_util.node_fields(node_class) if f != "args")
+    renamer.visit(node)
+    assert "def f(a):\n    return A" in _source(node)
+
+    # Not what has an annotation among `left_alone_keys`.
+    node = parser.parse("def f(a):\n    return a + b")
+    anno.setanno(node.body[0].value.right, anno.Basic.SKIP_PROCESSING, True)
+    RenameNames(_context()).visit(node)
+    assert "return A + b" in _source(node)

@@ -17,7 +17,6 @@ from autograph.pyct import anno
 from autograph.pyct import ast_util
 from autograph.pyct import qual_names
 
-_AST = gast.AST
 _LOAD = gast.Load
 
 # Fields visited by generic_visit, per node class: those that may hold nodes, except the
@@ -237,16 +236,9 @@ class ActivityAnalyzer(gast.NodeVisitor):
         fields = _activity_fields.get(node.__class__)
         if fields is None:
             fields = _fields_with_activity(node.__class__)
-        values = node.__dict__
         dispatch = self._dispatch
-        for field in fields:
-            value = values.get(field)
-            if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, _AST):
-                        dispatch[item.__class__](self, item)
-            elif isinstance(value, _AST):
-                dispatch[value.__class__](self, value)
+        for child in ast_util.child_nodes(node, fields):
+            dispatch[child.__class__](self, child)
 
     # Scope management.
     def _enter(self, isolated, function_name=None):

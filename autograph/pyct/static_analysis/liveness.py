@@ -9,6 +9,7 @@ Names declared global or nonlocal stay live at the function's exits (the caller 
 import gast
 
 from autograph.pyct import anno
+from autograph.pyct import ast_util
 from autograph.pyct import cfg
 from autograph.pyct.static_analysis import activity
 
@@ -73,8 +74,8 @@ class Analyzer(cfg.GraphVisitor):
 def _find_leaving_statements(function_node, graph):
     """Statements of the function that contain a node after which the function exits."""
     parents = {}
-    for parent in gast.walk(function_node):
-        for child in gast.iter_child_nodes(parent):
+    for parent in ast_util.walk(function_node):
+        for child in ast_util.child_nodes(parent):
             parents[child] = parent
     leaving = set()
     for node in graph.exit | graph.error:

@@ -8,6 +8,7 @@ statement (the frozenset of QNs defined on every path reaching it).
 import gast
 
 from autograph.pyct import anno
+from autograph.pyct import ast_util
 from autograph.pyct import cfg
 from autograph.pyct import qual_names
 from autograph.pyct.static_analysis import activity
@@ -229,7 +230,7 @@ def _collect_names(node, comprehension_locals, names, lambdas):
         names.append(node.target)
         _collect_names(node.value, comprehension_locals, names, lambdas)
         return
-    for child in gast.iter_child_nodes(node):
+    for child in ast_util.child_nodes(node):
         _collect_names(child, comprehension_locals, names, lambdas)
 
 
