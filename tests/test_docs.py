@@ -151,3 +151,33 @@ def test_ellipsis_matching():
 
 def test_every_doc_is_tested():
     assert DOC_FILES, "docs/ has no Markdown files"
+
+
+# `path/to/module.py`, `package/`, `module.py` in backquotes (not `<placeholders>`).
+_FILE_MENTION = re.compile(r"`([\w./]*\w\.py|[\w./]*\w/)`")
+
+
+def file_mentions(text):
+    return sorted(set(_FILE_MENTION.findall(text)))
+
+
+def test_file_mentions_are_found():
+    text = "`pyct/parser.py` and `ops/<family>.py`, `runtime/`, `x + 1`, `loader.py` (`a.b`)"
+    assert file_mentions(text) == ["loader.py", "pyct/parser.py", "runtime/"]
+
+
+def test_the_architecture_names_only_files_that_exist():
+    """docs/architecture.md describes the code as it is: every file or folder it names is
+    in the repository (named from the root, or by its trailing path parts)."""
+    paths = set()
+    for directory, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "__")) and d != "build"]
+        relative = os.path.relpath(directory, ROOT)
+        paths.update(os.path.join(relative, d) + "/" for d in dirs)
+        paths.update(os.path.join(relative, f) for f in files)
+    paths = {p[2:] if p.startswith("./") else p for p in paths}
+    with open(os.path.join(DOCS, "architecture.md")) as f:
+        mentions = file_mentions(f.read())
+    missing = [m for m in mentions
+               if not any(p == m or p.endswith("/" + m) for p in paths)]
+    assert mentions and missing == []

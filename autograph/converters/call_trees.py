@@ -15,6 +15,7 @@ import gast
 from autograph.core import converter, marks
 from autograph.pyct import templates
 
+
 def _is_generated_call(func):
     """Calls of overloads (ag__.x) that earlier converters generated are not wrapped."""
     while isinstance(func, gast.Attribute):

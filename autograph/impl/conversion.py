@@ -22,7 +22,7 @@ from autograph.impl import census
 from autograph.pyct import anno, ast_util, transpiler, unparser
 from autograph.pyct.errors import PyCTError
 
-# The fixed order of the converters (see ../shared/DESIGN.md). Each lowers one construct;
+# The fixed order of the converters (see docs/architecture.md). Each lowers one construct;
 # later ones rely on earlier ones: jumps are flags before control flow moves blocks into
 # functions, calls are wrapped before the generated overload calls appear, and and/or/if-else
 # expressions are converted last so that the tests generated above are converted too.
