@@ -13,6 +13,8 @@ variable defined only by the body makes the loop assert that it iterated at leas
 (assert_iterated, the one error for that).
 """
 
+import copy
+
 import numpy as np
 
 from runtime import errors, nest, ops
@@ -23,6 +25,7 @@ from runtime.tensor_array import TensorArray
 
 _MAX_RETRACES = 10   # traces of a loop body until its loop variables' types settle
 _MAX_RESTARTS = 3    # RestartLoop requests of one loop
+_IMPLICIT = "a tensor assigned in the loop body"   # the name of such a loop variable
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -336,7 +339,14 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, names):
 
 class _LoopVar:
     """One flat loop variable: its name, the type it has in the loop, its initial value,
-    and the Python handle (if any) whose identity the loop keeps."""
+    and the Python handle (if any) it starts as.
+
+    A loop variable is a value, as a Python name is: the body gets a handle of its own on
+    the variable's placeholder, so other names of the initial handle keep their value
+    (`acc = base` before a loop that does `acc = acc + base`). Only when the body keeps the
+    name on the handle it got and writes into it (`out[i] = v`) is the variable that
+    handle's contents: then the body gets the initial handle itself (`keeps_handle`), so
+    every alias of it sees the writes, and the handle holds the result after the loop."""
 
     def __init__(self, name, kind, dtype, shape, init, handle=None):
         self.name = name
@@ -345,13 +355,32 @@ class _LoopVar:
         self.shape = shape
         self.init = init
         self.handle = handle
-        # Did the body return `handle` itself (so the loop updated that Python object)?
-        self.returned_same_handle = False
+        # Arrays start on their handle (item writes are what happens to arrays in loops),
+        # scalars on a handle of their own (they are only ever rebound); a trace of the body
+        # that shows otherwise switches and traces again.
+        self.keeps_handle = handle is not None and bool(shape)
         self.undefined = None   # the marker object, for a variable the body defines
         self.flexible = False   # a TensorArray whose dtype follows what is written
+        # Seen in the last trace of the body: the handle it got and its placeholder, what
+        # it returned, and whether it wrote into the handle it got.
+        self.passed = self.placeholder = self.returned = None
+        self.written = False
 
     def type_text(self):
         return type_str(self.dtype, self.shape, self.kind)
+
+    def returned_same(self):
+        return self.passed is not None and self.returned is self.passed
+
+
+def _own_handle(handle, value):
+    """A new handle like `handle` (its class and attributes: a front end's list type stays a
+    list), on `value`, and not a view of anything."""
+    if type(handle) is Tensor:
+        return Tensor(value)
+    fresh = copy.copy(handle)
+    Tensor.__init__(fresh, value)
+    return fresh
 
 
 def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
@@ -365,14 +394,11 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
     paths = _named_paths(tuple(loop_vars), names, "loop_vars")
     leaves = []          # ("static", object) or ("var", index into loop_var_list)
     variables = []
-    reused = set()
     for name, leaf in paths:
         if is_tensor(leaf):
             value = leaf._value   # restored as is after tracing; add_node captures it
-            handle = leaf if id(leaf) not in reused else None
-            reused.add(id(leaf))
             # (A Tensor subclass may hold a tensor-array value: keep the value's kind.)
-            variables.append(_LoopVar(name, value.kind, value.dtype, value.shape, value, handle))
+            variables.append(_LoopVar(name, value.kind, value.dtype, value.shape, value, leaf))
         elif _is_graph_tensor_array(leaf):
             value = leaf._value
             variables.append(_LoopVar(name, TENSOR_ARRAY, value.dtype, value.shape, value))
@@ -407,26 +433,37 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         return variables + implicit + flags + ([counter] if counter is not None else [])
 
     def trace(fn, label):
-        """Traces `fn` (the cond or the body) on placeholders of the loop variables; the
-        handles of loop variables stand for them during the trace, and every handle is
-        pointed back at its value from before when the trace ends (also when it fails)."""
+        """Traces `fn` (the cond or the body) on placeholders of the loop variables, and
+        points every handle back at its value from before when the trace ends (also when
+        it fails)."""
         graph = Graph(label, parent=outer)
         current = all_vars()
+        held = []   # (handle, value before): handles standing for loop variables
         try:
             with building(graph):
                 placeholders = [graph.add_input(v.dtype, v.shape, v.kind)
                                 if v.kind is not None else None for v in current]
                 user_leaves = []
-                for v, ph in zip(variables, placeholders):
-                    if ph is None:
+                on_handle = {}   # id(initial handle) -> placeholder it stands for
+                for v, ph in zip(current, placeholders):
+                    if v.undefined is not None and ph is None:
+                        v.passed = None
                         user_leaves.append(v.undefined)
+                        continue
+                    if v in flags or v is counter:
+                        continue
+                    if v.keeps_handle:
+                        if id(v.handle) not in on_handle:
+                            held.append((v.handle, v.handle._value))
+                            v.handle._value = ph
+                            on_handle[id(v.handle)] = ph
+                        v.passed, v.placeholder = v.handle, on_handle[id(v.handle)]
                     elif v.handle is not None:
-                        v.handle._value = ph
-                        user_leaves.append(v.handle)
+                        v.passed, v.placeholder = _own_handle(v.handle, ph), ph
                     else:
-                        user_leaves.append(_wrap(ph, v.flexible))
-                for v, ph in zip(implicit, placeholders[user_count:]):
-                    v.handle._value = ph
+                        v.passed, v.placeholder = _wrap(ph, v.flexible), ph
+                    if len(user_leaves) < user_count:
+                        user_leaves.append(v.passed)
                 args = nest.pack_as(tuple(loop_vars), [
                     user_leaves[x] if kind == "var" else x for kind, x in leaves])
                 if label == "body":
@@ -434,12 +471,15 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                 else:
                     result = fn(*args)
                 outputs = _collect(label, result, graph, placeholders, current)
+                if label == "body":
+                    for v in current:
+                        v.written = (v.passed is not None
+                                     and v.passed._value is not v.placeholder)
         finally:
-            rebound = [(h, orig) for h, orig in graph.rebound.values()
-                       if not any(h is v.handle for v in current)]
-            for v in current:
-                if v.handle is not None:
-                    v.handle._value = v.init
+            held_ids = {id(h) for h, _ in held}
+            rebound = [(h, orig) for h, orig in graph.rebound.values() if id(h) not in held_ids]
+            for handle, original in reversed(held):
+                handle._value = original
             for handle, original in rebound:
                 handle._value = original
         return graph, outputs, rebound
@@ -467,7 +507,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                                     % (_static_name(paths, leaves, x), _describe(x), _describe(out)))
                 continue
             v = variables[x]
-            v.returned_same_handle = v.handle is not None and out is v.handle
+            v.returned = out
             if v.undefined is not None and is_undefined(out):
                 raise TypeError("loop variable %s is not defined before the loop and the loop "
                                 "body does not define it" % v.name)
@@ -479,6 +519,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                 raise TypeError("loop variable %s is %s before the loop but %s after an "
                                 "iteration" % (v.name, v.type_text(), _describe(out)))
         for v in implicit:
+            v.returned = v.handle
             outputs.append(v.handle._value)
         for v in flags:
             outputs.append(literal(np.True_))
@@ -492,11 +533,15 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         for v, out in zip(all_vars(), body_outputs):
             if _reconcile(v, out):
                 changed = True
+        for v in variables:
+            if _settle_handle(v):
+                changed = True
         for handle, original in rebound:
             if any(handle is v.handle for v in implicit):
                 continue
-            implicit.append(_LoopVar("a tensor assigned in the loop body", original.kind,
+            implicit.append(_LoopVar(_IMPLICIT, original.kind,
                                      original.dtype, original.shape, original, handle))
+            implicit[-1].keeps_handle = True
             changed = True
         if not changed:
             break
@@ -504,6 +549,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         raise TypeError("rt.while_loop: loop variable types did not settle after %d traces of "
                         "the body" % _MAX_RETRACES)
     cond_graph, cond_outputs, _ = trace(cond, "cond")
+    _check_aliases(variables, implicit, body_graph, cond_graph)
 
     final = all_vars()
     body_graph.outputs = [body_graph.localize(_cast_in(body_graph, out, v.dtype))
@@ -526,9 +572,13 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             out_leaves.append(x)
             continue
         v = variables[x]
-        if v.handle is not None and v.returned_same_handle:
+        if v.keeps_handle:
             v.handle.rebind(results[x])
             out_leaves.append(v.handle)
+        elif v.handle is not None and v.returned_same() and not v.written:
+            out_leaves.append(v.handle)   # the loop leaves it as it was: the same object
+        elif v.handle is not None:
+            out_leaves.append(_own_handle(v.handle, results[x]))
         else:
             out_leaves.append(_wrap(results[x], v.flexible))
     for i, v in enumerate(implicit):
@@ -540,6 +590,93 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
     if isinstance(loop_vars, list):
         packed = list(packed)
     return packed[0] if single else packed
+
+
+def _settle_handle(v):
+    """After a trace of the body: does loop variable `v` stand on its initial handle, and did
+    that change (so the body must be traced again)?"""
+    if v.handle is None or v.passed is None:
+        return False
+    keeps = v.returned_same() and (v.written or v.keeps_handle)
+    if keeps == v.keeps_handle:
+        return False
+    v.keeps_handle = keeps
+    return True
+
+
+def _check_aliases(variables, implicit, body_graph, cond_graph):
+    """Refuses a loop whose graph would not do what Python does with arrays it writes in
+    place (`a[i] = v`, `a += v`). The body writes the handles it got, so an array the body
+    writes into must be reached by the same loop variables in every iteration, the first
+    one included, and be an outer array in each (a handle the loop keeps) or in none.
+
+    Not seen here: a name outside the loop, not read in it, on an array that the first
+    iteration writes into and then rebinds (`alias = out` before a loop doing `out[i] = v;
+    out = out * 2`): graph mode writes into a copy (docs/guide.md, "Limits")."""
+    written_outer = {id(v.handle): v for v in variables + implicit
+                     if v.keeps_handle and v.written}
+    read = {id(value) for graph in (body_graph, cond_graph) for value, _ in graph.captured}
+    for v in variables:
+        if v.passed is None:
+            continue
+        # The first iteration: the initial handles are what Python writes into.
+        if not v.keeps_handle and v.handle is not None and id(v.handle) in written_outer:
+            _alias_error(v, "starts as the same array as %s, which the loop writes into in "
+                         "place, while it rebinds %s"
+                         % (_var_text(written_outer[id(v.handle)]), v.name),
+                         "give %s an array of its own before the loop: %s = %s.copy()"
+                         % (v.name, _code(v), _code(v)))
+        if not v.keeps_handle and v.written and v.handle is not None:
+            others = [u for u in variables if u is not v and u.handle is v.handle]
+            if others or id(v.init) in read:
+                _alias_error(v, "is written into in place and rebound in the loop body, and %s "
+                             "the array it starts as: in Python the first iteration writes "
+                             "into that array and later ones into arrays of the loop"
+                             % ("%s also starts as" % _var_text(others[0]) if others else
+                                "the loop reads, through another name,"),
+                             "write into a copy: %s = %s.copy() before the loop"
+                             % (_code(v), _code(v)))
+        # Later iterations: what the body returns is what the next one starts with.
+        returned = v.returned
+        if v.keeps_handle or not is_tensor(returned) or returned is v.passed:
+            continue
+        kept = [u for u in variables + implicit
+                if u.passed is returned and (u.keeps_handle or u.returned_same())]
+        if kept and (v.written or any(u.written for u in kept)):
+            _alias_error(v, "is set in the loop body to the array of %s, which the loop "
+                         "writes into in place: in Python the next iteration sees the writes "
+                         "through both names" % _var_text(kept[0]),
+                         "set it to a copy (%s = ....copy())" % _code(v))
+        if v.written:
+            sharing = [u for u in variables if u is not v and u.returned is returned]
+            if sharing or not _made_in(body_graph, returned):
+                _alias_error(v, "is written into in place in the loop body and then set to an "
+                             "array that %s, so the next iteration would write into it"
+                             % ("%s is also set to" % _var_text(sharing[0]) if sharing
+                                else "exists outside the loop"),
+                             "set it to a copy (%s = ....copy())" % _code(v))
+
+
+def _made_in(graph, handle):
+    """Is `handle` a value made in `graph` (or a graph inside it), not one from outside?"""
+    made = handle._value.graph
+    return made is not None and graph.is_ancestor_of(made)
+
+
+def _var_text(v):
+    if v.name == _IMPLICIT:
+        return "another name"
+    return v.name if v.name.startswith("'") else "loop variable %s" % v.name
+
+
+def _code(v):
+    """The name of a loop variable as code (autograph quotes names in messages)."""
+    return v.name[1:-1] if v.name[:1] == v.name[-1:] == "'" else v.name
+
+
+def _alias_error(v, what, advice):
+    raise TypeError("loop variable %s %s, which a graph loop cannot do; %s"
+                    % (v.name, what, advice))
 
 
 def assert_iterated(ran, defines, loop=None):

@@ -215,6 +215,42 @@ def test_loop_rebinding_a_name_does_not_mutate_the_initial_array(both):
     both(f, np.arange(3.0), np.int64(2))
 
 
+def test_a_loop_variable_is_a_value_not_its_initial_handle(both):
+    def f(x, n):
+        base = x[0]
+
+        def body(i, acc):
+            return i + 1, acc + base   # `base` is the handle `acc` started as
+        return rt.while_loop(lambda i, acc: i < n, body, (0, base)), base
+    both(f, np.arange(1.0, 4.0), np.int64(3))
+
+
+def test_a_loop_variable_written_in_place_is_its_handle_for_every_alias(both):
+    def f(x, n):
+        out = x + 0.0
+        alias = out
+
+        def body(i, acc):
+            acc[0] = acc[0] + alias[1]   # reads the variable's own array through `alias`
+            return i + 1, acc
+        rt.while_loop(lambda i, acc: i < n, body, (0, out))
+        return alias
+    both(f, np.arange(1.0, 4.0), np.int64(3))
+
+
+def test_an_alias_of_a_written_array_that_the_loop_rebinds_is_refused():
+    def f(x, n):
+        out = x + 0.0
+
+        def body(i, a, b):
+            a[0] = a[0] + 1.0
+            return i + 1, a, b * 2.0
+        return rt.while_loop(lambda i, a, b: i < n, body, (0, out, out), names=["i", "a", "b"])
+    with pytest.raises(TypeError, match="loop variable 'b' starts as the same array as 'a', "
+                                        "which the loop writes into in place.*b = b.copy"):
+        rt.function(f)(np.arange(3.0), np.int64(2))
+
+
 def test_initial_value_used_after_the_loop_is_not_overwritten(both):
     def f(a, n):
         start = a + 0.0

@@ -6,6 +6,7 @@ import numpy as np
 
 import runtime as rt
 from runtime import errors as rt_errors
+from runtime import nest
 from autograph.operators.graph import common, lists
 
 
@@ -81,8 +82,9 @@ class BlockVariables:
 
     def __init__(self, blocks, names):
         self.names = set(names)
-        self.cells = {name: cell for name, cell in common.closure_cells(*blocks).items()
-                      if name not in self.names}
+        # (deep: also the names the block functions of nested statements assign)
+        self.cells = {name: cell for name, cell in common.closure_cells(
+            *blocks, deep=True).items() if name not in self.names}
         self.before = {name: common.cell_value(cell) for name, cell in self.cells.items()}
         self.attributes = common.WatchedAttributes(blocks, skip=self.names)
         self.slots = {}   # label -> (value before, setter)
@@ -126,10 +128,17 @@ class BlockVariables:
 
 
 def _current_version(value):
+    """`value` with every handle in it (also inside tuples, lists and dicts: a return value
+    `(out, 1)`) replaced by a handle on the version it points at now."""
     if lists.is_tensor_list(value):
         return lists.TensorList(value.graph_value, value.name)
     if type(value) is rt.Tensor:
         return rt.Tensor(value.graph_value)
+    if nest.is_nested(value):
+        leaves = nest.flatten(value)
+        versions = [_current_version(leaf) for leaf in leaves]
+        if any(a is not b for a, b in zip(leaves, versions)):
+            return nest.pack_as(value, versions)
     return value
 
 
