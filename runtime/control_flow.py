@@ -682,8 +682,9 @@ def _alias_error(v, what, advice):
 def assert_iterated(ran, defines, loop=None):
     """The error of a loop that had to iterate at least once, because its body defines
     variables used after it (`defines`: their names as messages show them): raises
-    rt.errors.InvalidArgumentError if `ran` (a loop variable, False before the loop and True
-    after an iteration) is false, when the graph runs if it is symbolic. `loop` describes
+    rt.errors.UndefinedVariableError (an InvalidArgumentError and the UnboundLocalError Python
+    raises) if `ran` (a loop variable, False before the loop and True after an iteration) is
+    false, when the graph runs if it is symbolic. `loop` describes
     the loop for the message (autograph: "the for loop at file:line in f")."""
     if loop is None:
         message = ("%s is not defined before the loop, so the loop had to iterate at least "
@@ -692,9 +693,10 @@ def assert_iterated(ran, defines, loop=None):
         message = ("%s had to iterate at least once: it defines %s, which %s used after the "
                    "loop" % (loop, ", ".join(defines), "is" if len(defines) == 1 else "are"))
     if isinstance(ran, Value) or _is_symbolic(ran):
-        ops.get("assert").bind([ran], message=message, items=())
+        ops.get("assert").bind([ran], message=message, items=(),
+                               error=errors.UndefinedVariableError)
     elif not ran:
-        raise errors.InvalidArgumentError(message)
+        raise errors.UndefinedVariableError(message)
 
 
 def is_undefined(x):

@@ -22,6 +22,12 @@ class OutOfRangeError(InvalidArgumentError, IndexError):
     so user code that catches IndexError keeps working."""
 
 
+class UndefinedVariableError(InvalidArgumentError, UnboundLocalError):
+    """A graph used a variable that the path it took did not define (a loop that had to
+    iterate to define it did not): both an InvalidArgumentError and the UnboundLocalError
+    Python raises there."""
+
+
 # --- where nodes come from -------------------------------------------------------------------
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -197,8 +197,9 @@ print_ = defop("print", infer=lambda *values, items, sep, end: [], make_kernel=_
                doc="print(*items) when the graph runs; SLOT items are the inputs")
 
 
-def _assert_kernel(message, items):
+def _assert_kernel(message, items, error=None):
     items = tuple(items)
+    error = error or errors.InvalidArgumentError
 
     def assert_(condition, *values):
         if not np.all(condition):
@@ -206,7 +207,7 @@ def _assert_kernel(message, items):
             if items:
                 it = iter(values)
                 text = " ".join(str(next(it)) if item is SLOT else str(item) for item in items)
-            raise errors.InvalidArgumentError(text)
+            raise error(text)
     return assert_
 
 
@@ -215,9 +216,10 @@ def _assert_format(node, namer):
                                 "".join(", " + namer(v) for v in node.inputs[1:]))
 
 
-assert_ = defop("assert", infer=lambda condition, *values, message, items: [],
+assert_ = defop("assert", infer=lambda condition, *values, message, items, error=None: [],
                 make_kernel=_assert_kernel, effect=True, format=_assert_format,
-                doc="raise InvalidArgumentError(message) when condition is false")
+                doc="raise InvalidArgumentError(message) when condition is false (`error`, "
+                    "if given: that subclass of it)")
 
 
 # --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering

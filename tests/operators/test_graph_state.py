@@ -261,3 +261,29 @@ def test_aliases_a_graph_loop_cannot_follow_are_refused_at_the_loop(fn, message)
         function(fn, backend="numpy")(np.arange(1.0, 5.0))
     assert "(in the for loop at %s:%d in %s)" % (
         __file__, _line_of(fn, "for i in"), fn.__name__) in str(info.value)
+
+
+# --- variables a graph loop defines -------------------------------------------------------------
+
+def defined_in_a_while(x):
+    i = 0
+    while i < x.shape[0]:
+        last = x[i] * 2.0
+        i += 1
+    return last
+
+
+def loop_target_after_a_for(x):
+    for i in range(x.shape[0]):
+        pass
+    return i
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [defined_in_a_while, loop_target_after_a_for])
+def test_a_variable_a_loop_defines_is_unbound_when_it_ran_zero_times(fn, backend):
+    check(fn, np.arange(1.0, 4.0), backend=backend)
+    with pytest.raises(UnboundLocalError):
+        fn(np.zeros(0))
+    with pytest.raises(UnboundLocalError, match="had to iterate at least once"):
+        function(fn, backend=backend)(np.zeros(0))

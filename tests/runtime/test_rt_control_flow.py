@@ -390,12 +390,15 @@ def test_a_failed_branch_trace_puts_every_handle_back():
 
 
 def test_assert_iterated_is_the_one_error_of_a_loop_that_had_to_iterate():
-    with pytest.raises(rt.errors.InvalidArgumentError,
+    with pytest.raises(rt.errors.UndefinedVariableError,
                        match="^'x' is not defined before the loop, so the loop had to iterate "
                              "at least once to define it, and it did not$"):
         rt.control_flow.assert_iterated(np.False_, ["'x'"])
-    with pytest.raises(rt.errors.InvalidArgumentError,
+    with pytest.raises(UnboundLocalError,
                        match="^the while loop at f.py:3 had to iterate at least once: it "
                              "defines 'a', 'b', which are used after the loop$"):
         rt.control_flow.assert_iterated(False, ["'a'", "'b'"], loop="the while loop at f.py:3")
     assert rt.control_flow.assert_iterated(np.True_, ["'x'"]) is None
+    # What Python raises there, and the error of a failed graph run.
+    assert issubclass(rt.errors.UndefinedVariableError, UnboundLocalError)
+    assert issubclass(rt.errors.UndefinedVariableError, rt.errors.InvalidArgumentError)
