@@ -679,13 +679,15 @@ def _alias_error(v, what, advice):
                     % (v.name, what, advice))
 
 
-def assert_iterated(ran, defines, loop=None):
+def assert_iterated(ran, defines, loop=None, error=None):
     """The error of a loop that had to iterate at least once, because its body defines
-    variables used after it (`defines`: their names as messages show them): raises
-    rt.errors.UndefinedVariableError (an InvalidArgumentError and the UnboundLocalError Python
-    raises) if `ran` (a loop variable, False before the loop and True after an iteration) is
-    false, when the graph runs if it is symbolic. `loop` describes
-    the loop for the message (autograph: "the for loop at file:line in f")."""
+    variables used after it (`defines`: their names as messages show them): raises `error`
+    (default rt.errors.UndefinedVariableError, an InvalidArgumentError and the
+    UnboundLocalError Python raises; UndefinedAttributeError and UndefinedKeyError for
+    attributes and items) if `ran` (a loop variable, False before the loop and True after an
+    iteration) is false, when the graph runs if it is symbolic. `loop` describes the loop
+    for the message (autograph: "the for loop at file:line in f")."""
+    error = error or errors.UndefinedVariableError
     if loop is None:
         message = ("%s is not defined before the loop, so the loop had to iterate at least "
                    "once to define it, and it did not" % ", ".join(defines))
@@ -693,10 +695,9 @@ def assert_iterated(ran, defines, loop=None):
         message = ("%s had to iterate at least once: it defines %s, which %s used after the "
                    "loop" % (loop, ", ".join(defines), "is" if len(defines) == 1 else "are"))
     if isinstance(ran, Value) or _is_symbolic(ran):
-        ops.get("assert").bind([ran], message=message, items=(),
-                               error=errors.UndefinedVariableError)
+        ops.get("assert").bind([ran], message=message, items=(), error=error)
     elif not ran:
-        raise errors.UndefinedVariableError(message)
+        raise error(message)
 
 
 def is_undefined(x):

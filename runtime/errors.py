@@ -28,6 +28,17 @@ class UndefinedVariableError(InvalidArgumentError, UnboundLocalError):
     Python raises there."""
 
 
+class UndefinedAttributeError(InvalidArgumentError, AttributeError):
+    """The same for an attribute of a Python object (`obj.last` set in a loop)."""
+
+
+class UndefinedKeyError(InvalidArgumentError, KeyError):
+    """The same for an item of a Python dict (`d["last"]` set in a loop)."""
+
+    def __str__(self):
+        return str(self.message)
+
+
 # --- where nodes come from -------------------------------------------------------------------
 
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep

@@ -304,6 +304,13 @@ def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return result if dtype is None else cast(result, dtype)
 
 
+@implements(np.append)
+def append(arr, values, axis=None):
+    if axis is None:
+        return concatenate((ravel(arr), ravel(values)))
+    return concatenate((arr, values), axis=axis)
+
+
 @implements(np.stack)
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     _check_unsupported("np.stack", out=out)

@@ -132,8 +132,17 @@ def to_value(x):
             return constant_value(np.asarray(x))
         except (TypeError, ValueError):
             pass
+        if x and any(_holds_tensor(item) for item in x):
+            # `[t, 1.0]` with t symbolic: the array NumPy would make of it.
+            return get("stack").bind1([to_value(item) for item in x], axis=0)
     raise TypeError("cannot use a %s value (%r) as a tensor in a graph"
                     % (type(x).__name__, x))
+
+
+def _holds_tensor(x):
+    if isinstance(x, (list, tuple)):
+        return any(_holds_tensor(item) for item in x)
+    return getattr(type(x), "_rt_to_value", None) is not None
 
 
 def _supported_dtype(dtype):

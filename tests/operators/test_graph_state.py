@@ -7,6 +7,7 @@ import inspect
 import numpy as np
 import pytest
 
+from autograph.errors import StagingError
 from autograph.impl.function import function
 from autograph.operators.graph import LoopVariableError
 from graph_equivalence import check
@@ -287,3 +288,149 @@ def test_a_variable_a_loop_defines_is_unbound_when_it_ran_zero_times(fn, backend
         fn(np.zeros(0))
     with pytest.raises(UnboundLocalError, match="had to iterate at least once"):
         function(fn, backend=backend)(np.zeros(0))
+
+
+# --- attributes and items of Python objects set in graph statements -------------------------------
+
+class Record:
+    pass
+
+
+def attribute_set_in_both_branches(x):
+    record = Record()
+    record.scale = 1.0
+    if x[0] > 0:
+        record.offset = x[0] * 2
+    else:
+        record.offset = 3.0
+    return record.scale + record.offset
+
+
+def key_set_in_both_branches(x):
+    d = {"k": 0.0}
+    if x[0] > 0:
+        d["j"] = x[0]
+    else:
+        d["j"] = 2.0
+    return d["j"] + d["k"]
+
+
+def list_item_set_in_a_branch(x):
+    items = [0.0, 1.0]
+    if x[0] > 0:
+        items[0] = x[0]
+    return items[0] + items[1]
+
+
+def list_item_updated_in_a_loop(x):
+    items = [0.0, 0.0]
+    for i in range(x.shape[0]):
+        items[0] = items[0] + x[i]
+    return items[0], items[1]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("first", [2.0, -2.0])
+def test_attributes_and_items_set_in_graph_branches_and_loops(first, backend):
+    x = np.array([first, 1.0, 3.0])
+    for fn in (attribute_set_in_both_branches, key_set_in_both_branches,
+               list_item_set_in_a_branch, list_item_updated_in_a_loop):
+        check(fn, x, backend=backend)
+
+
+def attribute_set_in_one_branch(x):
+    record = Record()
+    if x[0] > 0:
+        record.value = x[0] * 2
+    return record.value
+
+
+def key_set_in_one_branch(x):
+    d = {}
+    if x[0] > 0:
+        d["k"] = x[0]
+    return d["k"]
+
+
+@pytest.mark.parametrize("fn,error,shown", [
+    (attribute_set_in_one_branch, AttributeError, "'record.value'"),
+    (key_set_in_one_branch, KeyError, "\"d['k']\""),
+])
+def test_attributes_and_items_set_in_one_branch_are_refused_as_python_fails(fn, error, shown):
+    with pytest.raises(error):
+        fn(np.array([-1.0]))
+    with pytest.raises(error) as info:
+        function(fn, backend="numpy")(np.array([1.0]))
+    assert isinstance(info.value, StagingError)
+    assert str(info.value).startswith(
+        "%s must also be defined in the else branch: the if statement at %s:%d in %s"
+        % (shown, __file__, _line_of(fn, "if x[0] > 0"), fn.__name__))
+
+
+def attribute_set_in_a_loop(x):
+    record = Record()
+    for i in range(x.shape[0]):
+        record.last = x[i]
+    return record.last
+
+
+def key_set_in_a_loop(x):
+    d = {}
+    for i in range(x.shape[0]):
+        d["last"] = x[i]
+    return d["last"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,error", [(attribute_set_in_a_loop, AttributeError),
+                                      (key_set_in_a_loop, KeyError)])
+def test_attributes_and_items_a_loop_sets_raise_as_python_when_it_ran_zero_times(
+        fn, error, backend):
+    check(fn, np.arange(1.0, 4.0), backend=backend)
+    with pytest.raises(error):
+        fn(np.zeros(0))
+    with pytest.raises(error, match="had to iterate at least once"):
+        function(fn, backend=backend)(np.zeros(0))
+
+
+# --- arrays that grow in a loop ------------------------------------------------------------------
+
+def grows_by_concatenate(x):
+    v = np.zeros(0)
+    for i in range(x.shape[0]):
+        v = np.concatenate((v, [x[i], i]))
+    return v
+
+
+def grows_by_append(x):
+    v = np.array([1.0])
+    i = 0
+    while v.shape[0] < x.shape[0]:
+        v = np.append(v, x[i])
+        i += 1
+    return v
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arrays_that_grow_in_a_loop_relax_to_unknown_dims(backend):
+    for fn in (grows_by_concatenate, grows_by_append):
+        check(fn, np.arange(1.0, 5.0), backend=backend)
+        check(fn, np.zeros(0), backend=backend)
+
+
+# --- values a graph loop cannot carry -----------------------------------------------------------
+
+def becomes_a_tuple(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = (s, 1)
+    return s
+
+
+def test_a_loop_variable_whose_structure_changes_is_refused_naming_it():
+    assert becomes_a_tuple(np.ones(2)) == ((0.0, 1), 1)
+    with pytest.raises(LoopVariableError,
+                       match="^loop variable 's' of the for loop at %s:%d in becomes_a_tuple is a "
+                             "Python float before the loop but a Python tuple after an "
+                             "iteration" % (__file__, _line_of(becomes_a_tuple, "for i"))):
+        function(becomes_a_tuple, backend="numpy")(np.ones(2))

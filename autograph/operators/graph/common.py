@@ -20,6 +20,43 @@ class UndefinedInBranchError(StagingError, UnboundLocalError):
     variable on the path that did not define it."""
 
 
+class UndefinedAttributeInBranchError(StagingError, AttributeError):
+    """An attribute a graph `if` must output is set in one branch only (Python raises
+    AttributeError when it reads it on the other path)."""
+
+
+class UndefinedItemInBranchError(StagingError, KeyError):
+    """An item a graph `if` must output is set in one branch only (Python raises KeyError
+    when it reads it on the other path)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+def undefined_in_branch_error(name, message):
+    """The error for state `name` (a variable, `obj.attribute` or `d[key]`) that a graph `if`
+    defines in one branch only: of the type Python raises when it reads it."""
+    if name.endswith("]"):
+        return UndefinedItemInBranchError(message)
+    if "." in name:
+        return UndefinedAttributeInBranchError(message)
+    return UndefinedInBranchError(message)
+
+
+def quoted(name):
+    """A statement's symbol as messages show it: 'x', 'obj.a', "d['k']"."""
+    return ('"%s"' if "'" in name else "'%s'") % name
+
+
+def undefined_error_type(name):
+    """The builtin error Python raises when it reads state `name` that is not defined."""
+    if name.endswith("]"):
+        return KeyError
+    if "." in name:
+        return AttributeError
+    return UnboundLocalError
+
+
 class LoopVariableError(StagingError, TypeError):
     """A graph loop variable changes in a way that cannot be reconciled."""
 
@@ -272,11 +309,15 @@ def variable_state(symbol_names, blocks):
 
 
 def statement_state(get_state, set_state, symbol_names, blocks):
-    """(get_state, set_state, names) of a statement for its graph path: the generated
-    functions, or when the code passes None for them, variable_state(symbol_names,
-    blocks); item targets of graph arrays left out (see without_array_items)."""
+    """(get_state, set_state, names) of a statement for its graph path: variable_state(
+    symbol_names, blocks) when the code passes None for the state functions, else
+    functions reading and writing each symbol through the generated ones' closure (so
+    that an attribute or item not set yet reads as Undefined, as a variable does); item
+    targets of graph arrays left out (see without_array_items)."""
     if get_state is None:
         get_state, set_state = variable_state(symbol_names, blocks)
+    if not isinstance(get_state, types.FunctionType):   # variable_state's, made above or
+        return get_state, set_state, list(symbol_names)  # by the caller
     return without_array_items(get_state, set_state, symbol_names)
 
 
@@ -285,6 +326,9 @@ def statement_state(get_state, set_state, symbol_names, blocks):
 class _ClosureState:
     """get_state/set_state for a subset of a statement's symbols, read and written through the
     generated functions' closure cells (and globals).
+
+    An attribute or item that does not exist reads as Undefined, and Undefined deletes it,
+    as an undefined variable is read and written through its cell.
 
     Item targets of arrays (`out[i]`) need no state: item assignments on graph arrays are
     carried by handle rebinding (runtime), and reading `out[i]` before a loop defines `i`
@@ -312,7 +356,7 @@ class _ClosureState:
         for name, code in zip(self.names, self.codes):
             try:
                 values.append(eval(code, env))
-            except NameError:
+            except (NameError, AttributeError, KeyError):
                 values.append(Undefined(name))
         return tuple(values)
 
@@ -322,13 +366,19 @@ class _ClosureState:
             cell = self.cells.get(name)
             if cell is not None:
                 set_cell(cell, value)
-            elif is_undefined(value):
+            elif is_undefined(value) and name.isidentifier():
                 continue   # never assign the placeholder of an undefined variable
             elif name.isidentifier():
                 self.globals[name] = value
             else:
                 if env is None:
                     env = self.env()
+                if is_undefined(value):
+                    try:   # an attribute or item not set before: unset it again
+                        exec(compile("del %s" % name, "<state %s>" % name, "exec"), env)
+                    except (NameError, AttributeError, KeyError):
+                        pass
+                    continue
                 env["__ag_value__"] = value
                 exec(compile("%s = __ag_value__" % name, "<state %s>" % name, "exec"), env)
 
@@ -349,13 +399,13 @@ def _subscript_root(name):
 
 
 def without_array_items(get_state, set_state, symbol_names):
-    """(get_state, set_state, names) of a statement, leaving out item targets of graph
-    arrays (see _ClosureState). The original functions when there are none."""
+    """(get_state, set_state, names) of a statement whose code generated state functions,
+    leaving out item targets of graph arrays (see _ClosureState)."""
     names = list(symbol_names)
     roots = [_subscript_root(name) for name in names]
-    if not any(roots):
-        return get_state, set_state, names
     state = _ClosureState(get_state, set_state, names)
+    if not any(roots):
+        return state.get, state.set, names
     env = state.env()
     keep = []
     for name, root in zip(names, roots):
@@ -368,7 +418,7 @@ def without_array_items(get_state, set_state, symbol_names):
                 continue
         keep.append(name)
     if len(keep) == len(names):
-        return get_state, set_state, names
+        return state.get, state.set, names
     filtered = _ClosureState(get_state, set_state, keep)
     return filtered.get, filtered.set, keep
 

@@ -36,6 +36,9 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
                 if block is not None:
                     block()
                 out = list(get_state())
+                # (Items of Python lists among the outputs, `l[0]`, go back now: the list
+                # itself must come out of the branch unchanged.)
+                set_state(init)
                 kept = [value is before for value, before in zip(out, init)]
                 # rt.cond reads the outputs after it has put the handles the branch
                 # rebound back: hand it the values, not the handles.
@@ -163,11 +166,11 @@ def _reconcile(then_out, else_out, init, names, has_else, location, kept):
                     else_out[k] = common.dummy_like(a)
                 continue
             missing, defined = ("if", "else") if a_undefined else ("else", "if")
-            raise common.UndefinedInBranchError(
-                "'%s' must also be defined in the %s branch: the if statement at %s defines "
+            raise common.undefined_in_branch_error(name,
+                "%s must also be defined in the %s branch: the if statement at %s defines "
                 "it in the %s branch only, and it is used after the statement; define it "
                 "before the if statement or in both branches%s"
-                % (name, missing, rt_errors.format_location(location), defined,
+                % (common.quoted(name), missing, rt_errors.format_location(location), defined,
                    "" if has_else else " (this if statement has no else branch)"))
         a_placeholder = common.is_return_placeholder(name, a)
         b_placeholder = common.is_return_placeholder(name, b)

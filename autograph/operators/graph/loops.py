@@ -20,6 +20,7 @@ import numpy as np
 import runtime as rt
 from runtime import control_flow as rt_control_flow
 from runtime import errors as rt_errors
+from runtime import nest
 from autograph.operators.graph import common, conditionals, iterables, lists
 
 
@@ -190,6 +191,7 @@ class _GraphLoop:
             first = traces[0] == 0
             traces[0] += 1
             state = state_of(loop_values[n_extra:])
+            before = self.get_state()
             watched = _WatchedLists(state, names, self.list_cells)
             set_attributes(loop_values)
             attributes = common.WatchedAttributes(
@@ -199,6 +201,9 @@ class _GraphLoop:
                 counter = loop_values[0] if counter_init is not None else None
                 step_body(counter)
                 out = list(self.get_state())
+                # (Items of Python lists among the loop variables, `l[0]`, go back now: the
+                # list itself must come out of the body unchanged.)
+                self.set_state(before)
                 fixes = watched.list_fixes()
                 for label, obj, attribute, _, value in attributes.changed():
                     if common.is_graph_value(value):
@@ -242,9 +247,10 @@ class _GraphLoop:
             self.set_state(tuple(final))
             common.note_return_placeholders(names, final, self.return_placeholders)
             if self.must_iterate:
-                rt_control_flow.assert_iterated(
-                    results[1] if counter_init is not None else results[0],
-                    ["'%s'" % n for n in self.must_iterate], loop=self.describe())
+                ran = results[1] if counter_init is not None else results[0]
+                for error, defines in _by_error_type(self.must_iterate).items():
+                    rt_control_flow.assert_iterated(ran, defines, loop=self.describe(),
+                                                    error=error)
             self._check_shape_invariants(final)
 
         return _Loop(cond_fn, body_fn, tuple(extra + loop_vars),
@@ -300,7 +306,8 @@ class _GraphLoop:
             % (name, self.describe(), common.type_text(before), common.type_text(after)))
 
     def _check_loop_value(self, k, before, after):
-        if _is_loop_value(after):
+        if _is_loop_value(after) and nest.same_structure(before, after,
+                                                          lists_match_tuples=True):
             return
         raise common.LoopVariableError(
             "loop variable '%s' of %s is %s before the loop but %s after an iteration"
@@ -311,6 +318,21 @@ class _GraphLoop:
         for k, shape in self.invariants:
             if rt.is_tensor(final[k]):
                 _check_invariant(self.names[k], final[k], shape, self)
+
+
+_GRAPH_ERRORS = {UnboundLocalError: rt.errors.UndefinedVariableError,
+                 AttributeError: rt.errors.UndefinedAttributeError,
+                 KeyError: rt.errors.UndefinedKeyError}
+
+
+def _by_error_type(names):
+    """{graph error type: names as messages show them} of state a loop must define: the
+    type Python raises when it reads each (variables, attributes, items) undefined."""
+    grouped = {}
+    for name in names:
+        error = _GRAPH_ERRORS[common.undefined_error_type(name)]
+        grouped.setdefault(error, []).append(common.quoted(name))
+    return grouped
 
 
 def _check_invariant(name, value, shape, loop):
