@@ -13,19 +13,16 @@ variable defined only by the body makes the loop assert that it iterated at leas
 (assert_iterated, the one error for that).
 """
 
-import copy
-
 import numpy as np
 
-from runtime import errors, nest, ops
+from runtime import errors, loop_aliases, nest, ops
 from runtime.graph import (TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph,
                            literal, type_str)
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, _defining_graph, is_tensor
 from runtime.tensor_array import TensorArray
 
 _MAX_RETRACES = 10   # traces of a loop body until its loop variables' types settle
 _MAX_RESTARTS = 3    # RestartLoop requests of one loop
-_IMPLICIT = "a tensor assigned in the loop body"   # the name of such a loop variable
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -142,17 +139,20 @@ def cond(pred, true_fn, false_fn, names=None):
         with building(branch):
             try:
                 result = fn()
+                # What the handles it returns hold at its end, before those it rebound
+                # are put back.
+                ends = {id(x): x._value for x in nest.flatten(result) if _is_symbolic(x)}
             except BaseException:
                 _put_back(branch)
                 raise
         rebound = list(branch.rebound.values())
-        ends = {id(handle): handle._value for handle, _ in rebound}
+        rebound_ends = {id(handle): handle._value for handle, _ in rebound}
         for handle, original in rebound:
             handle._value = original
-        traced.append((branch, result, rebound, ends))
+        traced.append((branch, result, ends, rebound, rebound_ends))
 
-    (then_graph, then_result, then_rebound, then_ends), \
-        (else_graph, else_result, else_rebound, else_ends) = traced
+    (then_graph, then_result, then_leaf_ends, then_rebound, then_ends), \
+        (else_graph, else_result, else_leaf_ends, else_rebound, else_ends) = traced
     if not nest.same_structure(then_result, else_result, lists_match_tuples=True):
         raise TypeError("rt.cond: true_fn and false_fn must return the same structure; got %r "
                         "and %r" % (_structure_text(then_result), _structure_text(else_result)))
@@ -162,13 +162,13 @@ def cond(pred, true_fn, false_fn, names=None):
     then_paths = _named_paths(then_result, names, "output")
     else_leaves = nest.flatten(else_result)
 
-    output_leaves = []     # Python value, or an index into outputs
+    output_leaves = []     # ("static", Python value), ("value", index into outputs, aliases)
     then_outputs, else_outputs, output_types = [], [], []
     flexible = []          # per output: a list-like TensorArray (dtype follows writes)
 
-    def add_output(name, a, b):
-        va = a if isinstance(a, Value) else _value_of(a, then_graph)
-        vb = b if isinstance(b, Value) else _value_of(b, else_graph)
+    def add_output(name, a, b, a_end=None, b_end=None):
+        va = a_end or (a if isinstance(a, Value) else _value_of(a, then_graph))
+        vb = b_end or (b if isinstance(b, Value) else _value_of(b, else_graph))
         if va.kind != vb.kind:
             raise TypeError("%s is %s in the true branch but %s in the false branch"
                             % (name, _describe(va), _describe(vb)))
@@ -191,7 +191,14 @@ def cond(pred, true_fn, false_fn, names=None):
         return len(output_types) - 1
 
     for (name, a), b in zip(then_paths, else_leaves):
+        # (A front end may have added outputs since: those read as they are now.)
+        a_end, b_end = then_leaf_ends.get(id(a)), else_leaf_ends.get(id(b))
         symbolic = _is_symbolic(a) or _is_symbolic(b)
+        if a is b and is_tensor(a):
+            # One object on both paths, as in Python (what a branch wrote into it is
+            # carried below).
+            output_leaves.append(("static", a))
+            continue
         if not symbolic and _same_static(a, b):
             output_leaves.append(("static", a))
             continue
@@ -201,7 +208,21 @@ def cond(pred, true_fn, false_fn, names=None):
                 if not (_is_symbolic(x) or _is_number(x) or isinstance(x, np.ndarray)):
                     raise TypeError("%s is %s in the true branch but %s in the false branch"
                                     % (name, _describe(a), _describe(b)))
-            output_leaves.append(("value", add_output(name, a, b)))
+            index = add_output(name, a, b, a_end, b_end)
+            # Arrays from before the cond that the output is on some path: (None for the
+            # predicate, or the index of an output saying so; the value it has then; the
+            # handle).
+            aliases = []
+            for leaf, end, graph, ends, taken in ((a, a_end, then_graph, then_ends, True),
+                                                  (b, b_end, else_graph, else_ends, False)):
+                for condition, when, handle in _earlier_arrays(leaf, end, graph, ends):
+                    if condition is None:
+                        aliases.append((None, taken, handle))
+                        continue
+                    other = literal(np.bool_(not when))   # on the other branch
+                    aliases.append((add_output("a condition", *(
+                        (condition, other) if taken else (other, condition))), when, handle))
+            output_leaves.append(("value", index, aliases))
             continue
         raise TypeError("%s is %s in the true branch but %s in the false branch; a Python "
                         "value must be the same in both branches of a graph cond"
@@ -218,19 +239,136 @@ def cond(pred, true_fn, false_fn, names=None):
         b = else_ends.get(key, original)
         carried_outputs.append((handle, add_output("a tensor assigned in a branch", a, b)))
 
+    node = _cond_node(outer, pred._value, then_graph, else_graph, then_outputs, else_outputs,
+                      output_types, location)
+    for handle, index in carried_outputs:
+        handle.rebind(node.outputs[index])
+    leaves = []
+    for leaf in output_leaves:
+        if leaf[0] == "static":
+            leaves.append(leaf[1])
+        elif leaf[2]:
+            leaves.append(_cond_alias(pred._value, node.outputs, leaf[1], leaf[2]))
+        else:
+            leaves.append(_wrap(node.outputs[leaf[1]], flexible[leaf[1]]))
+    return nest.pack_as(then_result, leaves)
+
+
+def _cond_node(outer, pred, then_graph, else_graph, then_outputs, else_outputs,
+               output_types, location=None):
+    """Adds the `cond` node of two traced branches to `outer`: their captures aligned, and
+    `then_outputs` / `else_outputs` (Values of the branches, of `output_types`) as outputs."""
     union = _ordered_union([o for o, _ in then_graph.captured] + [o for o, _ in else_graph.captured])
     then_graph.capture_in_order(union)
     else_graph.capture_in_order(union)
     then_graph.outputs = then_outputs
     else_graph.outputs = else_outputs
-    node = outer.add_node(ops.get("cond"), [pred._value] + union,
+    return outer.add_node(ops.get("cond"), [pred] + union,
                           {"then_branch": then_graph, "else_branch": else_graph},
                           output_types, location=location)
-    leaves = [_wrap(node.outputs[x], flexible[x]) if kind == "value" else x
-              for kind, x in output_leaves]
-    for handle, index in carried_outputs:
-        handle.rebind(node.outputs[index])
-    return nest.pack_as(then_result, leaves)
+
+
+# --- names that are an earlier array on some paths only ------------------------------------------
+
+def _earlier_arrays(leaf, end, branch, rebound_ends):
+    """[(condition Value of `branch` or None for always, the value it has then, handle)]:
+    the arrays from before
+    the branch that `leaf`, a branch's output, is (Python's name then is that very array):
+    itself, or those of an alias the branch made (a nested `if`)."""
+    if not is_tensor(leaf) or end is None or end.kind != TENSOR or not end.shape:
+        return []
+    if id(leaf) in rebound_ends or end.graph is None or not branch.is_ancestor_of(end.graph):
+        return [(None, True, leaf)]
+    if isinstance(leaf, CondAlias):
+        return [(condition, when, handle) for condition, when, handle in leaf._arrays
+                if id(handle) in rebound_ends or not branch.is_ancestor_of(
+                    handle._value.graph or branch)]
+    return []
+
+
+def _cond_alias(pred, outputs, index, aliases):
+    arrays = [(pred if condition is None else outputs[condition], when, handle)
+              for condition, when, handle in aliases]
+    return CondAlias(outputs[index], arrays, Tensor(outputs[index]))
+
+
+class CondAlias(Tensor):
+    """The handle rt.cond gives an output that is, on some path, the handle of an array from
+    before the cond (`if c: b = a`): on that path Python's name is that very array, so this
+    handle reads as that array's current contents there (`a[0] = 5` after the `if` shows in
+    `b` when c held), and what is written into it lands in that array there.
+
+    `arrays`: [(condition Value, when, handle)]: the name is `handle` where the condition
+    is `when` (exclusive cases); `own`: a handle on the contents on the other paths."""
+
+    __slots__ = ("_arrays", "_own", "_seen")
+
+    def __init__(self, value, arrays, own):
+        Tensor.__init__(self, value)
+        self._arrays = arrays
+        self._own = own
+        self._seen = self._versions()
+
+    def _versions(self):
+        return [handle._value for _, _, handle in self._arrays] + [self._own._value]
+
+    @property
+    def _value(self):
+        versions = self._versions()
+        if any(a is not b for a, b in zip(versions, self._seen)) and _usable(
+                [condition for condition, _, _ in self._arrays] + versions):
+            # (A handle kept past the branch or body that made it reads as it was, as
+            # plain handles do.)
+            self._seen = versions
+            chosen = versions[-1]
+            for (condition, when, _), version in reversed(list(zip(self._arrays,
+                                                                    versions))):
+                chosen = _choose(condition, when, version, chosen)
+            self._raw = chosen
+        return self._raw
+
+    @_value.setter
+    def _value(self, value):
+        # (Control flow pointing the handle at a version: nothing is written.)
+        self._raw = value
+        self._seen = self._versions()
+
+    def rebind(self, new):
+        """New contents: written into the array of the path that holds, too."""
+        value = new if isinstance(new, Value) else ops.to_value(new)
+        for condition, when, handle in self._arrays:
+            mine = _cast_in(current_graph(), value, handle.dtype)
+            handle.rebind(_choose(condition, when, mine, handle._value))
+        self._own.rebind(value)
+        self._value = value
+        return self
+
+    def aliased_arrays(self):
+        return [handle for _, _, handle in self._arrays]
+
+    def _rt_own_handle(self, value):
+        """A loop's own handle for a variable that starts as this one: a plain handle."""
+        return Tensor(value)
+
+
+def _usable(values):
+    """Can the graph being built use `values` (all defined in it or in graphs around it)?"""
+    graph = current_graph()
+    return graph is not None and all(v.graph is None or v.graph.is_ancestor_of(graph)
+                                     for v in values)
+
+
+def _choose(pred, when, a, b):
+    """The Value `a` where `pred` is `when`, else `b` (a `cond` node, so their shapes may
+    differ), built in the innermost graph defining one of them."""
+    if not when:
+        a, b = b, a
+    with building(_defining_graph([pred, a, b])):
+        outer = current_graph()
+        dtype, shape = _join_dtypes(a, b), _join_shapes("a chosen value", a.shape, b.shape)
+        graphs = [Graph(label, parent=outer) for label in ("then_branch", "else_branch")]
+        outputs = [[g.localize(_cast_in(g, v, dtype))] for g, v in zip(graphs, (a, b))]
+        return _cond_node(outer, pred, *graphs, *outputs, [(dtype, shape, TENSOR)]).outputs[0]
 
 
 def _structure_text(x):
@@ -373,16 +511,6 @@ class _LoopVar:
         return self.passed is not None and self.returned is self.passed
 
 
-def _own_handle(handle, value):
-    """A new handle like `handle` (its class and attributes: a front end's list type stays a
-    list), on `value`, and not a view of anything."""
-    if type(handle) is Tensor:
-        return Tensor(value)
-    fresh = copy.copy(handle)
-    Tensor.__init__(fresh, value)
-    return fresh
-
-
 def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
     outer = current_graph()
     if outer is None:
@@ -459,7 +587,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                             on_handle[id(v.handle)] = ph
                         v.passed, v.placeholder = v.handle, on_handle[id(v.handle)]
                     elif v.handle is not None:
-                        v.passed, v.placeholder = _own_handle(v.handle, ph), ph
+                        v.passed, v.placeholder = loop_aliases.own_handle(v.handle, ph), ph
                     else:
                         v.passed, v.placeholder = _wrap(ph, v.flexible), ph
                     if len(user_leaves) < user_count:
@@ -534,12 +662,12 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             if _reconcile(v, out):
                 changed = True
         for v in variables:
-            if _settle_handle(v):
+            if loop_aliases.settle_handle(v):
                 changed = True
         for handle, original in rebound:
             if any(handle is v.handle for v in implicit):
                 continue
-            implicit.append(_LoopVar(_IMPLICIT, original.kind,
+            implicit.append(_LoopVar(loop_aliases.IMPLICIT, original.kind,
                                      original.dtype, original.shape, original, handle))
             implicit[-1].keeps_handle = True
             changed = True
@@ -549,7 +677,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         raise TypeError("rt.while_loop: loop variable types did not settle after %d traces of "
                         "the body" % _MAX_RETRACES)
     cond_graph, cond_outputs, _ = trace(cond, "cond")
-    _check_aliases(variables, implicit, body_graph, cond_graph)
+    loop_aliases.check(variables, implicit, body_graph, cond_graph)
 
     final = all_vars()
     body_graph.outputs = [body_graph.localize(_cast_in(body_graph, out, v.dtype))
@@ -578,7 +706,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         elif v.handle is not None and v.returned_same() and not v.written:
             out_leaves.append(v.handle)   # the loop leaves it as it was: the same object
         elif v.handle is not None:
-            out_leaves.append(_own_handle(v.handle, results[x]))
+            out_leaves.append(loop_aliases.own_handle(v.handle, results[x]))
         else:
             out_leaves.append(_wrap(results[x], v.flexible))
     for i, v in enumerate(implicit):
@@ -590,93 +718,6 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
     if isinstance(loop_vars, list):
         packed = list(packed)
     return packed[0] if single else packed
-
-
-def _settle_handle(v):
-    """After a trace of the body: does loop variable `v` stand on its initial handle, and did
-    that change (so the body must be traced again)?"""
-    if v.handle is None or v.passed is None:
-        return False
-    keeps = v.returned_same() and (v.written or v.keeps_handle)
-    if keeps == v.keeps_handle:
-        return False
-    v.keeps_handle = keeps
-    return True
-
-
-def _check_aliases(variables, implicit, body_graph, cond_graph):
-    """Refuses a loop whose graph would not do what Python does with arrays it writes in
-    place (`a[i] = v`, `a += v`). The body writes the handles it got, so an array the body
-    writes into must be reached by the same loop variables in every iteration, the first
-    one included, and be an outer array in each (a handle the loop keeps) or in none.
-
-    Not seen here: a name outside the loop, not read in it, on an array that the first
-    iteration writes into and then rebinds (`alias = out` before a loop doing `out[i] = v;
-    out = out * 2`): graph mode writes into a copy (docs/guide.md, "Limits")."""
-    written_outer = {id(v.handle): v for v in variables + implicit
-                     if v.keeps_handle and v.written}
-    read = {id(value) for graph in (body_graph, cond_graph) for value, _ in graph.captured}
-    for v in variables:
-        if v.passed is None:
-            continue
-        # The first iteration: the initial handles are what Python writes into.
-        if not v.keeps_handle and v.handle is not None and id(v.handle) in written_outer:
-            _alias_error(v, "starts as the same array as %s, which the loop writes into in "
-                         "place, while it rebinds %s"
-                         % (_var_text(written_outer[id(v.handle)]), v.name),
-                         "give %s an array of its own before the loop: %s = %s.copy()"
-                         % (v.name, _code(v), _code(v)))
-        if not v.keeps_handle and v.written and v.handle is not None:
-            others = [u for u in variables if u is not v and u.handle is v.handle]
-            if others or id(v.init) in read:
-                _alias_error(v, "is written into in place and rebound in the loop body, and %s "
-                             "the array it starts as: in Python the first iteration writes "
-                             "into that array and later ones into arrays of the loop"
-                             % ("%s also starts as" % _var_text(others[0]) if others else
-                                "the loop reads, through another name,"),
-                             "write into a copy: %s = %s.copy() before the loop"
-                             % (_code(v), _code(v)))
-        # Later iterations: what the body returns is what the next one starts with.
-        returned = v.returned
-        if v.keeps_handle or not is_tensor(returned) or returned is v.passed:
-            continue
-        kept = [u for u in variables + implicit
-                if u.passed is returned and (u.keeps_handle or u.returned_same())]
-        if kept and (v.written or any(u.written for u in kept)):
-            _alias_error(v, "is set in the loop body to the array of %s, which the loop "
-                         "writes into in place: in Python the next iteration sees the writes "
-                         "through both names" % _var_text(kept[0]),
-                         "set it to a copy (%s = ....copy())" % _code(v))
-        if v.written:
-            sharing = [u for u in variables if u is not v and u.returned is returned]
-            if sharing or not _made_in(body_graph, returned):
-                _alias_error(v, "is written into in place in the loop body and then set to an "
-                             "array that %s, so the next iteration would write into it"
-                             % ("%s is also set to" % _var_text(sharing[0]) if sharing
-                                else "exists outside the loop"),
-                             "set it to a copy (%s = ....copy())" % _code(v))
-
-
-def _made_in(graph, handle):
-    """Is `handle` a value made in `graph` (or a graph inside it), not one from outside?"""
-    made = handle._value.graph
-    return made is not None and graph.is_ancestor_of(made)
-
-
-def _var_text(v):
-    if v.name == _IMPLICIT:
-        return "another name"
-    return v.name if v.name.startswith("'") else "loop variable %s" % v.name
-
-
-def _code(v):
-    """The name of a loop variable as code (autograph quotes names in messages)."""
-    return v.name[1:-1] if v.name[:1] == v.name[-1:] == "'" else v.name
-
-
-def _alias_error(v, what, advice):
-    raise TypeError("loop variable %s %s, which a graph loop cannot do; %s"
-                    % (v.name, what, advice))
 
 
 def assert_iterated(ran, defines, loop=None, error=None):

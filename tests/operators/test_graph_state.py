@@ -434,3 +434,69 @@ def test_a_loop_variable_whose_structure_changes_is_refused_naming_it():
                              "Python float before the loop but a Python tuple after an "
                              "iteration" % (__file__, _line_of(becomes_a_tuple, "for i"))):
         function(becomes_a_tuple, backend="numpy")(np.ones(2))
+
+
+# --- a name that is an earlier array on some paths of a graph if -------------------------------
+
+def alias_on_one_path(x):
+    out = np.zeros(3)
+    result = out
+    if x[0] > 1:
+        result = out * 2
+    out[1] = 7.0            # seen through `result` where it is `out`
+    return result
+
+
+def write_through_a_chosen_array(x):
+    a = np.zeros(3)
+    b = np.ones(3)
+    if x[0] > 1:
+        chosen = a
+    else:
+        chosen = b
+    chosen[0] = 9.0         # lands in a or b
+    return a, b, chosen
+
+
+def alias_from_a_nested_if(x):
+    a = np.zeros(3)
+    r = a
+    if x[0] > 1:
+        if x[1] > 1:
+            r = np.ones(3)
+    a += 1.0
+    return r
+
+
+def alias_of_an_argument(x, y):
+    r = y
+    if x[0] > 1:
+        r = np.zeros(y.shape[0])
+    r[0] = 7.0              # writes the caller's array where r is y
+    return r
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[3.0, 2.0, 0.5], [3.0, 0.5, 0.5], [0.5, 3.0, 1.0]])
+def test_a_name_that_is_an_earlier_array_on_some_paths_sees_its_writes(x, backend):
+    x = np.array(x)
+    for fn in (alias_on_one_path, write_through_a_chosen_array, alias_from_a_nested_if):
+        check(fn, x, backend=backend)
+    check(alias_of_an_argument, x, np.ones(4), backend=backend)
+
+
+def chosen_array_written_in_a_loop(x):
+    a = np.zeros(3)
+    b = np.ones(3)
+    r = a
+    for i in range(x.shape[0]):
+        if x[i] > 1:
+            r = b
+        r[0] += 1.0
+    return a, b, r
+
+
+def test_an_earlier_array_chosen_and_written_in_a_loop_is_refused():
+    with pytest.raises(LoopVariableError, match="'r' is set in the loop body, under an if, "
+                                                "to an array from before the loop"):
+        function(chosen_array_written_in_a_loop, backend="numpy")(np.arange(3.0))

@@ -55,6 +55,20 @@ def test_cond_relaxes_shapes():
     np.testing.assert_array_equal(f(-np.ones(3)), -np.ones(3))
 
 
+def test_cond_keeps_the_identity_of_handles(both):
+    def f(x):
+        a = x + 0.0
+        b = x * 2.0
+        same = rt.cond(x[0] > 1, lambda: a, lambda: a)
+        chosen = rt.cond(x[0] > 1, lambda: a, lambda: b)
+        assert same is a
+        a[1] = 10.0                 # seen through `chosen` where it is `a`
+        chosen[2] = 20.0            # written into `a` or `b`, whichever it is
+        return a, b, chosen
+    both(f, np.arange(3.0))
+    both(f, np.arange(3.0) + 2.0)
+
+
 def test_cond_structure_mismatch_is_an_error():
     with pytest.raises(TypeError, match="same structure"):
         rt.function(lambda x: rt.cond(x > 0, lambda: (x, x), lambda: x))(np.float64(1))

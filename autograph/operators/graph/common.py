@@ -79,11 +79,16 @@ class StateMarker:
 _RETVAL_NAME = re.compile(r"^retval_(_\d+)?$")
 
 
+def is_return_value_name(name):
+    """Is `name` the return-statement converter's return value variable?"""
+    return name is not None and _RETVAL_NAME.match(name) is not None
+
+
 def is_return_placeholder(name, value):
     """True for the converter's return value variable while no `return` has set it."""
     if isinstance(value, UndefinedReturnValue):
         return True
-    return value is None and name is not None and _RETVAL_NAME.match(name) is not None
+    return value is None and is_return_value_name(name)
 
 
 # Flags of lowered `return`, `break` and `continue` (set to True where the jump was).

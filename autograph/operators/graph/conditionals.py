@@ -5,14 +5,10 @@ import functools
 import numpy as np
 
 import runtime as rt
+from runtime import control_flow as rt_control_flow
 from runtime import errors as rt_errors
 from runtime import nest
 from autograph.operators.graph import common, lists
-
-
-class _Unchanged(common.StateMarker):
-    """Stands for a variable both branches leave as the very same object (handles mutated
-    in place included: rt.cond carries their item assignments out by itself)."""
 
 
 def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
@@ -39,35 +35,33 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
                 # (Items of Python lists among the outputs, `l[0]`, go back now: the list
                 # itself must come out of the branch unchanged.)
                 set_state(init)
-                kept = [value is before for value, before in zip(out, init)]
-                # rt.cond reads the outputs after it has put the handles the branch
-                # rebound back: hand it the values, not the handles.
-                out = [_current_version(value) for value in out]
+                # (rt.cond keeps the identity of handles: one both branches leave a name on
+                # stays that object, one that is an array from before on some path stays
+                # that array there.)
                 changed = others.changed_and_restore()
                 lists.check_python_lists_unchanged(snapshots, label, location)
             except BaseException:
                 others.restore()   # (rt.cond puts back the handles the branch rebound)
                 raise
-            outputs.append((out, changed, kept, graph))
+            outputs.append((out, changed, graph))
             if len(outputs) == 2:
-                (then_out, then_changed, then_kept, then_graph), \
-                    (else_out, else_changed, else_kept, else_graph) = outputs
+                (then_out, then_changed, then_graph), \
+                    (else_out, else_changed, else_graph) = outputs
                 placeholders.update(_reconcile(
-                    then_out, else_out, init, names, orelse is not None, location,
-                    [a and b for a, b in zip(then_kept, else_kept)]))
+                    then_out, else_out, init, names, orelse is not None, location))
                 others.add_outputs((then_out, then_changed, then_graph),
                                    (else_out, else_changed, else_graph))
             return out
         return traced
 
     result = rt.cond(pred, branch(body, "if"), branch(orelse, "else"), names=names)
-    final = []
-    for k, value in enumerate(result[:len(names)]):
-        if isinstance(value, _Unchanged):
-            value = init[k]
-        else:
-            value = lists.rewrap_like(value, outputs[0][0][k], outputs[1][0][k])
-        final.append(value)
+    final = [lists.rewrap_like(value, outputs[0][0][k], outputs[1][0][k])
+             for k, value in enumerate(result[:len(names)])]
+    for k, name in enumerate(names):
+        if common.is_return_value_name(name):
+            # Nothing runs between a `return` and the function's end: the value returned
+            # need not follow later writes into an array it is on some path.
+            final[k] = _without_aliases(final[k])
     set_state(tuple(final))
     others.set_outputs(result[len(names):])
     common.note_return_placeholders(names, final, placeholders)
@@ -104,10 +98,10 @@ class BlockVariables:
         for name, cell in self.cells.items():
             value = common.cell_value(cell)
             if value is not self.before[name]:
-                changed[name] = value
+                changed[name] = _current_version(value)
                 self.slots[name] = (self.before[name], functools.partial(common.set_cell, cell))
         for label, obj, attribute, before, value in self.attributes.changed():
-            changed[label] = value
+            changed[label] = _current_version(value)
             self.slots[label] = (before, functools.partial(common.set_attribute, obj, attribute))
         self.restore()
         return changed
@@ -145,9 +139,21 @@ def _current_version(value):
     return value
 
 
-def _reconcile(then_out, else_out, init, names, has_else, location, kept):
-    """Makes the two branches' outputs comparable, in place: shared objects become markers,
-    return values not set yet become placeholders of the other branch's type; a variable
+def _without_aliases(value):
+    """`value` with rt.cond's aliases of earlier arrays (also inside tuples, lists and
+    dicts) replaced by plain handles on what they hold now."""
+    if isinstance(value, rt_control_flow.CondAlias):
+        return rt.Tensor(value.graph_value)
+    if nest.is_nested(value):
+        leaves = nest.flatten(value)
+        plain = [_without_aliases(leaf) for leaf in leaves]
+        if any(a is not b for a, b in zip(leaves, plain)):
+            return nest.pack_as(value, plain)
+    return value
+
+
+def _reconcile(then_out, else_out, init, names, has_else, location):
+    """Makes the two branches' outputs comparable, in place: return values not set yet become placeholders of the other branch's type; a variable
     defined in one branch only is an error. Returns the names given placeholders."""
     placeholders = set()
     for k, name in enumerate(names):
@@ -180,8 +186,6 @@ def _reconcile(then_out, else_out, init, names, has_else, location, kept):
         elif b_placeholder and not a_placeholder:
             else_out[k] = b = common.dummy_like(a)
             placeholders.add(name)
-        if kept[k] and rt.is_tensor(init[k]):
-            then_out[k] = else_out[k] = _Unchanged(k)
     return placeholders
 
 
