@@ -573,9 +573,9 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                                 if v.kind is not None else None for v in current]
                 user_leaves = []
                 on_handle = {}   # id(initial handle) -> placeholder it stands for
+                given = []       # (loop variable, handle it gets, its placeholder)
                 for v, ph in zip(current, placeholders):
                     if v.undefined is not None and ph is None:
-                        v.passed = None
                         user_leaves.append(v.undefined)
                         continue
                     if v in flags or v is counter:
@@ -585,16 +585,20 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                             held.append((v.handle, v.handle._value))
                             v.handle._value = ph
                             on_handle[id(v.handle)] = ph
-                        v.passed, v.placeholder = v.handle, on_handle[id(v.handle)]
+                        given.append((v, v.handle, on_handle[id(v.handle)]))
                     elif v.handle is not None:
-                        v.passed, v.placeholder = loop_aliases.own_handle(v.handle, ph), ph
+                        given.append((v, loop_aliases.own_handle(v.handle, ph), ph))
                     else:
-                        v.passed, v.placeholder = _wrap(ph, v.flexible), ph
+                        given.append((v, _wrap(ph, v.flexible), ph))
                     if len(user_leaves) < user_count:
-                        user_leaves.append(v.passed)
+                        user_leaves.append(given[-1][1])
                 args = nest.pack_as(tuple(loop_vars), [
                     user_leaves[x] if kind == "var" else x for kind, x in leaves])
                 if label == "body":
+                    for v in current:
+                        v.passed = v.placeholder = None
+                    for v, handle, ph in given:
+                        v.passed, v.placeholder = handle, ph
                     result = _call_body(fn, args, single)
                 else:
                     result = fn(*args)

@@ -87,7 +87,8 @@ def check(variables, implicit, body_graph, cond_graph):
             continue
         kept = [u for u in variables + implicit
                 if u.passed is returned and (u.keeps_handle or u.returned_same())]
-        if kept and (v.written or any(u.written for u in kept)):
+        if kept and (v.written or any(u.written for u in kept)) and _reads(
+                (body_graph, cond_graph), v.placeholder):
             _alias_error(v, "is set in the loop body to the array of %s, which the loop "
                          "writes into in place: in Python the next iteration sees the writes "
                          "through both names" % _var_text(kept[0]),
@@ -100,6 +101,12 @@ def check(variables, implicit, body_graph, cond_graph):
                              % ("%s is also set to" % _var_text(sharing[0]) if sharing
                                 else "exists outside the loop"),
                              "set it to a copy (%s = ....copy())" % _code(v))
+
+
+def _reads(graphs, value):
+    """Does a node of `graphs` read `value` (a loop variable's placeholder: is the value it
+    starts an iteration with used)?"""
+    return any(any(x is value for x in node.inputs) for graph in graphs for node in graph.nodes)
 
 
 def _made_in(graph, handle):

@@ -12,7 +12,7 @@ import threading
 
 import gast
 
-from autograph.pyct import ast_util
+from autograph.pyct import anno, ast_util
 
 
 class Node:
@@ -387,8 +387,10 @@ class _GraphBuilder(gast.NodeVisitor):
         test = builder.add_node(node.test)
         self.visit_expression(node.test)
         loop = self._loop_body(node, test)
-        # `while True:` leaves only through break, return or raise.
-        always_true = isinstance(node.test, gast.Constant) and bool(node.test.value)
+        # `while True:` leaves only through break, return or raise (or the test a lowered
+        # break or return adds to it).
+        always_true = isinstance(node.test, gast.Constant) and bool(node.test.value) and (
+            not anno.hasanno(node, anno.Basic.EXTRA_LOOP_TEST))
         self._loop_exit(node, loop, set() if always_true else {test})
 
     def _loop_body(self, node, header):

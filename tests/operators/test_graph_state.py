@@ -7,6 +7,8 @@ import inspect
 import numpy as np
 import pytest
 
+import runtime as rt
+
 from autograph.errors import StagingError
 from autograph.impl.function import function
 from autograph.operators.graph import LoopVariableError
@@ -500,3 +502,40 @@ def test_an_earlier_array_chosen_and_written_in_a_loop_is_refused():
     with pytest.raises(LoopVariableError, match="'r' is set in the loop body, under an if, "
                                                 "to an array from before the loop"):
         function(chosen_array_written_in_a_loop, backend="numpy")(np.arange(3.0))
+
+
+# --- found by the fuzzer (tools/fuzz), minimised ---------------------------------------------------
+
+def returns_from_while_true(x, y):
+    while True:
+        if np.any(x < -0.5):
+            return np.sqrt(np.abs(y))
+    return np.zeros(y.shape[0])
+
+
+def returns_a_python_value_from_a_loop(y):
+    base = 1
+    for i in range(len(y)):
+        return (base, None)
+
+
+def name_set_to_an_array_the_loop_writes(y, limit):
+    count = 0
+    while count < limit:
+        count += 1
+        y[1] -= 1.0
+        x = y
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fuzzer_findings_on_loop_state(backend):
+    # `while True` leaves through the lowered return: the return value is a loop variable.
+    check(returns_from_while_true, np.array([-2.0, 1.0]), np.array([4.0, 9.0]), backend=backend)
+    # A Python value returned from a graph loop is the same object on every path.
+    check(returns_a_python_value_from_a_loop, np.ones(2), backend=backend)
+    assert returns_a_python_value_from_a_loop(np.ones(0)) is None   # a graph cannot: it says so
+    with pytest.raises(rt.errors.InvalidArgumentError, match="reached its end without a return"):
+        function(returns_a_python_value_from_a_loop, backend=backend)(np.ones(0))
+    # `x = y` on an array the loop writes, where the loop never reads x's previous value.
+    check(name_set_to_an_array_the_loop_writes, np.zeros(3), np.int64(2), backend=backend)

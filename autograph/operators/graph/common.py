@@ -4,7 +4,6 @@ graph statement has yet to define, truth tests, and access to generated function
 import functools
 import re
 import types
-import weakref
 
 import numpy as np
 
@@ -104,7 +103,8 @@ def jumps_away(branch_outputs, names):
 # --- return values set on some paths only --------------------------------------------------------
 
 _RETURN_FLAG_NAME = re.compile(r"^do_return(_\d+)?$")
-_unset_returns = {}   # id(tensor) -> (weak reference to the tensor, do_return flag tensor)
+_unset_returns = {}   # id(value) -> (the value, do_return flag tensor); cleared per trace
+_SCALARS = (str, bytes, bool, int, float, complex, np.generic, type(None))
 
 
 def _tensor_leaves(value):
@@ -115,17 +115,25 @@ def _tensor_leaves(value):
     return [value] if rt.is_tensor(value) else []
 
 
+def _placeholder_parts(value):
+    """The tensors of a return value, or the value itself when it is a Python object that
+    a graph statement passes through (see placeholder_like)."""
+    if not is_loop_value(value):
+        return [] if isinstance(value, _SCALARS) else [value]
+    return _tensor_leaves(value)
+
+
 def note_return_placeholders(names, values, placeholder_names):
     """After a graph statement gave the return value a placeholder on the paths where no
-    `return` ran, remembers its tensors with the statement's `do_return` flag (see
-    check_returned)."""
+    `return` ran, remembers its tensors (or the Python object it is) with the statement's
+    `do_return` flag (see check_returned)."""
     flags = [v for n, v in zip(names, values) if _RETURN_FLAG_NAME.match(n)]
     if not placeholder_names or len(flags) != 1 or not rt.is_tensor(flags[0]):
         return
     for name, value in zip(names, values):
         if name in placeholder_names:
-            for leaf in _tensor_leaves(value):
-                _unset_returns[id(leaf)] = (weakref.ref(leaf), flags[0])
+            for part in _placeholder_parts(value):
+                _unset_returns[id(part)] = (part, flags[0])
 
 
 def forget_return_placeholders():
@@ -136,9 +144,9 @@ def check_returned(result, function_name):
     """A function whose result is such a placeholder when no `return` ran would return
     None in Python: a graph cannot, so it asserts (when it runs) that a return ran."""
     flags = {}
-    for leaf in _tensor_leaves(result):
-        entry = _unset_returns.get(id(leaf))
-        if entry is not None and entry[0]() is leaf:
+    for part in _placeholder_parts(result):
+        entry = _unset_returns.get(id(part))
+        if entry is not None and entry[0] is part:
             flags[id(entry[1])] = entry[1]
     for flag in flags.values():
         rt.Assert(flag, "%s reached its end without a return statement, where Python returns "
@@ -172,6 +180,40 @@ def dummy_like(value):
     if isinstance(value, dict):
         return {k: dummy_like(v) for k, v in value.items()}
     return value  # other Python objects pass through a graph statement unchanged
+
+
+def placeholder_like(value):
+    """The value of a variable on the paths of a graph statement that do not set it, like
+    `value` (set on the others): zeros for graph values (dummy_like); a Python object the
+    graph passes through (a list, a tuple holding None) is itself, as such a value must be
+    the same object on every path. Never read there: a loop asserts it ran, a function
+    that a return ran (check_returned)."""
+    return dummy_like(value) if is_loop_value(value) else value
+
+
+def is_loop_value(value):
+    """True for what rt.while_loop carries as a graph loop variable (numbers, tensors, and
+    tuples and dicts of them), not for a Python object it passes through."""
+    if rt.is_tensor(value):
+        return not hasattr(value, "loop_length")   # lists built in loops, symbolic ranges
+    if isinstance(value, rt.TensorArray):
+        return value.graph_value is not None
+    if type(value) is tuple or (isinstance(value, tuple) and hasattr(type(value), "_fields")):
+        return len(value) > 0 and all(is_loop_value(v) for v in value)
+    if type(value) is dict:
+        return len(value) > 0 and all(is_loop_value(v) for v in value.values())
+    return isinstance(value, (bool, int, float, complex, np.generic, np.ndarray))
+
+
+def same_immutable(a, b):
+    """Are `a` and `b` equal immutable Python values (numbers, strings, None, and tuples
+    of them), which a graph statement may pass through as one value? (A tuple a branch or
+    loop body makes again each time it is traced is equal, not the same object.)"""
+    if type(a) is not type(b):
+        return False
+    if type(a) is tuple:
+        return len(a) == len(b) and all(map(same_immutable, a, b))
+    return isinstance(a, _SCALARS) and not isinstance(a, np.generic) and a == b
 
 
 def type_text(value):

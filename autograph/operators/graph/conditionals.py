@@ -181,10 +181,10 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
         a_placeholder = common.is_return_placeholder(name, a)
         b_placeholder = common.is_return_placeholder(name, b)
         if a_placeholder and not b_placeholder:
-            then_out[k] = a = common.dummy_like(b)
+            then_out[k] = a = common.placeholder_like(b)
             placeholders.add(name)
         elif b_placeholder and not a_placeholder:
-            else_out[k] = b = common.dummy_like(a)
+            else_out[k] = b = common.placeholder_like(a)
             placeholders.add(name)
     return placeholders
 

@@ -34,21 +34,6 @@ class _Static(common.StateMarker):
     through unchanged and checks it comes back as the very same object)."""
 
 
-def _is_loop_value(value):
-    """True for what rt.while_loop carries as a graph loop variable."""
-    if lists.is_tensor_list(value) or isinstance(value, iterables.SymbolicIterable):
-        return False
-    if rt.is_tensor(value):
-        return True
-    if isinstance(value, rt.TensorArray):
-        return value.graph_value is not None
-    if type(value) is tuple or (isinstance(value, tuple) and hasattr(type(value), "_fields")):
-        return len(value) > 0 and all(_is_loop_value(v) for v in value)
-    if type(value) is dict:
-        return len(value) > 0 and all(_is_loop_value(v) for v in value.values())
-    return isinstance(value, (bool, int, float, complex, np.generic, np.ndarray))
-
-
 def _as_condition(value, what):
     if rt.is_tensor(value):
         return common.is_truthy_scalar_tensor(value, what)
@@ -139,7 +124,7 @@ class _GraphLoop:
                 continue
             name = self.names[k]
             if what == "defined":
-                prepared[k] = common.dummy_like(detail)
+                prepared[k] = common.placeholder_like(detail)
                 if common.is_undefined(init[k]):
                     self.must_iterate.append(name)
                 else:
@@ -161,7 +146,7 @@ class _GraphLoop:
         """The rt.while_loop for the loop variables as they are now (`prepared`), and the
         function setting the state from its results (`finish`)."""
         names = self.names
-        statics = {k: _Static(k) for k, v in enumerate(prepared) if not _is_loop_value(v)}
+        statics = {k: _Static(k) for k, v in enumerate(prepared) if not common.is_loop_value(v)}
         loop_vars = [statics.get(k, v) for k, v in enumerate(prepared)]
         extra = []
         if counter_init is not None:
@@ -260,7 +245,7 @@ class _GraphLoop:
 
     def _add_attribute(self, label, obj, attribute):
         value = getattr(obj, attribute, None)
-        if not _is_loop_value(value):
+        if not common.is_loop_value(value):
             raise common.LoopVariableError(
                 "'%s' is changed in %s (by a function it calls) to a graph value, but is %s "
                 "before the loop; give it a number or array value before the loop"
@@ -286,7 +271,7 @@ class _GraphLoop:
             # An inner graph loop made it a TensorList: make it one for this loop too.
             fixes[k] = ("list", [(after.dtype, after.static_shape)])
             return
-        if after is before:
+        if after is before or common.same_immutable(before, after):
             if type(before) is list and watched.changed(before):
                 # Made a TensorList, the list traces again; what it does not support
                 # (insert, remove, ...) then fails at the user's line, naming it.
@@ -306,7 +291,7 @@ class _GraphLoop:
             % (name, self.describe(), common.type_text(before), common.type_text(after)))
 
     def _check_loop_value(self, k, before, after):
-        if _is_loop_value(after) and nest.same_structure(before, after,
+        if common.is_loop_value(after) and nest.same_structure(before, after,
                                                           lists_match_tuples=True):
             return
         raise common.LoopVariableError(
