@@ -732,16 +732,23 @@ def assert_iterated(ran, defines, loop=None, error=None):
     attributes and items) if `ran` (a loop variable, False before the loop and True after an
     iteration) is false, when the graph runs if it is symbolic. `loop` describes the loop
     for the message (autograph: "the for loop at file:line in f")."""
-    error = error or errors.UndefinedVariableError
     if loop is None:
         message = ("%s is not defined before the loop, so the loop had to iterate at least "
                    "once to define it, and it did not" % ", ".join(defines))
     else:
         message = ("%s had to iterate at least once: it defines %s, which %s used after the "
                    "loop" % (loop, ", ".join(defines), "is" if len(defines) == 1 else "are"))
-    if isinstance(ran, Value) or _is_symbolic(ran):
-        ops.get("assert").bind([ran], message=message, items=(), error=error)
-    elif not ran:
+    assert_defined(ran, message, error)
+
+
+def assert_defined(defined, message, error=None):
+    """Raises `error` (an rt.errors.InvalidArgumentError subclass, default
+    UndefinedVariableError) with `message` if `defined` is false: when the graph runs if it
+    is symbolic (an assert node in the graph being built), now if it is not."""
+    error = error or errors.UndefinedVariableError
+    if isinstance(defined, Value) or _is_symbolic(defined):
+        ops.get("assert").bind([defined], message=message, items=(), error=error)
+    elif not defined:
         raise error(message)
 
 

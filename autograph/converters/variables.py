@@ -25,7 +25,10 @@ class VariableTransformer(converter.Base):
         return node.id in self.names_of_any_function and node.ctx.__class__ is gast.Load
 
     def visit_FunctionDef(self, node):
-        self.maybe_undefined.append(marks.maybe_undefined(node))
+        # A nested function (the graph forms' block functions among them) reads the names
+        # of the functions around it too.
+        outer = self.maybe_undefined[-1] if self.maybe_undefined else frozenset()
+        self.maybe_undefined.append(marks.maybe_undefined(node) | outer)
         try:
             return self.generic_visit(node)
         finally:

@@ -10,7 +10,8 @@ from autograph.operators.exceptions import assert_stmt
 from autograph.operators.logical import and_, not_, or_
 from autograph.operators.py_builtins import BUILTIN_OVERLOADS, overload_of
 from autograph.operators.special_values import (
-    Undefined, UndefinedReturnValue, is_undefined, is_undefined_return, value_or_undefined)
+    MaybeUndefined, Undefined, UndefinedReturnValue, is_undefined, is_undefined_return,
+    value_or_undefined)
 from autograph.operators.symbolic import (
     PLAIN_TYPES, GraphPathNotImplemented, is_plain, is_plain_iterable,
     is_symbolic_iterable, is_tensor, iter_, locals_, type_)

@@ -1,4 +1,8 @@
-"""Sentinel values of converted code: variables not yet defined, returns not yet taken."""
+"""Sentinel values of converted code: variables not yet defined, returns not yet taken, and
+graph values of variables that some paths did not define."""
+
+import runtime as rt
+from runtime import control_flow as rt_control_flow
 
 
 class Undefined:
@@ -43,3 +47,54 @@ def value_or_undefined(read_value, symbol_name):
         return read_value()
     except NameError:
         return Undefined(symbol_name)
+
+
+# The graph error where Python raises each builtin error on reading something undefined.
+_GRAPH_ERRORS = {UnboundLocalError: rt.errors.UndefinedVariableError,
+                 AttributeError: rt.errors.UndefinedAttributeError,
+                 KeyError: rt.errors.UndefinedKeyError}
+
+
+class MaybeUndefined(rt.Tensor):
+    """The graph value of a variable (or `obj.attribute`, `d[key]`) that the path a graph
+    run takes may not have defined: a graph `if` that defines it in one branch only, a
+    graph loop that defines it and may run zero times.
+
+    `defined` (a bool tensor) says whether the path taken defined it. Using the value in an
+    op (arithmetic, indexing, printing...), reading it through `ag__.ld` or returning it
+    asserts `defined` when the graph runs: it raises what Python raises at that read
+    (UnboundLocalError; AttributeError, KeyError for attributes and items, as
+    rt.errors.Undefined*Error). Graph statements carry it, and its flag, unchecked, as
+    Python carries an unbound name it does not read.
+
+    `symbol` is the user's name ('x', 'obj.a', "d['k']"), `error` the builtin error Python
+    raises, `reason` says which statement left it undefined ("the if statement at f.py:3
+    defines it in the if branch only")."""
+
+    __slots__ = ("defined", "symbol", "error", "reason")
+
+    def __init__(self, value, defined, symbol, error, reason):
+        super().__init__(value)
+        self.defined = defined
+        self.symbol = symbol
+        self.error = error
+        self.reason = reason
+
+    def _rt_to_value(self):
+        self.check()
+        return self._value
+
+    def check(self):
+        """Asserts (in the graph being built) that the value is defined; returns a plain
+        handle on it."""
+        if self.error is UnboundLocalError:
+            message = ("cannot access local variable %s where it is not associated with a "
+                       "value" % self.symbol)
+        else:
+            message = "%s is not set" % self.symbol
+        rt_control_flow.assert_defined(self.defined, "%s (%s)" % (message, self.reason),
+                                       _GRAPH_ERRORS[self.error])
+        return rt.Tensor(self._value)
+
+    def __repr__(self):
+        return "<rt.Tensor %s, maybe undefined>" % self._value.type_str()

@@ -1,12 +1,16 @@
 """Reading variables that may be undefined: Python's own error, not a sentinel object."""
 
-from autograph.operators.special_values import Undefined
+from autograph.operators.special_values import MaybeUndefined, Undefined
 
 
 def ld(value):
-    """Loads a variable's value; an Undefined value raises what Python would raise."""
+    """Loads a variable's value; an Undefined value raises what Python would raise, and a
+    graph value that some paths did not define raises it when the graph runs on such a
+    path (MaybeUndefined)."""
     if type(value) is Undefined:
         raise UnboundLocalError(
             f"cannot access local variable '{value.symbol_name}' where it is not associated "
             "with a value")
+    if type(value) is MaybeUndefined:
+        return value.check()
     return value

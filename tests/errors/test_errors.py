@@ -321,11 +321,15 @@ def uses_median(x):
 
 
 def test_variable_defined_in_one_branch():
-    error = raised(ag.function(defined_in_one_branch, backend="numpy"), np.ones(3))
+    # Defined on the path taken: Python's value; not defined: Python's error, when the
+    # graph runs, naming the variable and the if statement.
+    staged = ag.function(defined_in_one_branch, backend="numpy")
+    np.testing.assert_array_equal(staged(np.ones(3)), np.full(3, 2.0))
+    error = raised(staged, -np.ones(3))
     message = str(error)
-    assert "'scaled'" in message and "else branch" in message
+    assert isinstance(error, UnboundLocalError)
+    assert "'scaled'" in message and "if branch only" in message
     assert "%s:%d" % (THIS_FILE, line_of(defined_in_one_branch, "if x[0] > 0")) in message
-    assert "define it before the if statement or in both branches" in message
 
 
 def test_loop_variable_whose_type_changes():

@@ -54,3 +54,13 @@ def check_raises(error, fn, *args, match=None, backend=BACKEND, graph_error=None
 
 def graph_text(staged, *args):
     return str(staged.get_concrete_function(*copy.deepcopy(args)).graph)
+
+
+def check_either(fn, *args, backend=BACKEND):
+    """check(...) where Python returns; check_raises(the error Python raises) where it
+    raises."""
+    try:
+        fn(*copy.deepcopy(args))
+    except Exception as error:   # compared below
+        return check_raises(type(error), fn, *args, backend=backend)
+    return check(fn, *args, backend=backend)

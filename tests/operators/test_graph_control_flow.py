@@ -79,17 +79,32 @@ def defined_in_else_branch_only(x):
     return y
 
 
-def test_variable_defined_in_one_branch_and_used_after_is_an_error_naming_it():
+def test_variable_defined_in_one_branch_is_unbound_on_the_other_when_the_graph_runs():
+    check(defined_in_if_branch_only, np.float64(1.0))
+    check(defined_in_else_branch_only, np.float64(-1.0))
     info = check_raises(UnboundLocalError, defined_in_if_branch_only, np.float64(-1.0),
-                        graph_error=UndefinedInBranchError,
-                        match="'y' must also be defined in the else branch")
+                        match="cannot access local variable 'y' where it is not associated "
+                              "with a value \\(the if statement at ")
     lines, first = inspect.getsourcelines(defined_in_if_branch_only)
     if_line = first + next(i for i, line in enumerate(lines) if "if x > 0" in line)
-    assert "test_graph_control_flow.py:%d in defined_in_if_branch_only" % if_line \
-        in str(info.value)
+    assert "test_graph_control_flow.py:%d in defined_in_if_branch_only defines it in the if " \
+        "branch only (it has no else branch))" % if_line in str(info.value)
     check_raises(UnboundLocalError, defined_in_else_branch_only, np.float64(1.0),
+                 match="defines it in the else branch only")
+
+
+def python_value_in_one_branch(x):
+    if x > 0:
+        mode = "up"
+    return mode
+
+
+def test_a_python_value_defined_in_one_branch_is_refused_naming_it():
+    check_raises(UnboundLocalError, python_value_in_one_branch, np.float64(-1.0),
                  graph_error=UndefinedInBranchError,
-                 match="'y' must also be defined in the if branch")
+                 match="'mode' must also be defined in the else branch: the if statement at "
+                       ".* defines it in the if branch only .*, but it is a Python str, which "
+                       "a graph cannot leave undefined on a path")
 
 
 def early_return(x):
@@ -306,7 +321,7 @@ def test_variable_defined_by_the_loop_needs_one_iteration():
     check(defined_by_loop, np.int64(4))
     with pytest.raises(UnboundLocalError):
         defined_by_loop(np.int64(0))
-    with pytest.raises(UnboundLocalError, match="iterate at least once"):
+    with pytest.raises(UnboundLocalError, match="it ran no iteration that did"):
         function(defined_by_loop, backend="numpy")(np.int64(0))
 
 
@@ -589,7 +604,7 @@ def loop_target_used_after(n):
 
 def test_loop_target_used_after_the_loop():
     check(loop_target_used_after, np.int64(5))
-    with pytest.raises(UnboundLocalError, match="iterate at least once"):
+    with pytest.raises(UnboundLocalError, match="it ran no iteration that did"):
         function(loop_target_used_after, backend="numpy")(np.int64(0))
 
 

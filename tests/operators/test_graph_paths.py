@@ -136,10 +136,13 @@ def test_if_stmt_variable_undefined_in_one_branch():
             y = x + 1
 
         ag__.if_stmt(x > 0, body, None, get_state, set_state, ("y",), 1)
-        return y
+        assert isinstance(y, ag__.MaybeUndefined)
+        return ag__.ld(y)   # what converted code reads it with
 
-    with pytest.raises(UndefinedInBranchError, match="'y' must also be defined in the else"):
-        rt.function(traced)(np.float64(1.0))
+    staged = rt.function(traced)
+    assert staged(np.float64(1.0)) == 2.0
+    with pytest.raises(UnboundLocalError, match="cannot access local variable 'y'"):
+        staged(np.float64(-1.0))
 
 
 def test_while_stmt_with_python_counter_converted_at_loop_entry():

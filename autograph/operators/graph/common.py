@@ -9,7 +9,7 @@ import numpy as np
 
 import runtime as rt
 from autograph.errors import StagingError
-from autograph.operators.special_values import Undefined, UndefinedReturnValue
+from autograph.operators.special_values import MaybeUndefined, Undefined, UndefinedReturnValue
 
 
 class UndefinedInBranchError(StagingError, UnboundLocalError):
@@ -105,6 +105,7 @@ def jumps_away(branch_outputs, names):
 _RETURN_FLAG_NAME = re.compile(r"^do_return(_\d+)?$")
 _unset_returns = {}   # id(value) -> (the value, do_return flag tensor); cleared per trace
 _SCALARS = (str, bytes, bool, int, float, complex, np.generic, type(None))
+_UNCHANGING = (str, bytes, type(None))   # what a loop value may hold that stays as it is
 
 
 def _tensor_leaves(value):
@@ -142,7 +143,11 @@ def forget_return_placeholders():
 
 def check_returned(result, function_name):
     """A function whose result is such a placeholder when no `return` ran would return
-    None in Python: a graph cannot, so it asserts (when it runs) that a return ran."""
+    None in Python: a graph cannot, so it asserts (when it runs) that a return ran. A
+    result that some path did not define (MaybeUndefined) asserts that it is."""
+    for leaf in _tensor_leaves(result):
+        if isinstance(leaf, MaybeUndefined):
+            leaf.check()   # a value some path did not define
     flags = {}
     for part in _placeholder_parts(result):
         entry = _unset_returns.get(id(part))
@@ -193,16 +198,20 @@ def placeholder_like(value):
 
 def is_loop_value(value):
     """True for what rt.while_loop carries as a graph loop variable (numbers, tensors, and
-    tuples and dicts of them), not for a Python object it passes through."""
+    tuples and dicts of them, which may also hold None or strings: those stay as they
+    are), not for a Python object it passes through."""
     if rt.is_tensor(value):
         return not hasattr(value, "loop_length")   # lists built in loops, symbolic ranges
     if isinstance(value, rt.TensorArray):
         return value.graph_value is not None
     if type(value) is tuple or (isinstance(value, tuple) and hasattr(type(value), "_fields")):
-        return len(value) > 0 and all(is_loop_value(v) for v in value)
-    if type(value) is dict:
-        return len(value) > 0 and all(is_loop_value(v) for v in value.values())
-    return isinstance(value, (bool, int, float, complex, np.generic, np.ndarray))
+        items = value
+    elif type(value) is dict:
+        items = list(value.values())
+    else:
+        return isinstance(value, (bool, int, float, complex, np.generic, np.ndarray))
+    return any(is_loop_value(v) for v in items) and all(
+        is_loop_value(v) or isinstance(v, _UNCHANGING) for v in items)
 
 
 def same_immutable(a, b):

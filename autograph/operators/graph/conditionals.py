@@ -8,6 +8,7 @@ import runtime as rt
 from runtime import control_flow as rt_control_flow
 from runtime import errors as rt_errors
 from runtime import nest
+from autograph.operators import special_values
 from autograph.operators.graph import common, lists
 
 
@@ -22,6 +23,8 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     others = BlockVariables((body, orelse), names)
     outputs = []
     placeholders = set()   # return values given a placeholder on the no-return path
+    flagged = []           # (output index, (symbol, error, reason)): outputs some path may
+                           # leave undefined
 
     def branch(block, label):
         def traced():
@@ -47,10 +50,17 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
             if len(outputs) == 2:
                 (then_out, then_changed, then_graph), \
                     (else_out, else_changed, else_graph) = outputs
-                placeholders.update(_reconcile(
-                    then_out, else_out, init, names, orelse is not None, location))
+                unset, flags = _reconcile(then_out, else_out, init, names,
+                                          orelse is not None, location)
+                placeholders.update(unset)
                 others.add_outputs((then_out, then_changed, then_graph),
                                    (else_out, else_changed, else_graph))
+                # After those: whether each output that some path may leave undefined is
+                # defined on the path taken.
+                for k, then_defined, else_defined, source in flags:
+                    then_out.append(then_defined)
+                    else_out.append(else_defined)
+                    flagged.append((k, source))
             return out
         return traced
 
@@ -62,8 +72,12 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
             # Nothing runs between a `return` and the function's end: the value returned
             # need not follow later writes into an array it is on some path.
             final[k] = _without_aliases(final[k])
+    defined = result[len(result) - len(flagged):]
+    for (k, source), flag in zip(flagged, defined):
+        final[k] = special_values.MaybeUndefined(rt.constant(final[k]).graph_value, flag,
+                                                 *source)
     set_state(tuple(final))
-    others.set_outputs(result[len(names):])
+    others.set_outputs(result[len(names):len(result) - len(flagged)])
     common.note_return_placeholders(names, final, placeholders)
     return None
 
@@ -153,9 +167,14 @@ def _without_aliases(value):
 
 
 def _reconcile(then_out, else_out, init, names, has_else, location):
-    """Makes the two branches' outputs comparable, in place: return values not set yet become placeholders of the other branch's type; a variable
-    defined in one branch only is an error. Returns the names given placeholders."""
+    """Makes the two branches' outputs comparable, in place: a variable one branch does not
+    define gets a placeholder there (zeros of the other's type) and a flag saying whether
+    it is defined, as does one that may be undefined already (MaybeUndefined); return
+    values not set yet become placeholders of the other branch's value. Returns the names
+    given return placeholders, and [(index, then flag, else flag, (symbol, error, reason))]
+    of the outputs that need a flag."""
     placeholders = set()
+    flags = []
     for k, name in enumerate(names):
         a, b = then_out[k], else_out[k]
         a_undefined, b_undefined = common.is_undefined(a), common.is_undefined(b)
@@ -163,6 +182,20 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
             then_out[k] = else_out[k] = init[k] if common.is_undefined(init[k]) else a
             continue
         if a_undefined or b_undefined:
+            missing, defined = ("if", "else") if a_undefined else ("else", "if")
+            value = b if a_undefined else a
+            reason = ("the if statement at %s defines it in the %s branch only%s"
+                      % (rt_errors.format_location(location), defined,
+                         "" if has_else else " (it has no else branch)"))
+            source = (common.quoted(name), common.undefined_error_type(name), reason)
+            if can_flag(value):
+                if a_undefined:
+                    then_out[k] = common.dummy_like(b)
+                    flags.append((k, False, _defined(b), source))
+                else:
+                    else_out[k] = common.dummy_like(a)
+                    flags.append((k, _defined(a), False, source))
+                continue
             if common.jumps_away(then_out if a_undefined else else_out, names):
                 # That branch returns/breaks/continues: the guarded code after the if
                 # statement that reads the variable does not run after it.
@@ -171,13 +204,11 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
                 else:
                     else_out[k] = common.dummy_like(a)
                 continue
-            missing, defined = ("if", "else") if a_undefined else ("else", "if")
             raise common.undefined_in_branch_error(name,
-                "%s must also be defined in the %s branch: the if statement at %s defines "
-                "it in the %s branch only, and it is used after the statement; define it "
-                "before the if statement or in both branches%s"
-                % (common.quoted(name), missing, rt_errors.format_location(location), defined,
-                   "" if has_else else " (this if statement has no else branch)"))
+                "%s must also be defined in the %s branch: %s, and it is used after the "
+                "statement, but it is %s, which a graph cannot leave undefined on a path; "
+                "define it before the if statement or in both branches"
+                % (common.quoted(name), missing, reason, common.type_text(value)))
         a_placeholder = common.is_return_placeholder(name, a)
         b_placeholder = common.is_return_placeholder(name, b)
         if a_placeholder and not b_placeholder:
@@ -186,7 +217,24 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
         elif b_placeholder and not a_placeholder:
             else_out[k] = b = common.placeholder_like(a)
             placeholders.add(name)
-    return placeholders
+        if a is not b and (isinstance(a, special_values.MaybeUndefined)
+                           or isinstance(b, special_values.MaybeUndefined)):
+            maybe = a if isinstance(a, special_values.MaybeUndefined) else b
+            flags.append((k, _defined(a), _defined(b),
+                          (maybe.symbol, maybe.error, maybe.reason)))
+    return placeholders, flags
+
+
+def can_flag(value):
+    """Can a graph `if` output `value` as a graph value with a flag (MaybeUndefined)?"""
+    if rt.is_tensor(value):
+        return not hasattr(value, "loop_length") and value.graph_value.kind == "tensor"
+    return isinstance(value, (bool, int, float, complex, np.generic, np.ndarray))
+
+
+def _defined(value):
+    """Is `value`, a branch's output, defined: its flag if it may not be."""
+    return value.defined if isinstance(value, special_values.MaybeUndefined) else True
 
 
 def if_exp(cond, if_true, if_false, expr_repr):

@@ -21,6 +21,7 @@ import runtime as rt
 from runtime import control_flow as rt_control_flow
 from runtime import errors as rt_errors
 from runtime import nest
+from autograph.operators import special_values
 from autograph.operators.graph import common, conditionals, iterables, lists
 
 
@@ -80,7 +81,14 @@ class _GraphLoop:
                 raise common.StagingError(
                     "shape_invariants of %s names %r, which is not a variable of the loop"
                     % (self.describe(), variable))
-        self.must_iterate = []
+        self.must_iterate = []   # Python values the loop defines: it asserts it ran
+        # {state index: (defined before the loop, (symbol, error, reason))}: graph values the
+        # path a run takes may leave undefined (MaybeUndefined), each with a flag variable.
+        self.maybe = {}
+        for k, value in enumerate(init):
+            if isinstance(value, special_values.MaybeUndefined):
+                self.maybe[k] = (value.defined, (value.symbol, value.error, value.reason))
+                prepared[k] = rt.Tensor(value.graph_value)
         self.return_placeholders = set()
         self.attributes = []   # (label, object, attribute) carried as extra loop variables
         at_entry = common.WatchedAttributes((self.body,))
@@ -125,10 +133,15 @@ class _GraphLoop:
             name = self.names[k]
             if what == "defined":
                 prepared[k] = common.placeholder_like(detail)
-                if common.is_undefined(init[k]):
-                    self.must_iterate.append(name)
-                else:
+                if not common.is_undefined(init[k]):
                     self.return_placeholders.add(name)
+                elif conditionals.can_flag(detail):
+                    prepared[k] = common.dummy_like(detail)   # (numbers too: a tensor)
+                    self.maybe[k] = (np.False_, (
+                        common.quoted(name), common.undefined_error_type(name),
+                        "%s defines it, and it ran no iteration that did" % self.describe()))
+                else:
+                    self.must_iterate.append(name)
             elif what == "list":
                 prepared[k] = self._tensor_list(name, init[k], detail)
 
@@ -153,6 +166,9 @@ class _GraphLoop:
             extra.append(counter_init)
         if self.must_iterate:
             extra.append(np.bool_(False))
+        maybe = sorted(self.maybe)
+        n_flags = len(extra)
+        extra += [self.maybe[k][0] for k in maybe]
         extra += [getattr(obj, attribute) for _, obj, attribute in self.attributes]
         n_extra = len(extra)
         n_head = n_extra - len(self.attributes)
@@ -162,11 +178,16 @@ class _GraphLoop:
                 setattr(obj, attribute, value)
         traces = [0]
 
-        def state_of(user_vars):
-            return tuple(prepared[k] if k in statics else v for k, v in enumerate(user_vars))
+        def state_of(loop_values):
+            state = [prepared[k] if k in statics else v
+                     for k, v in enumerate(loop_values[n_extra:])]
+            for k, defined in zip(maybe, loop_values[n_flags:]):
+                state[k] = special_values.MaybeUndefined(rt.constant(state[k]).graph_value,
+                                                         defined, *self.maybe[k][1])
+            return tuple(state)
 
         def cond_fn(*loop_values):
-            self.set_state(state_of(loop_values[n_extra:]))
+            self.set_state(state_of(loop_values))
             set_attributes(loop_values)
             counter = loop_values[0] if counter_init is not None else None
             return test(counter)
@@ -175,7 +196,7 @@ class _GraphLoop:
             # (rt.while_loop may run a first iteration as Python, all values concrete.)
             first = traces[0] == 0
             traces[0] += 1
-            state = state_of(loop_values[n_extra:])
+            state = state_of(loop_values)
             before = self.get_state()
             watched = _WatchedLists(state, names, self.list_cells)
             set_attributes(loop_values)
@@ -220,6 +241,11 @@ class _GraphLoop:
                 head.append(counter + 1)
             if self.must_iterate:
                 head.append(np.bool_(True))
+            for k in maybe:   # still its value of the iteration's start: as defined as then
+                value = result[k]
+                head.append(loop_values[n_flags + maybe.index(k)] if value is state[k] else
+                            value.defined if isinstance(value, special_values.MaybeUndefined)
+                            else np.True_)
             head += [getattr(obj, attribute) for _, obj, attribute in self.attributes]
             return tuple(head + result)
 
@@ -227,8 +253,7 @@ class _GraphLoop:
             if not isinstance(results, tuple):
                 results = (results,)
             set_attributes(results)
-            final = [prepared[k] if k in statics else value
-                     for k, value in enumerate(results[n_extra:])]
+            final = list(state_of(results))
             self.set_state(tuple(final))
             common.note_return_placeholders(names, final, self.return_placeholders)
             if self.must_iterate:
@@ -241,6 +266,7 @@ class _GraphLoop:
         return _Loop(cond_fn, body_fn, tuple(extra + loop_vars),
                      ["<loop counter>"] * (counter_init is not None)
                      + ["<loop ran>"] * bool(self.must_iterate)
+                     + ["<%s is defined>" % names[k] for k in maybe]
                      + [label for label, _, _ in self.attributes] + names, finish)
 
     def _add_attribute(self, label, obj, attribute):
