@@ -82,9 +82,18 @@ def list_changed_under_condition(x):
     return items
 
 
-def test_python_list_changed_in_a_graph_branch_is_an_error():
+def list_of_objects_changed_under_condition(x):
+    items = ["a"]
+    if x > 0:
+        items.append("b")
+    return items
+
+
+def test_python_list_changed_in_a_graph_branch_becomes_a_tensor_array():
+    check(list_changed_under_condition, np.float64(1.0))
+    check(list_changed_under_condition, np.float64(-1.0))
     with pytest.raises(StagingError, match="'items'"):
-        function(list_changed_under_condition, backend="numpy")(np.float64(1.0))
+        function(list_of_objects_changed_under_condition, backend="numpy")(np.float64(1.0))
 
 
 def list_of_objects(x):

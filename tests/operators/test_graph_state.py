@@ -598,3 +598,36 @@ def test_a_copy_of_an_undefined_variable_raises_as_python():
     check(copied_where_undefined, np.array([1.0]))
     check_raises(UnboundLocalError, copied_where_undefined, np.array([-1.0]),
                  match="cannot access local variable 'last'")
+
+
+def returns_a_list_from_a_branch_in_a_loop(xi, c0):
+    vals = []
+    for e in xi:
+        if c0:
+            return vals
+
+
+def appends_in_a_branch(x):
+    vals = []
+    if x[1] > 0:
+        vals.append(x[0])
+    return len(vals)
+
+
+def builds_a_list_in_a_loop_in_one_branch(x):
+    vals = []
+    for i in range(1):
+        if x[i] > 0:
+            continue
+        for j in range(x.shape[0]):
+            vals.append(x[j])
+    return len(vals)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[1.0, 3.0], [-1.0, 0.5], [2.0, -1.0]])
+def test_fuzzer_findings_on_lists_in_branches(x, backend):
+    x = np.array(x)
+    check(appends_in_a_branch, x, backend=backend)
+    check(builds_a_list_in_a_loop_in_one_branch, x, backend=backend)
+    check(returns_a_list_from_a_branch_in_a_loop, x, x[0], backend=backend)

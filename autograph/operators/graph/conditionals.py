@@ -12,13 +12,41 @@ from autograph.operators import special_values
 from autograph.operators.graph import common, lists
 
 
+class _Same(common.StateMarker):
+    """Stands for a container (list, tuple, dict) that both branches leave a name on: rt.cond
+    would rebuild it, and it must stay that very object (rt.cond keeps handles in it, and
+    carries what the branches wrote into them)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, index, value):
+        super().__init__(index)
+        self.value = value
+
+
 def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
     """`if` on a symbolic condition: an rt.cond whose outputs are the statement's outputs
-    (variables modified in either branch and live after it, and attribute/item targets)."""
+    (variables modified in either branch and live after it, and attribute/item targets).
+
+    A Python list of numbers or arrays that a branch appends to (or that a loop in a branch
+    makes a tensor array) becomes a tensor array (TensorList) before the statement, which
+    is traced again."""
     location = rt_errors.capture_location()
     pred = common.is_truthy_scalar_tensor(cond, "the condition of an if statement")
     get_state, set_state, names = common.statement_state(get_state, set_state, symbol_names,
                                                          (body, orelse))
+    converted = set()
+    while True:
+        try:
+            return _if_stmt(pred, body, orelse, get_state, set_state, names, location)
+        except lists.ListChangedInBranch as error:
+            if id(error.target) in converted or not lists.to_tensor_list_in(
+                    error, get_state, set_state, (body, orelse)):
+                raise
+            converted.add(id(error.target))
+
+
+def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
     init = tuple(get_state())
     others = BlockVariables((body, orelse), names)
     outputs = []
@@ -43,6 +71,10 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
                 # that array there.)
                 changed = others.changed_and_restore()
                 lists.check_python_lists_unchanged(snapshots, label, location)
+                lists.check_no_list_became_tensor_list(
+                    [(before, now) for before, now in zip(init, out)]
+                    + [(others.before[name], now) for name, now in changed.items()
+                       if name in others.before], label, location)
             except BaseException:
                 others.restore()   # (rt.cond puts back the handles the branch rebound)
                 raise
@@ -65,7 +97,8 @@ def if_stmt(cond, body, orelse, get_state, set_state, symbol_names, nouts):
         return traced
 
     result = rt.cond(pred, branch(body, "if"), branch(orelse, "else"), names=names)
-    final = [lists.rewrap_like(value, outputs[0][0][k], outputs[1][0][k])
+    final = [value.value if isinstance(value, _Same) else
+             lists.rewrap_like(value, outputs[0][0][k], outputs[1][0][k])
              for k, value in enumerate(result[:len(names)])]
     for k, name in enumerate(names):
         if common.is_return_value_name(name):
@@ -217,6 +250,9 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
         elif b_placeholder and not a_placeholder:
             else_out[k] = b = common.placeholder_like(a)
             placeholders.add(name)
+        if a is b and nest.is_nested(a):
+            then_out[k] = else_out[k] = _Same(k, a)
+            continue
         if a is not b and (isinstance(a, special_values.MaybeUndefined)
                            or isinstance(b, special_values.MaybeUndefined)):
             maybe = a if isinstance(a, special_values.MaybeUndefined) else b

@@ -259,10 +259,41 @@ class ListChangedInBranch(StagingError):
     """A Python list was changed under a symbolic condition. An enclosing graph loop turns
     the list into a TensorList (`target`, with items of `added_types`) and traces again."""
 
-    def __init__(self, message, target, added_types):
+    def __init__(self, message, target, added_types, name=None):
         super().__init__(message)
         self.target = target
         self.added_types = added_types
+        self.name = name
+
+
+def check_no_list_became_tensor_list(pairs, label, location):
+    """Raises ListChangedInBranch for a Python list that a branch made a TensorList (a loop
+    in it appended to the list): [(value before the branch, value after it)]."""
+    for before, now in pairs:
+        if type(before) is list and is_tensor_list(now):
+            raise ListChangedInBranch(
+                "the Python list '%s' is built in a loop in the %s branch of the if statement "
+                "at %s, whose condition is symbolic" % (now.name, label,
+                                                        rt_errors.format_location(location)),
+                before, [(now.dtype, now.static_shape)])
+
+
+def to_tensor_list_in(error, get_state, set_state, blocks):
+    """After `error` (ListChangedInBranch) of a graph if: makes the Python list it names a
+    TensorList (in the graph around the if) wherever the statement's state and its blocks'
+    closure cells hold it; False if it cannot be one, or is not there."""
+    values = list(get_state())
+    cells = [cell for cell in common.closure_cells(*blocks, deep=True).values()
+             if common.cell_value(cell) is error.target]
+    if error.added_types is None or not (cells or any(v is error.target for v in values)):
+        return False
+    converted = to_tensor_list(error.target, error.added_types, error.name)
+    if converted is None:
+        return False
+    for cell in cells:
+        cell.cell_contents = converted
+    set_state(tuple(converted if v is error.target else v for v in values))
+    return True
 
 
 def check_python_lists_unchanged(snapshots, label, location):
@@ -276,7 +307,7 @@ def check_python_lists_unchanged(snapshots, label, location):
                 "whose condition is symbolic: a Python list cannot change when the graph "
                 "runs. Build the list in a loop (it becomes a tensor array there) or use an "
                 "array" % (snapshot.name, label, rt_errors.format_location(location)),
-                snapshot.target, types)
+                snapshot.target, types, snapshot.name)
 
 
 def rewrap_like(result, *branch_values):
