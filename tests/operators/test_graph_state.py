@@ -631,3 +631,43 @@ def test_fuzzer_findings_on_lists_in_branches(x, backend):
     check(appends_in_a_branch, x, backend=backend)
     check(builds_a_list_in_a_loop_in_one_branch, x, backend=backend)
     check(returns_a_list_from_a_branch_in_a_loop, x, x[0], backend=backend)
+
+
+# --- variables of nested functions that a graph statement calls -----------------------------------
+
+def counts_calls_in_a_loop(x):
+    calls = 0
+
+    def step(v):
+        nonlocal calls
+        calls += 1
+        return calls
+
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            total += step(x[i])
+        total = total + calls
+    return step(0.0), total
+
+
+def counts_calls_in_a_branch(x):
+    calls = 0
+
+    def step():
+        nonlocal calls
+        calls += 1
+
+    if x[0] > 0:
+        step()
+        seen = calls
+    else:
+        seen = calls * 10
+    return calls, seen
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[1.0, -1.0, 2.0], [-1.0]])
+def test_nonlocal_variables_of_called_functions_are_carried(x, backend):
+    check(counts_calls_in_a_loop, np.array(x), backend=backend)
+    check(counts_calls_in_a_branch, np.array(x), backend=backend)

@@ -254,11 +254,12 @@ def is_truthy_scalar_tensor(value, what):
 EMPTY = object()   # the content of a cell whose variable is not defined
 
 
-def closure_cells(*functions, deep=False, global_names=None):
+def closure_cells(*functions, deep=False, global_names=None, visited=None):
     """{free variable name: cell} of the given functions (None entries are skipped). With
     `deep`, also those of the functions they reach through their cells (the block functions
     of nested statements, which the converter defines outside the blocks that call them).
-    A set passed as `global_names` receives the global names those functions use."""
+    A set passed as `global_names` receives the global names those functions use, and one
+    passed as `visited` the ids of the functions whose cells were taken."""
     cells = {}
     pending = [fn for fn in functions if fn is not None]
     # Only functions defined in the same (converted) function as the blocks.
@@ -269,6 +270,8 @@ def closure_cells(*functions, deep=False, global_names=None):
         if id(fn) in seen:
             continue
         seen.add(id(fn))
+        if visited is not None:
+            visited.add(id(fn))
         code = getattr(fn, "__code__", None)
         if code is None:
             continue
@@ -499,26 +502,51 @@ _NOT_WATCHED = (types.ModuleType, type, types.FunctionType, types.MethodType,
 
 
 def set_attribute(obj, attribute, value):
-    """setattr; EMPTY deletes the attribute (it did not exist before)."""
-    if value is EMPTY:
+    """setattr; EMPTY deletes the attribute (it did not exist before). A closure cell's
+    attribute is its contents."""
+    if isinstance(obj, types.CellType):
+        set_cell(obj, value)
+    elif value is EMPTY:
         vars(obj).pop(attribute, None)
     else:
         setattr(obj, attribute, value)
 
 
+def _called_functions(cells, blocks):
+    """The functions that `cells` (the closure cells of a statement's blocks, {name: cell})
+    hold, and transitively those in theirs, other than `blocks` (ids of the block functions
+    of this and nested statements): functions a block can call, nested in the user's
+    function, whose variables they can change (`nonlocal n`)."""
+    found, pending, seen = [], [cell_value(cell) for cell in cells.values()], set(blocks)
+    while pending:
+        fn = pending.pop()
+        if not isinstance(fn, types.FunctionType) or id(fn) in seen or not fn.__closure__:
+            continue
+        seen.add(id(fn))
+        found.append(fn)
+        pending.extend(cell_value(cell) for cell in fn.__closure__)
+    return found
+
+
 class WatchedAttributes:
     """The attributes of the Python objects a statement's blocks can reach through their
-    closure cells, before a branch or body is traced.
+    closure cells, and the variables of the functions they can call (their closure cells),
+    before a branch or body is traced.
 
     The analysis sees `self.total += x` written in the block itself; a method the block
-    calls can change attributes too (`counter.add(x)`). Changed attributes are reported so
-    that they become outputs of the statement instead of keeping trace-time values."""
+    calls can change attributes too (`counter.add(x)`), and a nested function the variables
+    it declares nonlocal (`calls += 1`). Changed ones are reported (a cell as its
+    `cell_contents`) so that they become outputs of the statement instead of keeping
+    trace-time values."""
 
     def __init__(self, blocks, skip=()):
         self.skip = set(skip)   # labels ("obj.attribute") the statement's state carries
         self.objects = []
+        self.cells = []         # (name, cell, contents before)
         seen = set()
-        for name, cell in closure_cells(*blocks, deep=True).items():
+        visited = set()
+        block_cells = closure_cells(*blocks, deep=True, visited=visited)
+        for name, cell in block_cells.items():
             obj = cell_value(cell)
             if name == "ag__" or id(obj) in seen or obj is EMPTY:
                 continue
@@ -526,6 +554,12 @@ class WatchedAttributes:
                 continue
             seen.add(id(obj))
             self.objects.append((name, obj, dict(vars(obj))))
+        seen = set()
+        for fn in _called_functions(block_cells, visited):
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                if id(cell) not in seen and name != "ag__":
+                    seen.add(id(cell))
+                    self.cells.append((name, cell, cell_value(cell)))
 
     def changed(self):
         """[(label, object, attribute, value before, value now)] for attributes changed to a
@@ -539,6 +573,11 @@ class WatchedAttributes:
                 if value is not old and label not in self.skip and (
                         rt.is_tensor(value) or isinstance(value, _NUMBERS)):
                     found.append((label, obj, attribute, old, value))
+        for name, cell, old in self.cells:
+            value = cell_value(cell)
+            if value is not old and old is not EMPTY and name not in self.skip and (
+                    rt.is_tensor(value) or isinstance(value, _NUMBERS)):
+                found.append((name, cell, "cell_contents", old, value))
         return found
 
     def restore(self):

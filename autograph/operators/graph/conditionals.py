@@ -130,9 +130,16 @@ class BlockVariables:
         self.cells = {name: cell for name, cell in common.closure_cells(
             *blocks, deep=True).items() if name not in self.names}
         self.before = {name: common.cell_value(cell) for name, cell in self.cells.items()}
-        self.attributes = common.WatchedAttributes(blocks, skip=self.names)
+        self.attributes = common.WatchedAttributes(blocks, skip=self.names | set(self.cells))
         self.slots = {}   # label -> (value before, setter)
         self.extra = []
+
+    def keep(self, labels):
+        """Leaves the variables and attributes `labels` as they are from now on (a loop
+        carries them)."""
+        for label in labels:
+            self.attributes.skip.add(label)
+            self.cells.pop(label, None)
 
     def restore(self):
         for name, cell in self.cells.items():

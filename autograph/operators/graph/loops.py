@@ -117,7 +117,7 @@ class _GraphLoop:
         current[0].finish(results)
         # Variables of the body that are not loop variables are its temporaries: they must
         # not keep values of the body's trace.
-        temporaries.attributes.skip.update(label for label, _, _ in self.attributes)
+        temporaries.keep(label for label, _, _ in self.attributes)
         temporaries.changed_and_restore()
         return None
 
