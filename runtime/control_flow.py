@@ -691,13 +691,31 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         if v.undefined is not None:
             v.init = _zeros_value(outer, v)
     inits = [_cast_in(outer, v.init, v.dtype) for v in final]
+    types = [(v.dtype, v.shape, v.kind) for v in final]
+    # A variable the body leaves, on some path, on an array from before the loop (the one
+    # it started the iteration with, `if c: x = x * 2`, or another, `x = y`) is that array
+    # after the loop where the iterations left it so: an extra loop variable per array
+    # says so.
+    kept = []   # (variable, array handle)
+    for v in variables:
+        for handle, stays in _ends_on_arrays(v, body_graph):
+            flag = body_graph.add_input(np.bool_, ())
+            cond_graph.add_input(np.bool_, ())
+            with building(body_graph):
+                body_graph.outputs.append(stays(flag))
+            kept.append((v, handle))
+            inits.append(literal(np.bool_(handle is v.handle)))
+            types.append((np.dtype(np.bool_), (), TENSOR))
     union = _ordered_union([o for o, _ in cond_graph.captured] + [o for o, _ in body_graph.captured])
     cond_graph.capture_in_order(union)
     body_graph.capture_in_order(union)
     node = outer.add_node(ops.get("while"), inits + union,
-                          {"n_loop_vars": len(final), "cond": cond_graph, "body": body_graph},
-                          [(v.dtype, v.shape, v.kind) for v in final], location=location)
+                          {"n_loop_vars": len(types), "cond": cond_graph, "body": body_graph},
+                          types, location=location)
     results = node.outputs
+    arrays = {}   # id(variable) -> [(flag, True, array handle)]
+    for (v, handle), flag in zip(kept, results[len(final):]):
+        arrays.setdefault(id(v), []).append((flag, True, handle))
     out_leaves = []
     for kind, x in leaves:
         if kind == "static":
@@ -709,6 +727,12 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             out_leaves.append(v.handle)
         elif v.handle is not None and v.returned_same() and not v.written:
             out_leaves.append(v.handle)   # the loop leaves it as it was: the same object
+        elif id(v) in arrays:
+            for flag, _, handle in arrays[id(v)]:
+                if handle is v.handle and v.written:   # into the initial array, where the
+                    handle.rebind(_choose(flag, True, _cast_in(   # variable still is it
+                        outer, results[x], handle.dtype), handle._value))
+            out_leaves.append(CondAlias(results[x], arrays[id(v)], Tensor(results[x])))
         elif v.handle is not None:
             out_leaves.append(loop_aliases.own_handle(v.handle, results[x]))
         else:
@@ -722,6 +746,52 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
     if isinstance(loop_vars, list):
         packed = list(packed)
     return packed[0] if single else packed
+
+
+def _ends_on_arrays(v, body_graph):
+    """[(array handle, stays)] for loop variable `v`: the arrays from before the loop that
+    the body may leave `v` on, and `stays(flag Value)` building, in `body_graph`, whether
+    `v` is that array at the end of an iteration (`flag`: whether it was at its start)."""
+    returned = v.returned
+    if v.keeps_handle or not is_tensor(returned) or returned is v.passed:
+        return []
+    ends = returned._arrays if isinstance(returned, CondAlias) else [(None, True, returned)]
+    start, others = None, []
+    for condition, when, handle in ends:
+        if condition is not None and condition.graph is not body_graph:
+            return []
+        if handle is v.passed:
+            start = (condition, when)
+        elif _is_earlier_array(handle, body_graph):
+            others.append((handle, (condition, when)))
+    if start is not None and v.handle is not None and _is_earlier_array(v.handle, None) \
+            and not any(h is v.handle for h, _ in others):
+        others.insert(0, (v.handle, None))   # it may stay the array it starts the loop as
+
+    def holds(case):
+        condition, when = case
+        if condition is None:
+            return literal(np.bool_(when))
+        return condition if when else ops.get("logical_not").bind1([condition])
+
+    def stays_for(set_here):
+        def stays(flag):
+            kept = ops.get("logical_and").bind1([flag, holds(start)]) if start else \
+                literal(np.False_)
+            if set_here is None:
+                return kept
+            return ops.get("logical_or").bind1([holds(set_here), kept])
+        return stays
+    return [(handle, stays_for(case)) for handle, case in others]
+
+
+def _is_earlier_array(handle, body_graph):
+    """Is `handle` an array (rank >= 1) from before the loop (not made in `body_graph`)?"""
+    value = handle._value
+    if value.kind != TENSOR or not value.shape:
+        return False
+    return body_graph is None or value.graph is None or not body_graph.is_ancestor_of(
+        value.graph)
 
 
 def assert_iterated(ran, defines, loop=None, error=None):

@@ -671,3 +671,42 @@ def counts_calls_in_a_branch(x):
 def test_nonlocal_variables_of_called_functions_are_carried(x, backend):
     check(counts_calls_in_a_loop, np.array(x), backend=backend)
     check(counts_calls_in_a_branch, np.array(x), backend=backend)
+
+
+# --- a name that is an earlier array after a graph loop -------------------------------------------
+
+def breaks_before_rebinding_an_argument(x, k):
+    count = 0
+    while count < 1:
+        count += 1
+        if k[0] > 0:
+            if np.sum(x):
+                break
+        x = x - 0.25
+    x[0] -= 1.0             # the caller's array where the loop left x on it
+
+
+def rebinds_under_a_condition(x, k):
+    for i in range(x.shape[0]):
+        if x[i] > k[0]:
+            x = x * 2
+    x[0] = -7.0
+    return x
+
+
+def set_to_another_array_in_the_loop(x, y):
+    count = 0
+    while count < x.shape[0]:
+        count += 1
+        x = y
+    y[0] = 2.5              # seen through x, which is y after the loop
+    return np.dot(x, x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[3.0, 1.0], [-3.0, 1.0], [0.0, 0.0]])
+def test_a_name_a_loop_leaves_on_an_earlier_array_is_that_array(x, backend):
+    x = np.array(x)
+    for fn in (breaks_before_rebinding_an_argument, rebinds_under_a_condition,
+               set_to_another_array_in_the_loop):
+        check(fn, x, x[::-1].copy(), backend=backend)
