@@ -8,7 +8,8 @@ from runtime import errors
 from runtime.api import (Assert, TensorSpec, arange, cast, constant, empty, empty_like, full,
                          full_like, linspace, ndim, ones, ones_like, print, range, shape, size,
                          zeros, zeros_like)
-from runtime.control_flow import cond, while_loop
+from runtime.conditionals import cond
+from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
 from runtime.tensor import Tensor, is_tensor
 from runtime.tensor_array import TensorArray

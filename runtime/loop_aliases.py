@@ -10,6 +10,11 @@ its initial handle (settle_handle decides, after each trace of the body).
 
 import copy
 
+import numpy as np
+
+from runtime import ops
+from runtime.conditionals import CondAlias
+from runtime.graph import TENSOR, literal
 from runtime.tensor import Tensor, is_tensor
 
 IMPLICIT = "a tensor assigned in the loop body"   # the name of such a loop variable
@@ -129,3 +134,49 @@ def _code(v):
 def _alias_error(v, what, advice):
     raise TypeError("loop variable %s %s, which a graph loop cannot do; %s"
                     % (v.name, what, advice))
+
+
+def ends_on_arrays(v, body_graph):
+    """[(array handle, stays)] for loop variable `v`: the arrays from before the loop that
+    the body may leave `v` on, and `stays(flag Value)` building, in `body_graph`, whether
+    `v` is that array at the end of an iteration (`flag`: whether it was at its start)."""
+    returned = v.returned
+    if v.keeps_handle or not is_tensor(returned) or returned is v.passed:
+        return []
+    ends = returned._arrays if isinstance(returned, CondAlias) else [(None, True, returned)]
+    start, others = None, []
+    for condition, when, handle in ends:
+        if condition is not None and condition.graph is not body_graph:
+            return []
+        if handle is v.passed:
+            start = (condition, when)
+        elif _is_earlier_array(handle, body_graph):
+            others.append((handle, (condition, when)))
+    if start is not None and v.handle is not None and _is_earlier_array(v.handle, None) \
+            and not any(h is v.handle for h, _ in others):
+        others.insert(0, (v.handle, None))   # it may stay the array it starts the loop as
+
+    def holds(case):
+        condition, when = case
+        if condition is None:
+            return literal(np.bool_(when))
+        return condition if when else ops.get("logical_not").bind1([condition])
+
+    def stays_for(set_here):
+        def stays(flag):
+            kept = ops.get("logical_and").bind1([flag, holds(start)]) if start else \
+                literal(np.False_)
+            if set_here is None:
+                return kept
+            return ops.get("logical_or").bind1([holds(set_here), kept])
+        return stays
+    return [(handle, stays_for(case)) for handle, case in others]
+
+
+def _is_earlier_array(handle, body_graph):
+    """Is `handle` an array (rank >= 1) from before the loop (not made in `body_graph`)?"""
+    value = handle._value
+    if value.kind != TENSOR or not value.shape:
+        return False
+    return body_graph is None or value.graph is None or not body_graph.is_ancestor_of(
+        value.graph)

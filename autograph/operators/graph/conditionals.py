@@ -5,7 +5,7 @@ import functools
 import numpy as np
 
 import runtime as rt
-from runtime import control_flow as rt_control_flow
+from runtime import conditionals as rt_conditionals
 from runtime import errors as rt_errors
 from runtime import nest
 from autograph.operators import special_values
@@ -196,7 +196,7 @@ def _current_version(value):
 def _without_aliases(value):
     """`value` with rt.cond's aliases of earlier arrays (also inside tuples, lists and
     dicts) replaced by plain handles on what they hold now."""
-    if isinstance(value, rt_control_flow.CondAlias):
+    if isinstance(value, rt_conditionals.CondAlias):
         return rt.Tensor(value.graph_value)
     if nest.is_nested(value):
         leaves = nest.flatten(value)
