@@ -710,3 +710,53 @@ def test_a_name_a_loop_leaves_on_an_earlier_array_is_that_array(x, backend):
     for fn in (breaks_before_rebinding_an_argument, rebinds_under_a_condition,
                set_to_another_array_in_the_loop):
         check(fn, x, x[::-1].copy(), backend=backend)
+
+
+class Counter:
+    def __init__(self):
+        self.count = 0
+
+    def add(self):
+        self.count += 1
+        return self.count
+
+
+def counts_in_a_python_loop_turned_graph(x, n):
+    counter = Counter()
+    for i in range(3):
+        steps = 0
+        while True:
+            steps += 1
+            if steps > n:
+                break
+            counter.add()
+            if x[-1] > 0:
+                break
+        if x[0] > 5:
+            return -1
+    return counter.count
+
+
+def condition_with_a_side_effect(x):
+    counter = Counter()
+    i = 0
+    while i < x.shape[0] and counter.add() < 10:
+        i += 1
+    return counter.count
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_attributes_changed_in_the_rest_of_a_python_loop_turned_graph(backend):
+    # (The if statement of each remaining iteration traces a partial of the loop's body.)
+    check(counts_in_a_python_loop_turned_graph, np.array([1.0, -1.0]), 3, backend=backend)
+    check(counts_in_a_python_loop_turned_graph, np.array([1.0, 2.0]), 3, backend=backend)
+
+
+def test_a_loop_condition_that_changes_state_is_refused_naming_it():
+    assert condition_with_a_side_effect(np.ones(3)) == 3   # `and` stops at i < 3
+    with pytest.raises(StagingError, match="the condition of the while loop at %s:%d in "
+                                           "condition_with_a_side_effect changes "
+                                           "'counter.count'" % (
+                                               __file__, _line_of(condition_with_a_side_effect,
+                                                                  "while i <"))):
+        function(condition_with_a_side_effect, backend="numpy")(np.ones(3))

@@ -83,6 +83,20 @@ def is_return_value_name(name):
     return name is not None and _RETVAL_NAME.match(name) is not None
 
 
+class _Described(str):
+    """A name for messages that is a description, not a variable: shown without quotes."""
+
+    def __repr__(self):
+        return str(self)
+
+
+def display_names(names):
+    """A statement's symbol names as rt.cond / rt.while_loop messages show them (the
+    converter's return value variable is "the value returned")."""
+    return [_Described("the value returned") if is_return_value_name(name) else name
+            for name in names]
+
+
 def is_return_placeholder(name, value):
     """True for the converter's return value variable while no `return` has set it."""
     if isinstance(value, UndefinedReturnValue):
@@ -261,7 +275,10 @@ def closure_cells(*functions, deep=False, global_names=None, visited=None):
     A set passed as `global_names` receives the global names those functions use, and one
     passed as `visited` the ids of the functions whose cells were taken."""
     cells = {}
-    pending = [fn for fn in functions if fn is not None]
+    # (A block may be a partial application: `partial(body, target)` of a Python loop's
+    # remaining iterations.)
+    pending = [fn.func if isinstance(fn, functools.partial) else fn
+               for fn in functions if fn is not None]
     # Only functions defined in the same (converted) function as the blocks.
     scopes = {getattr(fn, "__qualname__", "").rpartition(".")[0] for fn in pending}
     seen = set()

@@ -96,7 +96,8 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
             return out
         return traced
 
-    result = rt.cond(pred, branch(body, "if"), branch(orelse, "else"), names=names)
+    result = rt.cond(pred, branch(body, "if"), branch(orelse, "else"),
+                     names=common.display_names(names))
     final = [value.value if isinstance(value, _Same) else
              lists.rewrap_like(value, outputs[0][0][k], outputs[1][0][k])
              for k, value in enumerate(result[:len(names)])]

@@ -46,6 +46,7 @@ class _GraphLoop:
 
     def __init__(self, get_state, set_state, symbol_names, opts, kind, body, test):
         self.body = body
+        self.test = test
         self.get_state, self.set_state, self.names = common.statement_state(
             get_state, set_state, symbol_names, (test, body))
         # Python lists the body reads that are not loop variables (`l.insert(...)`, or any
@@ -190,7 +191,18 @@ class _GraphLoop:
             self.set_state(state_of(loop_values))
             set_attributes(loop_values)
             counter = loop_values[0] if counter_init is not None else None
-            return test(counter)
+            attributes = common.WatchedAttributes(
+                (self.test,), skip={label for label, _, _ in self.attributes})
+            result = test(counter)
+            changed = attributes.changed()
+            if changed:
+                attributes.restore()
+                raise common.StagingError(
+                    "the condition of %s changes %s (in a function it calls), and the "
+                    "condition of a graph loop cannot change state: test it in the loop "
+                    "body instead (while True: ... if not condition: break)"
+                    % (self.describe(), common.quoted(changed[0][0])))
+            return result
 
         def body_fn(*loop_values):
             # (rt.while_loop may run a first iteration as Python, all values concrete.)
@@ -267,7 +279,8 @@ class _GraphLoop:
                      ["<loop counter>"] * (counter_init is not None)
                      + ["<loop ran>"] * bool(self.must_iterate)
                      + ["<%s is defined>" % names[k] for k in maybe]
-                     + [label for label, _, _ in self.attributes] + names, finish)
+                     + [label for label, _, _ in self.attributes]
+                     + common.display_names(names), finish)
 
     def _add_attribute(self, label, obj, attribute):
         value = getattr(obj, attribute, None)
