@@ -132,7 +132,7 @@ class _LoopVar:
         self.flexible = False   # a TensorArray whose dtype follows what is written
         # Seen in the last trace of the body: the handle it got and its placeholder, what
         # it returned, and whether it wrote into the handle it got.
-        self.passed = self.placeholder = self.returned = None
+        self.passed = self.placeholder = self.returned = self.end = None
         self.written = False
 
     def type_text(self):
@@ -236,8 +236,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                 outputs = _collect(label, result, graph, placeholders, current)
                 if label == "body":
                     for v in current:
-                        v.written = (v.passed is not None
-                                     and v.passed._value is not v.placeholder)
+                        v.end = v.passed._value if v.passed is not None else None
+                        v.written = v.passed is not None and v.end is not v.placeholder
         finally:
             held_ids = {id(h) for h, _ in held}
             rebound = [(h, orig) for h, orig in graph.rebound.values() if id(h) not in held_ids]
@@ -323,20 +323,11 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             v.init = _zeros_value(outer, v)
     inits = [_cast_in(outer, v.init, v.dtype) for v in final]
     types = [(v.dtype, v.shape, v.kind) for v in final]
-    # A variable the body leaves, on some path, on an array from before the loop (the one
-    # it started the iteration with, `if c: x = x * 2`, or another, `x = y`) is that array
-    # after the loop where the iterations left it so: an extra loop variable per array
-    # says so.
-    kept = []   # (variable, array handle)
-    for v in variables:
-        for handle, stays in loop_aliases.ends_on_arrays(v, body_graph):
-            flag = body_graph.add_input(np.bool_, ())
-            cond_graph.add_input(np.bool_, ())
-            with building(body_graph):
-                body_graph.outputs.append(stays(flag))
-            kept.append((v, handle))
-            inits.append(literal(np.bool_(handle is v.handle)))
-            types.append((np.dtype(np.bool_), (), TENSOR))
+    # Which arrays from before the loop the variables are, and what they write into them
+    # (extra loop variables: runtime/loop_aliases.py).
+    arrays = loop_aliases.EarlierArrays(variables, implicit, body_graph, cond_graph)
+    inits += arrays.inits
+    types += arrays.types
     union = _ordered_union([o for o, _ in cond_graph.captured] + [o for o, _ in body_graph.captured])
     cond_graph.capture_in_order(union)
     body_graph.capture_in_order(union)
@@ -344,9 +335,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                           {"n_loop_vars": len(types), "cond": cond_graph, "body": body_graph},
                           types, location=location)
     results = node.outputs
-    arrays = {}   # id(variable) -> [(flag, True, array handle)]
-    for (v, handle), flag in zip(kept, results[len(final):]):
-        arrays.setdefault(id(v), []).append((flag, True, handle))
+    arrays.finish(results[len(final):])
     out_leaves = []
     for kind, x in leaves:
         if kind == "static":
@@ -358,18 +347,15 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             out_leaves.append(v.handle)
         elif v.handle is not None and v.returned_same() and not v.written:
             out_leaves.append(v.handle)   # the loop leaves it as it was: the same object
-        elif id(v) in arrays:
-            for flag, _, handle in arrays[id(v)]:
-                if handle is v.handle and v.written:   # into the initial array, where the
-                    handle.rebind(_choose(flag, True, _cast_in(   # variable still is it
-                        outer, results[x], handle.dtype), handle._value))
-            out_leaves.append(CondAlias(results[x], arrays[id(v)], Tensor(results[x])))
+        elif arrays.of(v):
+            out_leaves.append(CondAlias(results[x], arrays.of(v), Tensor(results[x])))
         elif v.handle is not None:
             out_leaves.append(loop_aliases.own_handle(v.handle, results[x]))
         else:
             out_leaves.append(_wrap(results[x], v.flexible))
     for i, v in enumerate(implicit):
-        v.handle.rebind(results[user_count + i])
+        if v.written:   # (one an earlier trace found written, this one did not, is as it was)
+            v.handle.rebind(results[user_count + i])
     undefined = [v for v in variables if v.undefined is not None]
     for v, flag in zip(undefined, results[user_count + len(implicit):]):
         assert_iterated(flag, [v.name])

@@ -13,8 +13,8 @@ import copy
 import numpy as np
 
 from runtime import ops
-from runtime.conditionals import CondAlias
-from runtime.graph import TENSOR, literal
+from runtime.conditionals import CondAlias, _cast_in, _choose
+from runtime.graph import TENSOR, building, literal
 from runtime.tensor import Tensor, is_tensor
 
 IMPLICIT = "a tensor assigned in the loop body"   # the name of such a loop variable
@@ -50,10 +50,8 @@ def check(variables, implicit, body_graph, cond_graph):
     place (`a[i] = v`, `a += v`). The body writes the handles it got, so an array the body
     writes into must be reached by the same loop variables in every iteration, the first
     one included, and be an outer array in each (a handle the loop keeps) or in none.
-
-    Not seen here: a name outside the loop, not read in it, on an array that the first
-    iteration writes into and then rebinds (`alias = out` before a loop doing `out[i] = v;
-    out = out * 2`): graph mode writes into a copy (docs/guide.md, "Limits")."""
+    (Which earlier arrays a variable is in each iteration, and what it writes into them,
+    EarlierArrays follows.)"""
     written_outer = {id(v.handle): v for v in variables + implicit
                      if v.keeps_handle and v.written}
     read = {id(value) for graph in (body_graph, cond_graph) for value, _ in graph.captured}
@@ -136,41 +134,144 @@ def _alias_error(v, what, advice):
                     % (v.name, what, advice))
 
 
-def ends_on_arrays(v, body_graph):
-    """[(array handle, stays)] for loop variable `v`: the arrays from before the loop that
-    the body may leave `v` on, and `stays(flag Value)` building, in `body_graph`, whether
-    `v` is that array at the end of an iteration (`flag`: whether it was at its start)."""
+class EarlierArrays:
+    """Which arrays from before a graph loop (a variable's initial array, or another, `x = y`)
+    each loop variable is in each iteration, and what the body writes into them through it.
+
+    In Python a name is an object: `x[0] -= 1; x = x * 2` writes the array x starts the loop
+    as in the first iteration only; `a, b = b, a` makes each array be a, then b; `if c:
+    x = x * 2` leaves x the array it was where c did not hold. The body graph runs the same
+    in every iteration, so bool loop variables say, per variable and earlier array, whether
+    the variable is that array at the start of an iteration, and a loop variable per array
+    written so holds its contents. After the loop each such array has its contents, and a
+    variable is a CondAlias of the arrays it may be."""
+
+    def __init__(self, variables, implicit, body_graph, cond_graph):
+        self.inits, self.types, self._flags, self._contents = [], [], [], []
+        self._results = {}
+        candidates = [v for v in variables if v.passed is not None and not v.keeps_handle
+                      and is_tensor(v.passed)]
+        sources = {id(v): _sources(v, candidates, body_graph) for v in candidates}
+        possible = {id(v): ([v.handle] if v.handle is not None and
+                            _is_earlier_array(v.handle, None) else []) for v in candidates}
+        changed = True
+        while changed:   # what each variable may be, through the others it is set to
+            changed = False
+            for v in candidates:
+                for _, kind, target in sources[id(v)]:
+                    for array in (possible[id(target)] if kind == "var" else [target]):
+                        if not any(a is array for a in possible[id(v)]):
+                            possible[id(v)].append(array)
+                            changed = True
+        if not any(possible[id(v)] and (v.written or sources[id(v)]) for v in candidates):
+            return
+        flag_in = {}
+        for v in candidates:
+            for array in possible[id(v)]:
+                flag_in[(id(v), id(array))] = body_graph.add_input(np.bool_, ())
+                cond_graph.add_input(np.bool_, ())
+                self.inits.append(literal(np.bool_(array is v.handle)))
+                self.types.append((np.dtype(np.bool_), (), TENSOR))
+                self._flags.append((v, array))
+        outputs = []
+        with building(body_graph):
+            for v, array in self._flags:
+                now = literal(np.False_)
+                for case, kind, target in sources[id(v)]:
+                    if kind == "var":
+                        was = flag_in.get((id(target), id(array)))
+                        if was is None:
+                            continue
+                    elif target is array:
+                        was = literal(np.True_)
+                    else:
+                        continue
+                    now = ops.get("logical_or").bind1([now, _and(_holds(case), was)])
+                outputs.append(now)
+            # The contents of the arrays the variables write into.
+            carried = {id(u.handle) for u in implicit + variables
+                       if u.keeps_handle and u.written}
+            for array in _unique(a for v in candidates if v.written for a in possible[id(v)]):
+                writers = [v for v in candidates if v.written and any(
+                    a is array for a in possible[id(v)])]
+                if id(array) in carried:
+                    _alias_error(writers[0], "is, in some iterations, an array that the loop "
+                                 "also writes into through another name", "copy it first")
+                contents = body_graph.add_input(array.dtype, _joined_shape(array, writers))
+                cond_graph.add_input(array.dtype, contents.shape)
+                for v in writers:
+                    contents = _choose(flag_in[(id(v), id(array))], True,
+                                       _cast_in(body_graph, v.end, array.dtype), contents)
+                outputs.append(contents)
+                self.inits.append(array._value)
+                self.types.append((array.dtype, contents.shape, TENSOR))
+                self._contents.append(array)
+        body_graph.outputs.extend(outputs)
+
+    def finish(self, results):
+        """Sets the arrays' contents from the loop's extra results."""
+        flags, contents = results[:len(self._flags)], results[len(self._flags):]
+        for (v, array), flag in zip(self._flags, flags):
+            self._results.setdefault(id(v), []).append((flag, True, array))
+        for array, value in zip(self._contents, contents):
+            array.rebind(value)
+
+    def of(self, v):
+        """[(flag, True, array)]: the arrays loop variable `v` may be after the loop."""
+        return self._results.get(id(v))
+
+
+def _sources(v, candidates, body_graph):
+    """[(case, "var" or "array", target)]: what the body sets `v` to at the end of an
+    iteration, where `case` (None: always; else (condition Value, value it has then)) holds:
+    the object another variable (or `v`) started the iteration as, or an earlier array."""
     returned = v.returned
-    if v.keeps_handle or not is_tensor(returned) or returned is v.passed:
+    if not is_tensor(returned):
         return []
-    ends = returned._arrays if isinstance(returned, CondAlias) else [(None, True, returned)]
-    start, others = None, []
+    if isinstance(returned, CondAlias):
+        ends = returned._arrays
+    else:
+        ends = [(None, True, returned)]
+    found = []
     for condition, when, handle in ends:
         if condition is not None and condition.graph is not body_graph:
             return []
-        if handle is v.passed:
-            start = (condition, when)
+        case = None if condition is None else (condition, when)
+        owner = next((u for u in candidates if u.passed is handle), None)
+        if owner is not None:
+            found.append((case, "var", owner))
         elif _is_earlier_array(handle, body_graph):
-            others.append((handle, (condition, when)))
-    if start is not None and v.handle is not None and _is_earlier_array(v.handle, None) \
-            and not any(h is v.handle for h, _ in others):
-        others.insert(0, (v.handle, None))   # it may stay the array it starts the loop as
+            found.append((case, "array", handle))
+    return found
 
-    def holds(case):
-        condition, when = case
-        if condition is None:
-            return literal(np.bool_(when))
-        return condition if when else ops.get("logical_not").bind1([condition])
 
-    def stays_for(set_here):
-        def stays(flag):
-            kept = ops.get("logical_and").bind1([flag, holds(start)]) if start else \
-                literal(np.False_)
-            if set_here is None:
-                return kept
-            return ops.get("logical_or").bind1([holds(set_here), kept])
-        return stays
-    return [(handle, stays_for(case)) for handle, case in others]
+def _holds(case):
+    if case is None:
+        return literal(np.True_)
+    condition, when = case
+    return condition if when else ops.get("logical_not").bind1([condition])
+
+
+def _and(a, b):
+    return ops.get("logical_and").bind1([a, b])
+
+
+def _unique(items):
+    found = []
+    for item in items:
+        if not any(item is f for f in found):
+            found.append(item)
+    return found
+
+
+def _joined_shape(array, writers):
+    shape = array._value.shape
+    for v in writers:
+        other = v.end.shape
+        if len(other) != len(shape):
+            _alias_error(v, "is, in some iterations, an array of another rank", "copy it first")
+        shape = tuple(a if a == b else None for a, b in zip(shape, other))
+    return shape
 
 
 def _is_earlier_array(handle, body_graph):

@@ -760,3 +760,49 @@ def test_a_loop_condition_that_changes_state_is_refused_naming_it():
                                                __file__, _line_of(condition_with_a_side_effect,
                                                                   "while i <"))):
         function(condition_with_a_side_effect, backend="numpy")(np.ones(3))
+
+
+# --- arrays written in place and then rebound: the arrays Python writes are written -------------
+
+def writes_the_argument_then_rebinds(x):
+    for i in range(x.shape[0]):
+        x -= 1.0             # the caller's array in the first iteration only
+        x = np.zeros_like(x)
+    return x
+
+
+def an_alias_after_the_loop(x, y):
+    alias = x
+    for i in range(x.shape[0]):
+        x[0] = 9.0
+        x = x * 2
+    return alias, x
+
+
+def swaps_and_writes(x, y):
+    for i in range(3):
+        x[0] = x[0] + 1
+        x, y = y, x          # the arguments' arrays take turns
+    return x, y
+
+
+def writes_in_a_loop_in_a_branch(x, y):
+    for i in range(2):       # unrolled: two graph ifs
+        if np.max(y) < 0.5:
+            for j in range(0, len(y), 2):
+                x[0] -= 1.0
+                x = y * 3
+        else:
+            y = np.zeros(1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[3.0, 1.0], [-3.0], []])
+def test_arrays_written_then_rebound_in_a_loop_are_written_as_in_python(x, backend):
+    x = np.array(x)
+    y = np.arange(x.shape[0]) * 1.0
+    for fn in (an_alias_after_the_loop, swaps_and_writes):
+        check_either(fn, x, y, backend=backend)
+    check(writes_the_argument_then_rebinds, x, backend=backend)
+    check(writes_in_a_loop_in_a_branch, np.array([-1.5]), np.array([2.0]), backend=backend)
+    check(writes_in_a_loop_in_a_branch, np.array([-1.5]), np.array([0.0]), backend=backend)
