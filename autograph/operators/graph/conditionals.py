@@ -179,32 +179,33 @@ class BlockVariables:
             self.slots[label][1](value)
 
 
-def _current_version(value):
-    """`value` with every handle in it (also inside tuples, lists and dicts: a return value
-    `(out, 1)`) replaced by a handle on the version it points at now."""
-    if lists.is_tensor_list(value):
-        return lists.TensorList(value.graph_value, value.name)
-    if type(value) is rt.Tensor:
-        return rt.Tensor(value.graph_value)
+def _map_leaves(value, convert):
+    """`value` with `convert(leaf)` for each leaf (also inside tuples, lists and dicts); the
+    same object when no leaf changes."""
     if nest.is_nested(value):
         leaves = nest.flatten(value)
-        versions = [_current_version(leaf) for leaf in leaves]
-        if any(a is not b for a, b in zip(leaves, versions)):
-            return nest.pack_as(value, versions)
-    return value
+        converted = [convert(leaf) for leaf in leaves]
+        if any(a is not b for a, b in zip(leaves, converted)):
+            return nest.pack_as(value, converted)
+        return value
+    return convert(value)
+
+
+def _current_version(value):
+    """`value` with every handle in it (a return value `(out, 1)` too) replaced by a handle
+    on the version it points at now."""
+    def version(leaf):
+        if lists.is_tensor_list(leaf):
+            return lists.TensorList(leaf.graph_value, leaf.name)
+        return rt.Tensor(leaf.graph_value) if type(leaf) is rt.Tensor else leaf
+    return _map_leaves(value, version)
 
 
 def _without_aliases(value):
-    """`value` with rt.cond's aliases of earlier arrays (also inside tuples, lists and
-    dicts) replaced by plain handles on what they hold now."""
-    if isinstance(value, rt_conditionals.CondAlias):
-        return rt.Tensor(value.graph_value)
-    if nest.is_nested(value):
-        leaves = nest.flatten(value)
-        plain = [_without_aliases(leaf) for leaf in leaves]
-        if any(a is not b for a, b in zip(leaves, plain)):
-            return nest.pack_as(value, plain)
-    return value
+    """`value` with rt.cond's aliases of earlier arrays in it replaced by plain handles on
+    what they hold now."""
+    return _map_leaves(value, lambda leaf: rt.Tensor(leaf.graph_value) if isinstance(
+        leaf, rt_conditionals.CondAlias) else leaf)
 
 
 def _reconcile(then_out, else_out, init, names, has_else, location):
