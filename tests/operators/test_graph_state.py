@@ -806,3 +806,23 @@ def test_arrays_written_then_rebound_in_a_loop_are_written_as_in_python(x, backe
     check(writes_the_argument_then_rebinds, x, backend=backend)
     check(writes_in_a_loop_in_a_branch, np.array([-1.5]), np.array([2.0]), backend=backend)
     check(writes_in_a_loop_in_a_branch, np.array([-1.5]), np.array([0.0]), backend=backend)
+
+
+def returns_a_list_it_builds_from_inside_the_loop(x):
+    vals = []
+    for e in x:
+        if x[1] > 0:
+            return vals
+        else:
+            vals.append(1.0)
+
+
+def test_a_list_a_loop_builds_returned_from_inside_it_is_refused_naming_it():
+    with pytest.raises(StagingError, match="the value returned is set in the for loop at %s:%d "
+                                           "in returns_a_list_it_builds_from_inside_the_loop to "
+                                           "a list the loop builds" % (
+                                               __file__, _line_of(
+                                                   returns_a_list_it_builds_from_inside_the_loop,
+                                                   "for e in"))):
+        function(returns_a_list_it_builds_from_inside_the_loop,
+                 backend="numpy")(np.array([0.0, 1.0]))
