@@ -53,7 +53,10 @@ def _describe(x):
 
 
 def _value_of(x, graph):
-    """The Value for a symbolic or numeric leaf, recorded (if needed) in `graph`."""
+    """The Value for a symbolic or numeric leaf, recorded (if needed) in `graph` (a handle's
+    own: control flow carries values, it does not use them)."""
+    if _is_symbolic(x):
+        return x._value
     with building(graph):
         return ops.to_value(x)
 

@@ -98,3 +98,15 @@ class MaybeUndefined(rt.Tensor):
 
     def __repr__(self):
         return "<rt.Tensor %s, maybe undefined>" % self._value.type_str()
+
+
+class Unbound(MaybeUndefined):
+    """What a graph branch or loop body reads for a variable that is not defined before the
+    statement: reading it raises Python's error when the graph runs that path (not while
+    tracing, when Python might not run it at all)."""
+
+    __slots__ = ()
+
+    def __init__(self, symbol, error, reason):
+        super().__init__(rt.constant(0.0).graph_value, rt.constant(False).graph_value,
+                         symbol, error, reason)

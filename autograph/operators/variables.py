@@ -11,6 +11,6 @@ def ld(value):
         raise UnboundLocalError(
             f"cannot access local variable '{value.symbol_name}' where it is not associated "
             "with a value")
-    if type(value) is MaybeUndefined:
+    if isinstance(value, MaybeUndefined):
         return value.check()
     return value

@@ -826,3 +826,27 @@ def test_a_list_a_loop_builds_returned_from_inside_it_is_refused_naming_it():
                                                    "for e in"))):
         function(returns_a_list_it_builds_from_inside_the_loop,
                  backend="numpy")(np.array([0.0, 1.0]))
+
+
+# --- variables read before anything defines them: Python's error where the graph runs that -------
+
+def reads_before_defining_in_a_loop(x):
+    for i in range(x.shape[0]):
+        acc = acc + x[i]     # UnboundLocalError when the loop runs, nothing when it does not
+    return 1.0
+
+
+def copies_an_unbound_variable_in_a_branch(x):
+    if x[0] > 0:
+        k = last             # UnboundLocalError where the branch runs
+        last = 1.0
+    return 1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[1.0, 3.0], [-1.0], []])
+def test_unbound_reads_raise_where_python_runs_them(x, backend):
+    x = np.array(x)
+    check_either(reads_before_defining_in_a_loop, x, backend=backend)
+    if x.shape[0]:
+        check_either(copies_an_unbound_variable_in_a_branch, x, backend=backend)

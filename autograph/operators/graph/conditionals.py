@@ -59,10 +59,19 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
             graph = rt.current_graph()
             snapshots = lists.snapshot_python_lists(init, names, (body, orelse))
             try:
-                set_state(init)
+                # Variables not defined before the statement read, in the branch, as what
+                # raises Python's error when the graph runs that branch.
+                reason = "it is not defined before the if statement at %s" % (
+                    rt_errors.format_location(location))
+                set_state(tuple(unbound(name, value, reason)
+                                for name, value in zip(names, init)))
+                others.unbind(reason)
                 if block is not None:
                     block()
-                out = list(get_state())
+                now = list(get_state())
+                others.check_copies_of_unbound(names, now)
+                out = [special_values.Undefined(name) if is_unbound(value) else value
+                       for name, value in zip(names, now)]
                 # (Items of Python lists among the outputs, `l[0]`, go back now: the list
                 # itself must come out of the branch unchanged.)
                 set_state(init)
@@ -135,6 +144,21 @@ class BlockVariables:
         self.slots = {}   # label -> (value before, setter)
         self.extra = []
 
+    def unbind(self, reason):
+        """Binds the variables not defined before the statement to Unbound values."""
+        for name, cell in self.cells.items():
+            if self.before[name] is common.EMPTY:
+                cell.cell_contents = unbound(name, special_values.Undefined(name), reason)
+
+    def check_copies_of_unbound(self, names, values):
+        """A variable set to another's Unbound value read it: Python raised there, so the
+        branch does when it runs (a read in an op checks by itself)."""
+        pairs = list(zip(names, values)) + [(name, common.cell_value(cell))
+                                            for name, cell in self.cells.items()]
+        for name, value in pairs:
+            if is_unbound(value) and value.symbol != common.quoted(name):
+                value.check()
+
     def keep(self, labels):
         """Leaves the variables and attributes `labels` as they are from now on (a loop
         carries them)."""
@@ -152,7 +176,7 @@ class BlockVariables:
         changed = {}
         for name, cell in self.cells.items():
             value = common.cell_value(cell)
-            if value is not self.before[name]:
+            if value is not self.before[name] and not is_unbound(value):
                 changed[name] = _current_version(value)
                 self.slots[name] = (self.before[name], functools.partial(common.set_cell, cell))
         for label, obj, attribute, before, value in self.attributes.changed():
@@ -169,7 +193,8 @@ class BlockVariables:
             before = self.slots[label][0]
             a = then_changed.get(label, before)
             b = else_changed.get(label, before)
-            if common.is_graph_value(a, then_graph) and common.is_graph_value(b, else_graph):
+            if common.is_graph_value(a, then_graph) and common.is_graph_value(
+                    b, else_graph) and not (is_unbound(a) or is_unbound(b)):
                 self.extra.append(label)
                 then_out.append(a)
                 else_out.append(b)
@@ -177,6 +202,18 @@ class BlockVariables:
     def set_outputs(self, values):
         for label, value in zip(self.extra, values):
             self.slots[label][1](value)
+
+
+def unbound(name, value, reason):
+    """An Unbound value for a variable whose value is Undefined, else `value`."""
+    if not common.is_undefined(value):
+        return value
+    return special_values.Unbound(common.quoted(name), common.undefined_error_type(name),
+                                  reason)
+
+
+def is_unbound(value):
+    return type(value) is special_values.Unbound
 
 
 def _map_leaves(value, convert):

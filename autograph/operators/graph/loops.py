@@ -70,7 +70,7 @@ class _GraphLoop:
         iteration; with `counter_init`, an int64 counter is an extra (first) loop variable."""
         init = tuple(self.get_state())
         prepared = list(init)
-        temporaries = conditionals.BlockVariables(
+        temporaries = self.temporaries = conditionals.BlockVariables(
             (self.body,), set(self.names) | set(self.list_cells))
         self.invariants = []
         for variable, shape in self.opts.get("shape_invariants") or ():
@@ -222,10 +222,18 @@ class _GraphLoop:
             attributes = common.WatchedAttributes(
                 (self.body,), skip=set(names) | {label for label, _, _ in self.attributes})
             try:
-                self.set_state(state)
+                # Variables not defined before the loop read, in the body, as what raises
+                # Python's error when the graph runs the body.
+                reason = "it is not defined before %s" % self.describe()
+                self.set_state(tuple(conditionals.unbound(name, value, reason)
+                                     for name, value in zip(names, state)))
+                self.temporaries.unbind(reason)
                 counter = loop_values[0] if counter_init is not None else None
                 step_body(counter)
-                out = list(self.get_state())
+                now = list(self.get_state())
+                self.temporaries.check_copies_of_unbound(names, now)
+                out = [special_values.Undefined(name) if conditionals.is_unbound(value)
+                       else value for name, value in zip(names, now)]
                 # (Items of Python lists among the loop variables, `l[0]`, go back now: the
                 # list itself must come out of the body unchanged.)
                 self.set_state(before)
