@@ -60,7 +60,7 @@ class MaybeUndefined(rt.Tensor):
     run takes may not have defined: a graph `if` that defines it in one branch only, a
     graph loop that defines it and may run zero times.
 
-    `defined` (a bool tensor) says whether the path taken defined it. Using the value in an
+    `defined` (a bool tensor, symbolic or constant) says whether the path taken defined it. Using the value in an
     op (arithmetic, indexing, printing...), reading it through `ag__.ld` or returning it
     asserts `defined` when the graph runs: it raises what Python raises at that read
     (UnboundLocalError; AttributeError, KeyError for attributes and items, as
@@ -108,5 +108,5 @@ class Unbound(MaybeUndefined):
     __slots__ = ()
 
     def __init__(self, symbol, error, reason):
-        super().__init__(rt.constant(0.0).graph_value, rt.constant(False).graph_value,
-                         symbol, error, reason)
+        super().__init__(rt.constant(0.0).graph_value, rt.constant(False), symbol, error,
+                         reason)

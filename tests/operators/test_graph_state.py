@@ -850,3 +850,17 @@ def test_unbound_reads_raise_where_python_runs_them(x, backend):
     check_either(reads_before_defining_in_a_loop, x, backend=backend)
     if x.shape[0]:
         check_either(copies_an_unbound_variable_in_a_branch, x, backend=backend)
+
+
+def returns_the_list_it_appends_to_in_the_first_iteration(x):
+    vals = []
+    for e in x:
+        vals.append(e)
+        return vals
+
+
+def test_a_list_appended_to_and_returned_in_a_graph_loop_is_refused_naming_it():
+    with pytest.raises(StagingError, match="the value returned is set in the for loop .* to a "
+                                           "list the loop builds"):
+        function(returns_the_list_it_appends_to_in_the_first_iteration,
+                 backend="numpy")(np.array([1.0]))

@@ -132,14 +132,15 @@ class _GraphLoop:
                 cell.cell_contents = self._tensor_list(k, cell.cell_contents, detail)
                 continue
             name = self.names[k]
+            if lists.is_tensor_list(detail) or what == "list" and type(init[k]) is not list:
+                # (A list the body changes, that this variable only is set to in it.)
+                raise common.StagingError(
+                    "%s is set in %s to a list the loop builds (a tensor array there), "
+                    "which a graph loop cannot carry under another name; use the list "
+                    "itself after the loop" % (common.quoted(name) if not
+                                               common.is_return_value_name(name) else
+                                               "the value returned", self.describe()))
             if what == "defined":
-                if lists.is_tensor_list(detail):
-                    raise common.StagingError(
-                        "%s is set in %s to a list the loop builds (a tensor array there), "
-                        "which a graph loop cannot carry under another name; use the list "
-                        "itself after the loop" % (common.quoted(name) if not
-                                                   common.is_return_value_name(name) else
-                                                   "the value returned", self.describe()))
                 prepared[k] = common.placeholder_like(detail)
                 if not common.is_undefined(init[k]):
                     self.return_placeholders.add(name)
