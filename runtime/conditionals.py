@@ -61,10 +61,6 @@ def _value_of(x, graph):
         return ops.to_value(x)
 
 
-def _type_of(value):
-    return (value.kind, value.dtype, value.shape)
-
-
 def _cast_in(graph, value, dtype):
     """`value` as `dtype`, adding a cast to `graph` when needed (literals stay literals)."""
     dtype = np.dtype(dtype)

@@ -17,7 +17,7 @@ import numpy as np
 
 from runtime import errors, loop_aliases, nest, ops
 from runtime.conditionals import (
-    CondAlias, _cast_in, _choose, _describe, _is_eager_tensor_array, _is_graph_tensor_array,
+    CondAlias, _cast_in, _describe, _is_eager_tensor_array, _is_graph_tensor_array,
     _is_number, _is_symbolic, _named_paths, _ordered_union, _same_static, _structure_text,
     _value_of, _wrap)
 from runtime.graph import (TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph,
