@@ -17,6 +17,11 @@ class InvalidArgumentError(Exception):
         return str(self.message)
 
 
+class AssertionFailedError(InvalidArgumentError, AssertionError):
+    """A failed `assert` statement in a graph: both an InvalidArgumentError, as every
+    failure of a running graph, and the AssertionError Python raises."""
+
+
 class OutOfRangeError(InvalidArgumentError, IndexError):
     """An out-of-range read in a graph: both an InvalidArgumentError and an IndexError,
     so user code that catches IndexError keeps working."""

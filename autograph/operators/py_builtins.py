@@ -5,10 +5,13 @@ calls the builtin itself, so results, exceptions and messages are the builtin's 
 """
 
 import builtins
+import functools
 import os
 import sys
 import warnings
 
+import runtime as rt
+from autograph.operators import formatting
 from autograph.operators.graph import arrays as graph_arrays
 from autograph.operators.graph import builtins as graph_builtins
 from autograph.operators.symbolic import PLAIN_TYPES, GraphPathNotImplemented, is_tensor
@@ -119,7 +122,14 @@ def _present(first, second, third):
     return (first, second, third)
 
 
-print_ = _any_arg_overload(builtins.print)
+def print_(*objects, **options):
+    """`print` of converted code: the builtin itself, or, while tracing (whatever it
+    prints), a print when the graph runs, every time it runs."""
+    if rt.current_graph() is None:
+        return builtins.print(*objects, **options)
+    return graph_builtins.print_(*objects, **options)
+
+
 len_ = _first_arg_overload(builtins.len)
 range_ = _any_arg_overload(builtins.range)
 enumerate_ = _any_arg_overload(builtins.enumerate, keywords_too=True)
@@ -255,15 +265,23 @@ BUILTIN_OVERLOADS = {
     warnings.warn: warn_,
     sys._getframe: getframe_,
     **graph_arrays.OVERLOADS,   # NumPy array creation with symbolic sizes
+    **formatting.OVERLOADS,     # str, repr, format, str.format: texts of symbolic values
 }
 
 
 def overload_of(builtin):
-    """The overload of a builtin, or None."""
+    """The overload of a builtin, or None (`text.format` of a str: format_ bound to it)."""
     try:
-        return BUILTIN_OVERLOADS.get(builtin)
+        overload = BUILTIN_OVERLOADS.get(builtin)
     except TypeError:  # unhashable callables are never builtins
         return None
+    if (overload is None and type(builtin) is _BUILTIN_METHOD
+            and type(builtin.__self__) is str and builtin.__name__ == "format"):
+        return functools.partial(formatting.format_, builtin.__self__)
+    return overload
+
+
+_BUILTIN_METHOD = type("".format)
 
 
 # Overloads for calls that pass exactly one, two or three positional arguments (and nothing
@@ -298,7 +316,7 @@ def _fixed_arity(builtin, arity, any_arg):
     return _named(overload, builtin)
 
 
-_ANY_ARG = (builtins.print, builtins.range, builtins.enumerate, builtins.zip, builtins.min,
+_ANY_ARG = (builtins.range, builtins.enumerate, builtins.zip, builtins.min,
             builtins.max)
 _FIRST_ARG = (builtins.len, builtins.abs, builtins.int, builtins.float, builtins.bool,
               builtins.sum, builtins.any, builtins.all, builtins.isinstance, builtins.next,
@@ -306,5 +324,6 @@ _FIRST_ARG = (builtins.len, builtins.abs, builtins.int, builtins.float, builtins
 # arity -> {builtin: overload for calls with exactly that many positional arguments}
 FIXED_ARITY_OVERLOADS = {
     arity: {**{b: _fixed_arity(b, arity, True) for b in _ANY_ARG},
-            **{b: _fixed_arity(b, arity, False) for b in _FIRST_ARG}}
+            **{b: _fixed_arity(b, arity, False) for b in _FIRST_ARG},
+            builtins.print: print_}
     for arity in (1, 2, 3)}

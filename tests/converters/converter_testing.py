@@ -118,7 +118,8 @@ def assert_same_in_graphs(fn, *arg_tuples, backends=("numpy",), python_types=Fal
                 assert actual[0] == "raised", f"{where}: Python raised {error!r}, graph returned {actual[1]!r}"
                 expected_type = (graph_errors or {}).get(type(error), type(error))
                 assert type(actual[1]) is expected_type, f"{where}: {actual[1]!r} is not {expected_type}"
-                assert _error_text(actual[1]) == _error_text(error), where
+                assert _error_text(actual[1]) == _error_text(error), (
+                    f"{where}: {_error_text(actual[1])!r} != {_error_text(error)!r}")
             else:
                 if actual[0] == "raised":
                     raise AssertionError(f"{where}: the graph raised") from actual[1]

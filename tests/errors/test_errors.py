@@ -217,7 +217,7 @@ def test_graph_assert_names_the_op_and_the_user_line():
     assert isinstance(error, rt.errors.InvalidArgumentError)
     message = str(error)
     assert "values must be positive" in message
-    assert "While executing assert" in message
+    assert "While executing raise AssertionFailedError" in message
     assert "%s:%d in assert_in_graph_loop" % (
         THIS_FILE, line_of(assert_in_graph_loop, "assert x[i] > 0")) in message
 

@@ -201,3 +201,73 @@ def test_rt_range_loops_count_without_materialising_the_range():
     assert staged(np.int64(10)) == sum(range(10)) + 10 * sum(range(2, 10, 3))
     assert staged(np.int64(0)) == 0
     assert "arange" not in graph_text(staged, np.int64(5))
+
+
+# --- print, raise and assert happen when the graph runs, every time -------------------------
+
+def prints_python_values(x, log):
+    print("start", [1, "a"], None, sep="|")
+    for i in range(x.shape[0]):
+        print("iteration")               # Python values only: still printed per iteration
+        if x[i] > 0:
+            print("positive", (x[i], 2), {"v": x[i]}, end=";\n")
+        else:
+            print("other", [x[i], -x[i]])
+    log_copy = list(log)
+    log.append(1)
+    print(log_copy, log)                 # the text they have now, not when the graph runs
+    log.pop()
+    return x
+
+
+def test_print_of_python_values_while_tracing_prints_every_time_the_graph_runs():
+    import sys
+    sys.path.insert(0, "tests/converters")
+    from converter_testing import ALL_BACKENDS, assert_same_in_graphs
+    assert_same_in_graphs(prints_python_values, (np.array([1.0, -2.0]), [0]),
+                          (np.array([3.0]), [0]), backends=ALL_BACKENDS)
+
+
+def prints_to_stderr(x):
+    import sys
+    print("to stderr", x[0], file=sys.stderr)
+    print("to stdout", x[0], file=sys.stdout)
+    return x
+
+
+def test_print_to_stderr_and_stdout_when_the_graph_runs(capsys):
+    staged = function(prints_to_stderr, backend="numpy")
+    staged(np.array([1.5]))
+    captured = capsys.readouterr()
+    assert captured.err == "to stderr 1.5\n" and captured.out == "to stdout 1.5\n"
+
+
+def prints_to_a_file(x, f):
+    print(x[0], file=f)
+    return x
+
+
+def test_print_to_another_file_in_a_graph_is_refused():
+    import io
+    with pytest.raises(TypeError, match="sys.stdout or sys.stderr only"):
+        function(prints_to_a_file, backend="numpy")(np.array([1.0]), io.StringIO())
+
+
+def python_assert_in_a_graph_branch(x, strict):
+    if x[0] > 0:
+        assert not strict, "strict mode"   # a Python test, failing only on this path
+    return x[0]
+
+
+def test_a_failing_python_assert_in_a_graph_branch_fails_when_the_branch_runs():
+    assert function(python_assert_in_a_graph_branch, backend="numpy")(np.array([-1.0]), True) == -1.0
+    with pytest.raises(AssertionError, match="strict mode"):
+        function(python_assert_in_a_graph_branch, backend="numpy")(np.array([1.0]), True)
+
+
+def test_a_failing_graph_assert_is_an_assertion_error_too():
+    staged = function(asserts, backend="numpy")
+    with pytest.raises(AssertionError, match="x must be positive") as info:
+        staged(np.float64(-1.0))
+    assert isinstance(info.value, rt.errors.AssertionFailedError)
+    assert str(info.value).splitlines()[0] == "x must be positive"

@@ -10,20 +10,16 @@ from autograph.operators.graph import common, iterables, lists
 
 
 def print_(*objects, sep=" ", end="\n", file=None, flush=False):
-    """print of symbolic values: prints when the graph runs (rt.print)."""
-    if file is not None:
-        raise TypeError("print(..., file=...) of symbolic values is not supported in graphs; "
-                        "the graph prints to sys.stdout")
-    return rt.print(*[lists.stacked_if_list(o) for o in objects], sep=sep, end=end)
+    """print while tracing: prints when the graph runs (rt.print), every time it runs."""
+    return rt.print(*[lists.stacked_if_list(o) for o in objects], sep=sep, end=end, file=file)
 
 
 def assert_stmt(test, message_fn):
-    """assert on a symbolic condition: rt.errors.InvalidArgumentError when the graph runs."""
-    message = message_fn() if message_fn is not None else None
+    """assert on a symbolic condition: rt.errors.AssertionFailedError when the graph runs
+    and the condition is false, with the message (formatted then)."""
     condition = common.is_truthy_scalar_tensor(test, "the condition of an assert statement")
-    if rt.is_tensor(message):
-        return rt.Assert(condition, "assertion failed:", data=[message])
-    return rt.Assert(condition, "assertion failed" if message is None else str(message))
+    arguments = () if message_fn is None else (message_fn(),)
+    rt.Raise(rt.errors.AssertionFailedError(*arguments), unless=condition)
 
 
 def len_(value, *rest):

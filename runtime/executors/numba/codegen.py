@@ -493,19 +493,13 @@ def generate_source(graph, owned_inputs=None):
         '@numba.njit(cache=True, error_model="numpy")',
         "def run_graph(%s):" % ", ".join(all_params),
     ]
-    # Print sites carry their formatting in the module's identity (they are registered by
-    # module name), so two graphs differing only in printed text get different modules.
-    site_keys = ["# site %d %s %r" % (i, s.kind, _site_key(s)) for i, s in enumerate(gen.sites)
-                 if s.kind == "print"]
+    # Callback sites (print, raise) carry what their callback does in the module's identity
+    # (they are registered by module name), so two graphs differing only in printed text
+    # get different modules.
+    site_keys = ["# site %d %s %r" % (i, s.kind, s.info["key"]) for i, s in enumerate(gen.sites)
+                 if "callback" in s.info]
     source = "\n".join(header + gen.lines + [""] + site_keys) + "\n"
     return source, gen
-
-
-def _site_key(site):
-    if site.kind == "print":
-        return (tuple(repr(i) for i in site.node.attrs["items"]), site.node.attrs["sep"],
-                site.node.attrs["end"])
-    return None
 
 
 def numba_unsupported_ops(graph):

@@ -53,8 +53,8 @@ class NumbaCompiledGraph:
         self.module, self.module_file = module_cache.load_module(self.source)
         self.dispatcher = self.module.run_graph
         for index, site in enumerate(self.sites):
-            if site.kind == "print":
-                support.register_site(self.module.__name__, index, site.info["printer"])
+            if "callback" in site.info:
+                support.register_site(self.module.__name__, index, site.info["callback"])
         self.owned_outputs = list(gen.plan.owned_outputs)
         self._constants = [array for _, array in gen.constants]
         self._variables = [variable for _, variable in gen.variables]
