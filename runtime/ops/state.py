@@ -612,8 +612,9 @@ def _numba_raise(g, node, ins):
     exception = node.attrs["exception"]
     values = node.inputs[1:] if conditional else node.inputs
     raiser = _numba_raiser(exception, [v.dtype for v in values])
+    # (the location too: the error names the node, as where the user raised)
     key = (exception.kind.__module__, repr(exception), repr(exception.state),
-           repr(exception.cause))
+           repr(exception.cause), node.location)
     call = _callback_call(g, node, "raise", raiser, key, ins[1:] if conditional else ins)
     if conditional:
         condition = node.inputs[0]

@@ -360,3 +360,21 @@ def test_classes_with_their_own_construction_are_called_as_they_are():
     assert resolver.converted(Point) is Point and resolver.converted(Pair) is Pair
     assert resolver.converted(ValueError) is ValueError
     assert resolver.converted(Buffer) is not Buffer
+
+
+class FuzzBuf:
+    def __init__(self, n):
+        self.data = np.zeros(n)
+
+    def total(self):
+        pass
+
+
+def fuzz_seed_22(x):
+    # Minimised fuzzer program: np.zeros of a symbolic size in the __init__ of a class.
+    buf1 = FuzzBuf(x.shape[0])
+    return buf1.data
+
+
+def test_fuzzer_class_made_with_a_symbolic_size():
+    assert_same_in_graphs(fuzz_seed_22, np.array([-0.5]), np.array([1.0, 2.0]))

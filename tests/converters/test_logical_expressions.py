@@ -263,3 +263,35 @@ def test_chained_comparison_returned_from_a_graph_loop():
     assert_same_in_graphs(first_in_range, (np.array([5.0, 2.0, 3.0]), 1.0, 4.0),
                           (np.array([5.0]), 1.0, 4.0))
     assert_same_in_graphs(all_between, np.array([0.5, -0.5]), np.array([0.5, 2.0]))
+
+
+# Minimised fuzzer programs (tools/fuzz, seeds 9 and 24): refused with "decorate the
+# function with ag.function" before chains were converted.
+
+def fuzz_seed_9(c0):
+    ok1 = 0 < c0 <= 2
+    return ok1
+
+
+def fuzz_seed_24(x, xi, t, k0):
+    if x[0] < 0.25 != -0.5:
+        pass
+
+
+def test_fuzzer_chains():
+    import numpy as np
+    assert_same_in_graphs(fuzz_seed_9, np.float64(-1.0), np.float64(1.5))
+    assert_same_in_graphs(fuzz_seed_24, (np.array([]), np.array([], dtype=np.int64), -0.75,
+                                         np.array(-1.0)),
+                          (np.array([0.1]), np.array([1]), -0.75, np.array(-1.0)))
+
+
+def fuzz_ternary_in_or(x, y):
+    return x > 5 or (x > 1 if y > 0 else x < -1)
+
+
+def test_a_conditional_expression_inside_or_on_tensors():
+    import numpy as np
+    assert_same_in_graphs(fuzz_ternary_in_or, *[(np.float64(x), np.float64(y))
+                                                for x in (-2.0, 0.5, 3.0, 6.0)
+                                                for y in (-1.0, 1.0)])

@@ -201,3 +201,15 @@ def test_raise_in_a_helper_called_in_a_graph_loop():
     from converter_testing import assert_same_in_graphs
     assert_same_in_graphs(raise_in_nested_helper, np.array([1.0, 2.0]),
                           np.array([1.0, -2.0]))
+
+
+def fuzz_seed_11(x):
+    # Minimised fuzzer program (seed 11): raised while tracing a loop that runs zero times.
+    for i2 in range(x.shape[0], 1, -1):
+        raise ValueError('bad value %d')
+
+
+def test_fuzzer_raise_in_a_loop_that_does_not_run():
+    import numpy as np
+    from converter_testing import assert_same_in_graphs
+    assert_same_in_graphs(fuzz_seed_11, np.zeros(0), np.zeros(3))

@@ -354,3 +354,22 @@ def numpy_scalar_types(x, n):
 def test_numpy_scalar_types_convert_symbolic_values():
     assert_same_in_graphs(numpy_scalar_types, (np.array([1.5, -2.7]), np.int64(3)),
                           backends=ALL_BACKENDS)
+
+
+def fuzz_seed_121(x, t):
+    # Minimised fuzzer program: the print of a Python value came out while tracing, before
+    # the print of the tensor that the graph made when it ran.
+    print('p2', x)
+    print('p5', t)
+
+
+def fuzz_seed_32(x, y):
+    # Minimised fuzzer program: np.float64 of a tensor was refused (and on empty arrays
+    # must raise Python's IndexError).
+    x[0] -= np.float64(y[0])
+
+
+def test_fuzzer_print_order_and_numpy_scalar_type():
+    assert_same_in_graphs(fuzz_seed_121, (np.array([]), 0.25), (np.array([1.0]), 0.5))
+    assert_same_in_graphs(fuzz_seed_32, (np.array([]), np.array([])),
+                          (np.array([1.0]), np.array([0.5])))
