@@ -1,5 +1,6 @@
 """Stateful and effectful ops: variable read/assign, tensor arrays, print, raise and assert."""
 
+import itertools
 import sys
 
 import numpy as np
@@ -204,29 +205,28 @@ class Text:
             return NotImplemented
         return Text("format", "{}{}", (other, self))
 
-    def __str__(self):
+    def _refused(self, *args):
         raise TypeError(
             "the text %r holds symbolic values, known only when the graph runs: print it, "
-            "or raise or assert with it, in the function itself" % (self,))
+            "raise or assert with it, or add strings to it, in the function itself"
+            % (self,))
 
-    def __format__(self, spec):
-        if spec:
-            return str(self)
-        return self.__str__()
+    # (Converted code formats a Text itself: ag__.format_ takes it as an argument.)
+    __str__ = __format__ = __bool__ = __len__ = __iter__ = __eq__ = __ne__ = __lt__ = \
+        __le__ = __gt__ = __ge__ = __mul__ = __mod__ = _refused
+    __hash__ = object.__hash__
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            "the text %r holds symbolic values, known only when the graph runs: it has no "
+            "str methods (%s); print it, raise or assert with it, or add strings to it"
+            % (self, name))
 
     def __repr__(self):
-        if self.style == "%":
-            return "(%r %% %r)" % (self.template, self.args)
-        arguments = [repr(a) for a in self.args]
-        arguments += ["%s=%r" % item for item in self.kwargs.items()]
-        return "%r.format(%s)" % (self.template, ", ".join(arguments))
+        return _template_text(self, itertools.repeat(None), lambda value: "_")
 
-    def __eq__(self, other):
-        return (type(other) is Text and (self.style, self.template, self.args, self.kwargs)
-                == (other.style, other.template, other.args, other.kwargs))
-
-    def __hash__(self):
-        return hash((self.style, self.template))
 
 
 class ExceptionTemplate:

@@ -92,8 +92,14 @@ def text_used_otherwise(x):
     return label.upper()
 
 
+def text_compared(x):
+    return f"{x[0]}" == "1.0"
+
+
 def test_a_symbolic_text_used_as_a_str_is_a_clear_error():
     from autograph.impl.function import function
     import pytest
-    with pytest.raises(AttributeError, match="upper"):
+    with pytest.raises(AttributeError, match="holds symbolic values.*no str methods"):
         function(text_used_otherwise, backend="numpy")(np.array([1.0]))
+    with pytest.raises(TypeError, match="holds symbolic values"):
+        function(text_compared, backend="numpy")(np.array([1.0]))
