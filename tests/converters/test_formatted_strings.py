@@ -26,9 +26,30 @@ def test_python_values_keep_pythons_text():
 
 def test_generated_code():
     source = code(texts)
-    assert "ag__.format_('step {}: {:.3f} {{literal}} {!r:>{}} i={!r} {!s:{}.{}}', i, x, x, w, i, x, w, w)" in source
+    assert ("'step ' + ag__.format_('{}', i) + ': ' + ag__.format_('{:.3f}', x) + "
+            "' {literal} ' + ag__.format_('{!r:>{}}', x, w) + ' i=' + ag__.format_('{!r}', i)"
+            in source)
     assert "ag__.percent_format('bad value %d (%s)', (i, x))" in source
     assert "f'plain'" in source and "7 % 3" in source
+
+
+def test_each_value_is_formatted_right_after_it_is_computed():
+    class Loud:
+        def __init__(self, log):
+            self.log = log
+
+        def __format__(self, spec):
+            self.log.append("format " + spec)
+            return "loud"
+
+    def f(log, items):
+        def later():
+            log.append("later")
+            items.append(1)
+            return len(items)
+        return f"{Loud(log):x} {items} {later()} {Loud(log):{later()}}", log
+
+    assert_same_behaviour(f, lambda: ([], []))
 
 
 def test_formatting_errors_are_pythons():
