@@ -247,35 +247,43 @@ def _unset(*args, **kwargs):
 def _staged_call(self):
     """The per-call path of Function `self` (see Function): a plain function closing
     over `self`, so that calling the staged function costs one Python frame and no
-    slot_tp_call (an instance __call__ costs about 0.15 us more per call)."""
+    slot_tp_call (an instance __call__ costs about 0.15 us more per call).
 
-    # The last one-array signature called: (dtype, rank), its entry, and the compiled code
-    # itself for C-contiguous, aligned, writeable arrays (unchecked_entry) or None.
-    last_dtype = last_ndim = last_entry = last_unchecked = None
+    Threads: the fast table holds one record per signature, written as one dict item, and
+    the last one-array signature is one tuple, read and written as a whole; a thread never
+    sees the dtype of one signature with the entry of another."""
+
+    # The last one-array signature called: (dtype, rank, entry, the compiled code itself for
+    # C-contiguous, aligned, writeable arrays (unchecked_entry) or None, translate or None).
+    last = (None, None, None, None, None)
 
     def __call__(*args, **kwargs):
-        nonlocal last_dtype, last_ndim, last_entry, last_unchecked
+        nonlocal last
         # One frame for both paths (tracebacks through a staged function show one entry).
         if not (kwargs or _building or _run_eagerly):
             if len(args) == 1 and type(args[0]) is _ARRAY:
                 # One array: first the last signature seen (identity tests, no hashing).
                 a = args[0]
-                if a.dtype is last_dtype and a.ndim == last_ndim:
-                    entry = last_entry
-                    if last_unchecked is not None and a.flags.carray:
-                        entry = last_unchecked
+                dtype, ndim, entry, unchecked, translate = last
+                if a.dtype is dtype and a.ndim == ndim:
+                    if unchecked is not None and a.flags.carray:
+                        entry = unchecked
                 else:
-                    entry = self._fast.get((a.dtype, a.ndim))
-                    if entry is not None:
-                        last_dtype, last_ndim, last_entry = a.dtype, a.ndim, entry
-                        last_unchecked = self._unchecked.get((a.dtype, a.ndim))
+                    record = self._fast.get((a.dtype, a.ndim))
+                    if record is not None:
+                        entry, unchecked, translate = record
+                        last = (a.dtype, a.ndim, entry, unchecked, translate)
+                    else:
+                        entry = None
             else:
-                entry = self._fast.get(_fast_key(args))   # None: new signature or no fast key
+                record = self._fast.get(_fast_key(args))   # None: new signature or no fast key
+                entry = None
+                if record is not None:
+                    entry, _, translate = record
             if entry is not None:
                 try:
                     return entry(*args)
                 except Exception as error:
-                    translate = self._fast_errors.get(_fast_key(args))
                     if translate is not None:   # a direct call into compiled code
                         translated = translate(error)
                         if translated is not error:
@@ -308,18 +316,7 @@ def _staged_call(self):
             if key is not None and not kwargs:
                 fast_key = _fast_key(args)
                 if fast_key is not None:
-                    self._fast[fast_key], translate = self._fast_entry(concrete, args)
-                    unchecked = None
-                    if len(args) == 1 and type(args[0]) is _ARRAY and translate is not None:
-                        unchecked = concrete.unchecked_entry(args[0])
-                    if unchecked is not None:
-                        self._unchecked[fast_key] = unchecked
-                    else:
-                        self._unchecked.pop(fast_key, None)
-                    if translate is not None:
-                        self._fast_errors[fast_key] = translate
-                    else:
-                        self._fast_errors.pop(fast_key, None)
+                    self._fast[fast_key] = self._fast_record(concrete, args)
             if self.output_transform is not None:
                 result = self.output_transform(result)
             return result
@@ -328,7 +325,6 @@ def _staged_call(self):
                 raise
             self._on_error(error)
             raise
-
 
     return __call__
 
@@ -377,11 +373,11 @@ class Function(functools.partial):
         self.input_signature = None if input_signature is None else list(input_signature)
         self.trace_count = 0
         self._cache = {}
-        self._fast = {}     # _fast_key(args) -> entry(*args) returning the result
-        self._fast_errors = {}   # _fast_key(args) -> translate(error), for direct entries
-        # _fast_key(args) -> the compiled code for one C-contiguous, aligned, writeable array
-        # (see ConcreteFunction.unchecked_entry), for the one-array calls of _staged_call.
-        self._unchecked = {}
+        # _fast_key(args) -> (entry, unchecked, translate): entry(*args) returns the result;
+        # unchecked is the compiled code for one C-contiguous, aligned, writeable array
+        # (see ConcreteFunction.unchecked_entry) or None; translate(error) gives the
+        # exception to raise when entry calls compiled code directly, else None.
+        self._fast = {}
         functools.update_wrapper(self, fn)
 
     def __get__(self, instance, owner):
@@ -401,6 +397,15 @@ class Function(functools.partial):
         else:
             key = tuple([_leaf_key(a, arrays) for a in args])
         return key, arrays
+
+    def _fast_record(self, concrete, args):
+        """The fast table's record for calls with the same fast key as `args` (see
+        __init__): (entry, unchecked, translate)."""
+        entry, translate = self._fast_entry(concrete, args)
+        unchecked = None
+        if len(args) == 1 and type(args[0]) is _ARRAY and translate is not None:
+            unchecked = concrete.unchecked_entry(args[0])
+        return entry, unchecked, translate
 
     def _fast_entry(self, concrete, args):
         """(entry, translate): entry(*args) -> result for calls with the same fast key as
@@ -460,6 +465,13 @@ class Function(functools.partial):
         # One trace at a time in the process: tracing is rare and short next to running,
         # and the converted code's trace-time bookkeeping is shared (see _tracing).
         with _tracing:
+            if key is not None:
+                # Another thread may have traced this signature while this one waited.
+                concrete = self._cache.get(key)
+                if concrete is not None:
+                    if self.input_signature is not None:
+                        self._check_signature(arrays)
+                    return concrete
             return self._trace_locked(args, kwargs, key, arrays)
 
     def _trace_locked(self, args, kwargs, key, arrays):
@@ -510,9 +522,7 @@ class Function(functools.partial):
         keepalive = _objects_in((args, kwargs))
         concrete = ConcreteFunction(graph, handles, result if nest.is_nested(result) else None,
                                     leaves, writebacks, self.backend, owned_inputs, keepalive)
-        if key is not None and self.input_signature is None:
-            self._cache[key] = concrete
-        elif key is not None:
+        if key is not None:
             self._cache[key] = concrete
         return concrete
 

@@ -296,3 +296,45 @@ def test_a_thread_running_a_traced_function_is_not_caught_in_another_threads_tra
         tracer.join(10)
     np.testing.assert_array_equal(results["slow"], [2.0, 2.0, 2.0])
     assert rt.current_graph() is None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_threads_with_mixed_dtypes_trace_once_per_signature_and_never_mix_signatures(backend):
+    # Eight threads make their first calls at once, then alternate float64, int64 and
+    # float32 arrays: each signature is traced once, and every call runs its own
+    # signature's graph (a switch interval of 1 us makes threads interleave mid-call).
+    import sys
+    import threading
+    if backend == "numba":
+        pytest.importorskip("numba")
+    traced = []
+
+    def double(x):
+        traced.append(x.dtype)
+        time.sleep(0.02)   # the other threads arrive while this one traces
+        return x * 2
+
+    f = rt.function(double, backend=backend)
+    inputs = [np.arange(5.0), np.arange(5), np.arange(5, dtype=np.float32)]
+    threads, start, wrong = 8, threading.Barrier(8), []
+
+    def work(offset):
+        start.wait()
+        for i in range(3000):
+            x = inputs[(i + offset) % len(inputs)]
+            result = f(x)
+            if result.dtype != x.dtype or result[3] != 6:
+                wrong.append((x.dtype, result.dtype))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []
+    assert f.trace_count == 3 and sorted(map(str, traced)) == ["float32", "float64", "int64"]
