@@ -10,7 +10,7 @@ from runtime.api import (Assert, TensorSpec, arange, cast, constant, empty, empt
                          zeros, zeros_like)
 from runtime.control_flow import cond, while_loop
 from runtime.graph import Graph, current_graph
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, is_ndarray, is_tensor
 from runtime.tensor_array import TensorArray
 from runtime.trace import (ConcreteFunction, Function, function, functions_run_eagerly,
                            run_functions_eagerly)
@@ -23,6 +23,7 @@ __all__ = [
     "Assert", "ConcreteFunction", "Function", "Graph", "InvalidArgumentError", "Tensor",
     "TensorArray", "TensorSpec", "Variable", "arange", "cast", "cond", "constant",
     "current_graph", "empty", "empty_like", "errors", "full", "full_like", "function",
-    "functions_run_eagerly", "is_tensor", "linspace", "ndim", "ones", "ones_like", "print",
-    "range", "run_functions_eagerly", "shape", "size", "while_loop", "zeros", "zeros_like",
+    "functions_run_eagerly", "is_ndarray", "is_tensor", "linspace", "ndim", "ones",
+    "ones_like", "print", "range", "run_functions_eagerly", "shape", "size", "while_loop",
+    "zeros", "zeros_like",
 ]

@@ -1,10 +1,12 @@
 """rt.Tensor: the symbolic value user code sees while a function is traced.
 
 A Tensor is a Python *handle* on an SSA value. Item assignment (`t[i] = v`) and in-place
-operators on rank>=1 tensors record a new version and rebind the handle, so every Python
-alias of the handle sees the write, as with NumPy arrays; rank-0 tensors behave like
-immutable NumPy scalars. `t.rebind(new)` points a handle at a new version (control flow
-uses it after a loop or branch); `t.graph_value` is the version it points at now.
+operators on arrays record a new version and rebind the handle, so every Python alias of the
+handle sees the write, as with NumPy arrays. A rank-0 tensor is a NumPy scalar (immutable:
+`m -= 1` makes a new value) unless it is known to be a 0-d array: an ndarray argument of
+the trace, or a view `a[..., i]` made with an Ellipsis (`mark_ndarray`). `t.rebind(new)`
+points a handle at a new version (control flow uses it after a loop or branch);
+`t.graph_value` is the version it points at now.
 
 A tensor made by basic indexing (ints, slices, None, ...) of rank >= 1 remembers its base,
 as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`,
@@ -39,7 +41,7 @@ _WHAT_TO_DO = ("use rt.cond / rt.while_loop, or decorate the function with ag.fu
 class Tensor:
     """A symbolic array or scalar: `.dtype`, `.shape`, `.static_shape`, `.ndim`."""
 
-    __slots__ = ("_raw", "_view", "__weakref__")
+    __slots__ = ("_raw", "_view", "_ndarray", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, value):
@@ -49,6 +51,9 @@ class Tensor:
         # For views: [base Tensor, index template, dynamic index Values, the base Value
         # this handle's contents were read from].
         self._view = None
+        # True when a rank-0 tensor stands for a 0-d ndarray, not a NumPy scalar (see
+        # mark_ndarray); rank >= 1 tensors are arrays anyway.
+        self._ndarray = False
 
     @property
     def _value(self):
@@ -203,8 +208,12 @@ class Tensor:
         template, dynamic = normalize_index(index)
         dynamic = [ops.to_value(d) for d in dynamic]
         result = Tensor(ops.get("get_item").bind1([self] + dynamic, index=template))
-        if result.ndim and all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
-            result._view = [self, template, dynamic, self._value]
+        # NumPy gives an array (with no dim left: a 0-d one) when there is an Ellipsis, a
+        # scalar without one; basic indexing of an array makes a view.
+        if result.ndim or Ellipsis in template:
+            result._ndarray = True
+            if is_ndarray(self) and all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
+                result._view = [self, template, dynamic, self._value]
         return result
 
     def __setitem__(self, index, value):
@@ -383,11 +392,26 @@ def _apply(op, *args):
     return wrap(op.bind(values))
 
 
+def is_ndarray(x):
+    """True for a tensor that stands for an ndarray (rank >= 1, or a 0-d array: see
+    mark_ndarray), false for one that stands for a NumPy scalar."""
+    return x.ndim > 0 or getattr(x, "_ndarray", False)
+
+
+def mark_ndarray(tensor):
+    """Says that the rank-0 `tensor` stands for a 0-d ndarray, not a NumPy scalar: in-place
+    operators then write it (and every alias sees the write), and a result holding it is
+    returned as a 0-d array. Returns `tensor`."""
+    tensor._ndarray = True
+    return tensor
+
+
 def _apply_inplace(target, op, other):
-    """`target op= other` with NumPy's rules: rank-0 tensors act like immutable scalars;
-    arrays keep their dtype (same_kind casting) and shape, and the handle is rebound."""
+    """`target op= other` with NumPy's rules: NumPy scalars are immutable (a new value is
+    returned); arrays, also 0-d ones, keep their dtype (same_kind casting) and shape, and
+    the handle is rebound, so its aliases see the write."""
     result = _apply(op, target, other)
-    if result is NotImplemented or target.ndim == 0:
+    if result is NotImplemented or not is_ndarray(target):
         return result
     _check_inplace_result(target, op, other, result)
     if _view_of(target) is None:

@@ -15,7 +15,7 @@ import numpy as np
 from runtime import nest
 from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_ndarray
 
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
 _ARRAY = np.ndarray
@@ -75,8 +75,8 @@ def _replace_arrays(structure, replacement):
 class ConcreteFunction:
     """One trace: `.graph` (print it), `.inputs` / `.outputs` (graph Values), callable."""
 
-    def __init__(self, graph, arg_handles, output_structure, output_leaves, writebacks,
-                 backend, owned_inputs, keepalive):
+    def __init__(self, graph, output_structure, output_leaves, writebacks, backend,
+                 owned_inputs, keepalive, ndarray_outputs=()):
         self.graph = graph
         self.inputs = list(graph.inputs)
         self.outputs = list(graph.outputs)
@@ -89,13 +89,19 @@ class ConcreteFunction:
         run = self.executable
         owned = getattr(self.executable, "owned_outputs", [False] * len(graph.outputs))
         fixes = []
-        # A returned array that is also a mutated argument's new version is returned as the
-        # caller's array itself (as the plain function would return that same object).
+        # A returned array that is a mutated argument's new version, or a 0-d array argument
+        # itself, is returned as the caller's array (as the plain function returns that same
+        # object; executors return rank-0 values as scalars, and arrays of rank >= 1 that
+        # are inputs as they are).
+        final_versions = {id(graph.outputs[j]): i for i, j in writebacks}
+        written = {i for i, _ in writebacks}
+        for i, value in enumerate(graph.inputs):
+            if owned_inputs[i] and not value.shape and i not in written:
+                final_versions[id(value)] = i
         returned_arguments = {}
-        for i, j in writebacks:
-            for k, value in enumerate(graph.outputs[:len(graph.outputs) - len(writebacks)]):
-                if value is graph.outputs[j]:
-                    returned_arguments[k] = i
+        for k, value in enumerate(graph.outputs[:len(graph.outputs) - len(writebacks)]):
+            if id(value) in final_versions:
+                returned_arguments[k] = final_versions[id(value)]
         self._returned_arguments = returned_arguments
         for i, value in enumerate(graph.outputs):
             if i in returned_arguments:
@@ -103,12 +109,12 @@ class ConcreteFunction:
             if value.kind != "tensor":
                 fixes.append((i, _stack_tensor_array))
             elif not value.shape:
-                fixes.append((i, _as_scalar))
+                fixes.append((i, _as_ndarray if i in ndarray_outputs else _as_scalar))
             elif not owned[i]:
                 fixes.append((i, _copy_unless_input))
         self._fixes = fixes
         single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
-                  and output_structure is None and not writebacks)
+                  and output_structure is None and not writebacks and not returned_arguments)
         self._single_unfixed = single and not fixes
         # `call_arrays(*flat_arrays) -> result`: the per-call path, specialised here once so
         # a call does only what this trace needs.
@@ -176,6 +182,11 @@ def _as_scalar(value, inputs):
     if type(value) is np.ndarray:
         return value[()]
     return value
+
+
+def _as_ndarray(value, inputs):
+    # A result the function holds as a 0-d array (not a NumPy scalar), in its own buffer.
+    return np.array(value)
 
 
 def _copy_unless_input(value, inputs):
@@ -491,6 +502,8 @@ class Function(functools.partial):
                 if specs is not None and specs[i].shape is not None:
                     shape = specs[i].shape
                 handle = Tensor(graph.add_input(np.asarray(array).dtype, shape))
+                if isinstance(array, np.ndarray):
+                    mark_ndarray(handle)   # a 0-d array argument is mutable, as arrays are
                 handles.append(handle)
                 return handle
 
@@ -500,11 +513,14 @@ class Function(functools.partial):
 
             output_values = []
             leaves = []
+            ndarray_outputs = set()   # rank-0 outputs that the function holds as 0-d arrays
             from runtime.tensor_array import TensorArray
             flat = nest.flatten(result) if nest.is_nested(result) else [result]
             for leaf in flat:
                 if is_tensor(leaf):
                     leaves.append(("out", len(output_values)))
+                    if is_ndarray(leaf):
+                        ndarray_outputs.add(len(output_values))
                     output_values.append(graph.localize(leaf._value))
                 elif isinstance(leaf, TensorArray) and leaf._value is not None:
                     leaves.append(("out", len(output_values)))
@@ -520,8 +536,9 @@ class Function(functools.partial):
         graph.prune_unused_queries()
         owned_inputs = [isinstance(a, np.ndarray) for a in arrays]
         keepalive = _objects_in((args, kwargs))
-        concrete = ConcreteFunction(graph, handles, result if nest.is_nested(result) else None,
-                                    leaves, writebacks, self.backend, owned_inputs, keepalive)
+        concrete = ConcreteFunction(graph, result if nest.is_nested(result) else None,
+                                    leaves, writebacks, self.backend, owned_inputs, keepalive,
+                                    ndarray_outputs)
         if key is not None:
             self._cache[key] = concrete
         return concrete

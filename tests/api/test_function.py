@@ -1,5 +1,7 @@
 """ag.function: decorator forms, methods, tracing and its cache, eager debugging mode."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,11 @@ import autograph as ag
 import runtime as rt
 from autograph.impl.function import Function, function, functions_run_eagerly, \
     run_functions_eagerly
+
+sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/runtime")
+from equivalence import run_both  # noqa: E402
+
+BACKENDS = ["numpy", "numba", "auto"]
 
 
 def clipped_sum(x, limit):
@@ -261,3 +268,20 @@ def test_ag_functions_pickle_by_reference_and_work_in_a_process_pool():
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
         assert pool.submit(outer, x).result() == outer(x) == 6.0
+
+
+def _decrement_an_alias(k, x):
+    m = k
+    if x[0] > 0:            # a graph if
+        m -= 1
+    for i in range(x.shape[0]):   # a graph loop
+        m += x[i]
+    if isinstance(m, np.ndarray):
+        m[()] = m * 2
+    return m, k
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_0d_array_argument_is_mutated_through_an_alias_in_graph_control_flow(backend):
+    for k in (np.array(5.0), np.float64(5.0)):
+        run_both(_decrement_an_alias, k, np.array([1.0, 2.0]), backend=backend, stage=function)
