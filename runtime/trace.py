@@ -8,11 +8,12 @@ so `x.shape[0]` is symbolic and a new length reuses the trace.
 """
 
 import functools
+import inspect
 import threading
 
 import numpy as np
 
-from runtime import nest
+from runtime import errors, nest
 from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
 from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_ndarray
@@ -251,6 +252,33 @@ def _fast_key(args):
 _KEY_SCALARS = frozenset(_PYTHON_SCALARS)
 
 
+def staging_refusal(fn, decorator="rt.function"):
+    """Why `fn` cannot be staged (None if it can): calling a generator function or an
+    `async def` makes an object whose body runs later, so a trace would hold one such
+    object, made while tracing, and every call would return that same object."""
+    if inspect.isasyncgenfunction(fn):
+        kind, made, when = "an async generator function", "an async generator", "iterated"
+        advice = "stage the function that iterates over it instead"
+    elif inspect.iscoroutinefunction(fn):
+        kind, made, when = "an async function (async def)", "a coroutine", "awaited"
+        advice = "stage the computation it awaits, written as a plain function, instead"
+    elif inspect.isgeneratorfunction(fn):
+        kind, made, when = "a generator function", "a generator", "iterated"
+        advice = ("stage the function that iterates over the generator instead (its loop "
+                  "over the generator then runs while tracing)")
+    else:
+        return None
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    where = "" if code is None else " at %s" % errors.format_location(
+        (code.co_filename, code.co_firstlineno, name))
+    return ("%s cannot stage %s%s, %s: calling it makes %s whose body runs only when it is "
+            "%s, after the call, so a graph would return one %s made while tracing on "
+            "every call. Call %s without %s, and %s"
+            % (decorator, name, where, kind, made, when, made.split(" ", 1)[1], name,
+               decorator, advice))
+
+
 def _unset(*args, **kwargs):
     raise TypeError("rt.Function called before it was initialised")
 
@@ -379,6 +407,9 @@ class Function(functools.partial):
         return self
 
     def __init__(self, fn, backend="numpy", input_signature=None):
+        refusal = staging_refusal(fn)
+        if refusal is not None:
+            raise TypeError(refusal)
         self.python_function = fn
         self.backend = backend
         self.input_signature = None if input_signature is None else list(input_signature)

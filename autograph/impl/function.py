@@ -4,7 +4,7 @@ graph with rt.function, and run the graph with the chosen executor."""
 import runtime as rt
 from runtime import trace as rt_trace
 from autograph.core import ag_logging
-from autograph.errors import tracebacks
+from autograph.errors import ConversionError, tracebacks
 from autograph.impl import api
 from autograph.operators import graph as graph_paths
 
@@ -18,6 +18,11 @@ def run_functions_eagerly(flag):
 def functions_run_eagerly():
     """Whether ag.function currently runs functions eagerly (see run_functions_eagerly)."""
     return rt_trace.functions_run_eagerly()
+
+
+class NotStageableError(ConversionError, TypeError):
+    """ag.function was given a function it cannot stage (a generator function, an async
+    def): an ag.ConversionError, and a TypeError as rt.function raises for it."""
 
 
 class _ListOutput(dict):
@@ -55,6 +60,9 @@ class Function(rt.Function):
     def __init__(self, fn, backend="auto", input_signature=None, autograph=True):
         if not callable(fn):
             raise TypeError("ag.function needs a function, got %r" % (fn,))
+        refusal = rt_trace.staging_refusal(fn, "ag.function")
+        if refusal is not None:
+            raise NotStageableError(refusal)
         super().__init__(fn, backend=backend, input_signature=input_signature)
         self.autograph = bool(autograph)
         self._converted = None

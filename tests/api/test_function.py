@@ -285,3 +285,41 @@ def _decrement_an_alias(k, x):
 def test_a_0d_array_argument_is_mutated_through_an_alias_in_graph_control_flow(backend):
     for k in (np.array(5.0), np.float64(5.0)):
         run_both(_decrement_an_alias, k, np.array([1.0, 2.0]), backend=backend, stage=function)
+
+
+def _countdown(n):
+    while n > 0:
+        yield n
+        n -= 1
+
+
+async def _fetch(x):
+    return x
+
+
+async def _stream(x):
+    yield x
+
+
+@pytest.mark.parametrize("fn, kind", [(_countdown, "a generator function"),
+                                      (_fetch, "an async function"),
+                                      (_stream, "an async generator function")])
+def test_generators_and_async_functions_are_refused_when_decorated(fn, kind):
+    line = fn.__code__.co_firstlineno
+    for stage, error in ((function, ag.ConversionError), (rt.function, TypeError)):
+        with pytest.raises(error) as info:
+            stage(fn)
+        message = str(info.value)
+        assert isinstance(info.value, TypeError)
+        assert "cannot stage %s at %s:%d" % (fn.__name__, __file__, line) in message
+        assert kind in message and "without" in message and "decorate" not in message
+
+
+def test_a_generator_called_from_a_staged_function_runs_while_tracing():
+    def total(x):
+        s = x[0] * 0
+        for k in _countdown(3):
+            s = s + k * x[0]
+        return s
+    for backend in BACKENDS:
+        run_both(total, np.array([2.0]), backend=backend, stage=function)
