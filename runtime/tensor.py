@@ -16,7 +16,7 @@ base again. (Views made by reshape/transpose/ravel do not track their base.)
 
 import numpy as np
 
-from runtime import ops
+from runtime import errors, ops
 from runtime.graph import Value, building, current_graph
 from runtime.markers import DYN
 from runtime.ops import broadcast_shapes, prod_or_none
@@ -34,8 +34,12 @@ def use_numpy_api(module):
     _numpy_api = module
 
 
-_WHAT_TO_DO = ("use rt.cond / rt.while_loop, or decorate the function with ag.function so "
-               "that Python control flow on tensors becomes graph control flow")
+
+def _refuse(problem, rewrite=None):
+    """The TypeError for Python needing a concrete value of a symbolic tensor: `problem`,
+    then where, which construct needed it and what to do (errors.concrete_value_refusal)."""
+    return TypeError(errors.concrete_value_refusal(problem, rewrite,
+                                                   tracing=current_graph() is not None))
 
 
 class Tensor:
@@ -150,12 +154,14 @@ class Tensor:
 
     # -- things a symbolic value cannot do -----------------------------------------------
     def __bool__(self):
-        raise TypeError("the truth value of a symbolic tensor is not known while tracing "
-                        "(bool() of %s): %s" % (self._value.type_str(), _WHAT_TO_DO))
+        raise _refuse("the truth value of a symbolic tensor (%s) is not known while tracing"
+                      % self._value.type_str())
 
     def _no_conversion(self, kind):
-        raise TypeError("a symbolic tensor (%s) has no %s value while tracing: %s"
-                        % (self._value.type_str(), kind, _WHAT_TO_DO))
+        raise _refuse("a symbolic tensor (%s) has no %s value while tracing"
+                      % (self._value.type_str(), kind),
+                      "keep it a tensor (use it in arithmetic, return it) to get its value "
+                      "when the graph runs")
 
     def __int__(self):
         self._no_conversion("int")
@@ -167,10 +173,10 @@ class Tensor:
         self._no_conversion("complex")
 
     def __index__(self):
-        raise TypeError("a symbolic tensor (%s) cannot be used as a Python int while tracing "
-                        "(e.g. in range(), a shape or a list index): use rt.range / "
-                        "rt.zeros(shape) with symbolic dims, or %s"
-                        % (self._value.type_str(), _WHAT_TO_DO))
+        raise _refuse("a symbolic tensor (%s) cannot be used as a Python int while tracing "
+                      "(e.g. in range(), a shape or a list index)" % self._value.type_str(),
+                      "use rt.range / rt.zeros(shape) with symbolic dims, or index a tensor "
+                      "(rt.constant(values)[i]) instead of a Python list")
 
     def item(self, *args):
         self._no_conversion("Python scalar")
@@ -179,19 +185,19 @@ class Tensor:
         self._no_conversion("list")
 
     def __array__(self, dtype=None, copy=None):
-        raise TypeError("a symbolic tensor (%s) cannot be converted to a NumPy array while "
-                        "tracing: NumPy functions that support tensors record graph ops; to "
-                        "index a NumPy array with a symbolic index, wrap the array first "
-                        "(rt.constant(array)[i]); otherwise %s"
-                        % (self._value.type_str(), _WHAT_TO_DO))
+        raise _refuse("a symbolic tensor (%s) cannot be converted to a NumPy array while "
+                      "tracing" % self._value.type_str(),
+                      "NumPy functions that support tensors record graph ops; to index a "
+                      "NumPy array with a symbolic index, wrap the array first "
+                      "(rt.constant(array)[i])")
 
     def __len__(self):
         shape = self._value.shape
         if not shape:
             raise TypeError("len() of unsized object")
         if shape[0] is None:
-            raise TypeError("len() of a tensor whose first dimension is unknown while tracing: "
-                            "use x.shape[0] (a symbolic int), or %s" % _WHAT_TO_DO)
+            raise _refuse("len() of a tensor whose first dimension is unknown while tracing",
+                          "use x.shape[0] (a symbolic int)")
         return shape[0]
 
     def __iter__(self):
@@ -199,8 +205,8 @@ class Tensor:
         if not shape:
             raise TypeError("iteration over a 0-d tensor")
         if shape[0] is None:
-            raise TypeError("cannot iterate over a tensor whose first dimension is unknown "
-                            "while tracing: %s" % _WHAT_TO_DO)
+            raise _refuse("cannot iterate over a tensor whose first dimension is unknown "
+                          "while tracing", "loop over range(x.shape[0]) instead")
         return (self[i] for i in range(shape[0]))
 
     # -- indexing ------------------------------------------------------------------------

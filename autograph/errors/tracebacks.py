@@ -315,6 +315,70 @@ def _not_converted_note(code):
     return "not converted"
 
 
+# --- what to do where a symbolic tensor needed a concrete value -------------------------------
+
+_GENERATOR_CODE = 0x20 | 0x80 | 0x100 | 0x200   # CO_GENERATOR, COROUTINE, ITERABLE_, ASYNC_GEN
+
+
+def advise(frame, construct):
+    """ag.function's advice for a refusal (runtime.errors.converted_code): what to do at the
+    user's `frame`, where `construct` (or Python) needed a concrete value of a tensor."""
+    code = frame.f_code
+    comprehension = code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+    owner = frame.f_back if comprehension and frame.f_back is not None else frame
+    converted = frame_origin(owner.f_code, owner.f_lineno, owner.f_lasti) is not None
+    name = owner.f_code.co_name
+    if converted and owner.f_code.co_flags & _GENERATOR_CODE:
+        return ("%s is a generator, which autograph does not convert: its Python control flow "
+                "runs while tracing and cannot depend on a tensor; loop in the function that "
+                "consumes it instead (that loop is converted), or make %s return a list"
+                % (name, name))
+    if converted and (comprehension or construct and construct.startswith("a comprehension")):
+        return ("autograph does not convert comprehensions and generator expressions: write "
+                "the loop out as a for statement (a list it appends to becomes a tensor array "
+                "in a graph loop), or use a vectorised NumPy expression")
+    if converted and construct and construct.startswith("the chained comparison"):
+        return ("autograph does not convert chained comparisons of tensors: write them out "
+                "(`a < x and x < b`), which it converts")
+    if converted and construct and construct.startswith(("the call", "a call")):
+        called = construct[len("the call "):] if construct.startswith("the") else \
+            "the function called"
+        return ("%s is converted by autograph, but %s runs as Python, which needs the value "
+                "while tracing: compute it with tensor operations instead (NumPy functions "
+                "on tensors record graph ops)" % (name, called))
+    if converted and construct:
+        return ("%s is converted by autograph, which turns `if`, `while`, `for`, `and`/`or`/"
+                "`not` and `x if c else y` on tensors into graph control flow, but not %s: "
+                "compute the value with tensor operations (np.where, rt.cond), or use it in "
+                "one of those statements" % (name, construct))
+    if converted:
+        return ("%s is converted by autograph, but a tensor's value is known only when the "
+                "graph runs" % name)
+    note = _not_converted_note(owner.f_code)
+    if _is_library(owner.f_code.co_filename):
+        note = "library code is not converted"
+    return ("%s runs as Python (%s), so its Python control flow cannot depend on a tensor: "
+            "%s, or use rt.cond / rt.while_loop there"
+            % (name, note, _conversion_fix(note)))
+
+
+def _conversion_fix(note):
+    if "do_not_convert" in note:
+        return "remove ag.do_not_convert to have it converted"
+    if "source" in note:
+        return "define it in a file to have it converted"
+    if "library" in note:
+        return "compute the value with tensor operations instead"
+    return "call it from converted code to have it converted"
+
+
+def advise_without_conversion(frame, construct):
+    """The advice of ag.function(autograph=False), which traces Python as it is written."""
+    return ("ag.function(autograph=False) runs Python as it is written, so control flow on "
+            "tensors must be rt.cond / rt.while_loop; or leave out autograph=False to have "
+            "Python control flow on tensors converted")
+
+
 def rewrite_traceback(tb):
     """(new traceback, [UserFrame, outermost first]).
 

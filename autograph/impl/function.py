@@ -2,6 +2,7 @@
 graph with rt.function, and run the graph with the chosen executor."""
 
 import runtime as rt
+from runtime import errors as rt_errors
 from runtime import trace as rt_trace
 from autograph.core import ag_logging
 from autograph.errors import ConversionError, tracebacks
@@ -85,7 +86,8 @@ class Function(rt.Function):
                                "trace cache", self._name, self.trace_count)
                 graph_paths.common.forget_return_placeholders()
                 try:
-                    result = converted(*args, **kwargs)
+                    with self._front_end():
+                        result = converted(*args, **kwargs)
                     graph_paths.common.check_returned(result, self._name)
                 finally:
                     graph_paths.common.forget_return_placeholders()
@@ -96,7 +98,13 @@ class Function(rt.Function):
 
     def _inline_call(self, args, kwargs):
         # Called while another function is traced: becomes part of that graph.
-        return self._converted_function()(*args, **kwargs)
+        with self._front_end():
+            return self._converted_function()(*args, **kwargs)
+
+    def _front_end(self):
+        """While the (converted) function is traced: refusals say what the user runs."""
+        return rt_errors.converted_code(tracebacks.advise if self.autograph
+                                        else tracebacks.advise_without_conversion)
 
     def _on_error(self, error):
         # Only on the error path: the error as the user should see it (their source lines).
