@@ -405,6 +405,13 @@ def python_if_in_a_library_call(x):
     return sorted([x[0], x[1]])
 
 
+def doubled_items(x):
+    items = []
+    for i in range(x.shape[0]):
+        items.append(x[i])
+    return [v * 2 for v in items]
+
+
 @pytest.mark.parametrize("fn, construct, where, advice", [
     (positive_indices, "a comprehension or generator expression", "if x[i] > 0",
      "autograph does not convert comprehensions and generator expressions: write the loop "
@@ -414,6 +421,8 @@ def python_if_in_a_library_call(x):
     (first_as_python_float, "Python", "x[0].item()",
      "first_as_python_float is converted by autograph, but a tensor's value is known only "
      "when the graph runs; keep it a tensor"),
+    (doubled_items, "a comprehension or generator expression", "v * 2",
+     "write the loop out as a for statement"),
     (python_if_in_a_library_call, "the call `sorted(...)`", "sorted(",
      "python_if_in_a_library_call is converted by autograph, but `sorted(...)` runs as "
      "Python, which needs the value while tracing: compute it with tensor operations"),
