@@ -90,11 +90,36 @@ def map_location(location):
 
 
 def format_location(location):
+    """`file:line in function` (mapped to the user's line), or `Cell In[5], line 4 in
+    function` for the code of an IPython or Jupyter cell, as IPython names it."""
     location = map_location(location)
     if location is None:
         return "<unknown location>"
     filename, lineno, function_name = location
+    cell = cell_name(filename)
+    if cell is not None:
+        return "%s, line %s in %s" % (cell, lineno, function_name)
     return "%s:%s in %s" % (filename, lineno, function_name)
+
+
+def cell_name(filename):
+    """What IPython calls the code it compiled under `filename` in its own tracebacks
+    ("Cell In[5]"), or None when it is not the code of a cell.
+
+    IPython (and ipykernel, whose files look like /tmp/ipykernel_123/456.py) compiles each
+    cell under a made-up file name, registers the cell's lines in linecache under that
+    name, and remembers its execution count: `get_ipython().compile.format_code_name(name)`
+    gives the label and name its tracebacks show. IPython is not imported here: a process
+    that never imported it ran no cells."""
+    ipython = sys.modules.get("IPython")
+    get_ipython = getattr(ipython, "get_ipython", None)
+    if get_ipython is None or filename not in linecache.cache:
+        return None
+    try:
+        named = get_ipython().compile.format_code_name(filename)
+    except Exception:   # no shell running, an IPython without format_code_name
+        return None
+    return "%s %s" % tuple(named) if named else None
 
 
 # --- refusals: a symbolic tensor where Python needs a concrete value ---------------------------

@@ -29,6 +29,7 @@ from typing import NamedTuple
 from autograph.errors import code_lines
 from autograph.errors import StagingError
 from autograph.pyct import loader
+from runtime import errors as runtime_errors
 
 MARKER = "(converted by autograph)"
 TRACEBACK_ENV = "AUTOGRAPH_TRACEBACK"
@@ -146,7 +147,6 @@ def location_mapper(filename, lineno, function_name):
 
 def install_location_mapper():
     """Makes graph nodes report the user's lines (idempotent). Returns the previous mapper."""
-    from runtime import errors as runtime_errors
     previous = runtime_errors.get_location_mapper()
     if previous is not location_mapper:
         runtime_errors.set_location_mapper(location_mapper)
@@ -305,7 +305,7 @@ def _is_library(filename):
 
 def _not_converted_note(code):
     """Why a user function called from converted code ran without conversion, if known."""
-    if code.co_filename.startswith("<"):
+    if code.co_filename.startswith("<") and not linecache.getlines(code.co_filename):
         return ("not converted: its source cannot be found (defined in %s); define it in a "
                 "file" % code.co_filename)
     api = sys.modules.get("autograph.impl.api")
@@ -444,8 +444,10 @@ def format_user_frames(frames):
     lines = ["", "", "in user code %s:" % MARKER]
     for frame in frames:
         note = "" if frame.note is None else "  (%s)" % frame.note
-        lines.append('  File "%s", line %d, in %s%s' % (frame.filename, frame.lineno,
-                                                        frame.function_name, note))
+        cell = runtime_errors.cell_name(frame.filename)   # as IPython's tracebacks name it
+        where = 'File "%s"' % frame.filename if cell is None else cell
+        lines.append("  %s, line %d, in %s%s" % (where, frame.lineno, frame.function_name,
+                                                 note))
         if frame.source_line:
             lines.append("    " + frame.source_line.strip())
     return "\n".join(lines)
