@@ -83,11 +83,21 @@ def _cast_in(graph, value, dtype):
         return ops.get("cast").bind1([value], dtype=dtype)
 
 
-def _join_dtypes(a, b):
-    """NumPy's promotion of two values (weak Python scalars stay weak)."""
+def _join_dtypes(a, b, name="a value", paths=("one path", "the other")):
+    """NumPy's promotion of two values (weak Python scalars stay weak). A bool and a number
+    are not joined: the bool would come back as a number (True as 1)."""
+    if (a.dtype == np.bool_) != (b.dtype == np.bool_):
+        raise TypeError(_BOOL_AND_NUMBER % (name, _describe(a), paths[0], _describe(b),
+                                            paths[1]))
+
     def operand(v):
         return v.literal if v.weak else v.dtype
     return np.result_type(operand(a), operand(b))
+
+
+_BOOL_AND_NUMBER = ("%s is %s on %s but %s on %s: a graph value has one dtype, and a bool "
+                    "joined with a number would come back as a number (True as 1); make "
+                    "both bools (e.g. `x != 0`) or both numbers (e.g. `int(flag)`)")
 
 
 def _join_shapes(name, a, b):
@@ -179,7 +189,7 @@ def cond(pred, true_fn, false_fn, names=None):
                     va.shape, vb.shape)
             dtype = va.dtype
         else:
-            dtype = _join_dtypes(va, vb)
+            dtype = _join_dtypes(va, vb, name, ("the true branch", "the false branch"))
             shape = _join_shapes(name, va.shape, vb.shape)
         then_outputs.append(then_graph.localize(_cast_in(then_graph, va, dtype)))
         else_outputs.append(else_graph.localize(_cast_in(else_graph, vb, dtype)))
@@ -610,6 +620,10 @@ def _reconcile(v, out):
         changed = shape != v.shape
         v.shape = shape
         return changed
+    if (v.dtype == np.bool_) != (out.dtype == np.bool_):
+        raise TypeError(_BOOL_AND_NUMBER % ("loop variable %s" % v.name, v.type_text(),
+                                            "entry to the loop", _describe(out),
+                                            "an iteration"))
     dtype = np.result_type(v.dtype, out.literal if out.weak else out.dtype)
     if len(out.shape) != len(v.shape):
         raise TypeError("loop variable %s changes from %s before the loop to %s in the body; "

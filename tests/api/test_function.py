@@ -323,3 +323,56 @@ def test_a_generator_called_from_a_staged_function_runs_while_tracing():
         return s
     for backend in BACKENDS:
         run_both(total, np.array([2.0]), backend=backend, stage=function)
+
+
+def _flags_and_total(x):
+    total = 0.0
+    for i in range(x.shape[0]):   # a graph loop
+        total += x[i]
+    return True, 1, None, [False, total], {"ok": total > 1, "n": 2}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_python_values_in_results_stay_python_values_next_to_graph_loops(backend):
+    result, _ = run_both(_flags_and_total, np.arange(3.0), backend=backend, stage=function)
+    assert result[0] is True and type(result[1]) is int and result[2] is None
+    assert result[3][0] is False and type(result[4]["n"]) is int
+
+
+def _bool_or_number(x, flag):
+    if x[0] > 0:
+        flag -= 1      # a Python int now, on this path only
+    return flag
+
+
+def _bool_or_number_returned(x):
+    if x[0] > 0:
+        return True, 1
+    return 0, 0
+
+
+def _bool_loop_variable(x):
+    n = 0
+    for i in range(x.shape[0]):
+        n = x[i] > 0
+    return n
+
+
+@pytest.mark.parametrize("fn, args, names, line", [
+    (_bool_or_number, (np.ones(2), False), "'flag' is a Python int on the true branch but a "
+                                           "Python bool on the false branch", 1),
+    (_bool_or_number_returned, (np.ones(2),), "is a Python bool on the true branch but a "
+                                              "Python int on the false branch", 1),
+    (_bool_loop_variable, (np.ones(2),), "loop variable 'n' is i64[] on entry to the loop "
+                                         "but bool[] on an iteration", 2),
+])
+def test_a_bool_joined_with_a_number_is_refused_never_returned_as_a_number(
+        fn, args, names, line):
+    # Python returns True on one path and 1 on the other; a graph value has one dtype, and
+    # True must never come back as np.int64(1).
+    with pytest.raises(TypeError) as info:
+        function(fn, backend="numpy")(*args)
+    message = str(info.value)
+    assert names in message and "make both bools" in message
+    assert 'File "%s", line %d, in %s' % (
+        __file__, fn.__code__.co_firstlineno + line, fn.__name__) in message

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from equivalence import run_both
 
 Pair = collections.namedtuple("Pair", "first second")
 
@@ -338,3 +339,31 @@ def test_threads_with_mixed_dtypes_trace_once_per_signature_and_never_mix_signat
         sys.setswitchinterval(interval)
     assert wrong == []
     assert f.trace_count == 3 and sorted(map(str, traced)) == ["float32", "float64", "int64"]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba", "auto"])
+def test_python_values_in_results_keep_their_python_types(backend):
+    def f(x):
+        doubled = x * 2
+        return (True, 1, 2.5, None, "s", doubled,
+                [False, 3, {"n": 0, "t": doubled[0] > 1}], x[0], doubled[0] > 1)
+    for x in (np.arange(3.0), np.arange(3)):
+        result, _ = run_both(f, x, backend=backend)
+        assert result[0] is True and type(result[1]) is int and type(result[2]) is float
+        assert type(result[7]) is x.dtype.type and type(result[8]) is np.bool_
+
+
+def _counted(x):
+    # Values the graph computes from Python numbers come back as NumPy scalars of their
+    # kind (a bool as np.bool_, an int as np.int64): the same on every backend.
+    def body(i, n, found):
+        return i + 1, n + 1, rt.cond(x[i] > 1, lambda: True, lambda: found)
+    return rt.while_loop(lambda i, n, found: i < x.shape[0], body, (0, 0, False))[1:]
+
+
+def test_symbolic_results_are_numpy_scalars_of_their_kind_on_every_backend():
+    x = np.arange(4.0)
+    results = [rt.function(_counted, backend=backend)(x)
+               for backend in ("numpy", "numba", "auto")]
+    for n, found in results:
+        assert (type(n), type(found)) == (np.int64, np.bool_) and (n, found) == (4, True)
