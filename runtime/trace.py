@@ -292,8 +292,7 @@ def _staged_call(self):
     the last one-array signature is one tuple, read and written as a whole; a thread never
     sees the dtype of one signature with the entry of another."""
 
-    # The last one-array signature called: (dtype, rank, entry, the compiled code itself for
-    # C-contiguous, aligned, writeable arrays (unchecked_entry) or None, translate or None).
+    # The last one-array signature called: (dtype, rank) + its record in the fast table.
     last = (None, None, None, None, None)
 
     def __call__(*args, **kwargs):
@@ -303,26 +302,25 @@ def _staged_call(self):
             if len(args) == 1 and type(args[0]) is _ARRAY:
                 # One array: first the last signature seen (identity tests, no hashing).
                 a = args[0]
-                dtype, ndim, entry, unchecked, translate = last
-                if a.dtype is dtype and a.ndim == ndim:
-                    if unchecked is not None and a.flags.carray:
-                        entry = unchecked
+                record = last
+                if a.dtype is record[0] and a.ndim == record[1]:
+                    entry = record[3]
+                    if entry is None or not a.flags.carray:
+                        entry = record[2]
                 else:
-                    record = self._fast.get((a.dtype, a.ndim))
-                    if record is not None:
-                        entry, unchecked, translate = record
-                        last = (a.dtype, a.ndim, entry, unchecked, translate)
-                    else:
-                        entry = None
+                    found = self._fast.get((a.dtype, a.ndim))
+                    entry = None
+                    if found is not None:
+                        record = last = (a.dtype, a.ndim) + found
+                        entry = found[0]
             else:
                 record = self._fast.get(_fast_key(args))   # None: new signature or no fast key
-                entry = None
-                if record is not None:
-                    entry, _, translate = record
+                entry = None if record is None else record[0]
             if entry is not None:
                 try:
                     return entry(*args)
                 except Exception as error:
+                    translate = record[-1]
                     if translate is not None:   # a direct call into compiled code
                         translated = translate(error)
                         if translated is not error:
