@@ -376,3 +376,25 @@ def test_a_bool_joined_with_a_number_is_refused_never_returned_as_a_number(
     assert names in message and "make both bools" in message
     assert 'File "%s", line %d, in %s' % (
         __file__, fn.__code__.co_firstlineno + line, fn.__name__) in message
+
+
+def test_simultaneous_first_calls_from_threads_convert_and_trace_once_per_signature():
+    import threading
+    staged = function(clipped_sum, backend="numpy")
+    inputs = [(np.arange(4.0), np.float64(2.0)), (np.arange(4), np.int64(2))]
+    start, results = threading.Barrier(8), [None] * 8
+
+    def work(t):
+        start.wait()
+        results[t] = [staged(*inputs[(t + i) % 2]) for i in range(50)]
+
+    workers = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert staged.trace_count == 2
+    for t, values in enumerate(results):
+        for i, value in enumerate(values):
+            x, limit = inputs[(t + i) % 2]
+            assert value == clipped_sum(x, limit) and type(value) is type(clipped_sum(x, limit))
