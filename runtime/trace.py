@@ -16,7 +16,7 @@ import numpy as np
 from runtime import errors, nest
 from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
-from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_ndarray
+from runtime.tensor import Tensor, bool_or_number, is_ndarray, is_tensor, mark_ndarray
 
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
 _ARRAY = np.ndarray
@@ -177,6 +177,25 @@ class ConcreteFunction:
 
     def __repr__(self):
         return "<ConcreteFunction %s>" % self.graph.name
+
+
+def _result_paths(result):
+    """Each leaf's path in the function's result ("the result", "the result[0]['a']")."""
+    if not nest.is_nested(result):
+        return ["the result"]
+    return ["the result" + path for path, _ in nest.flatten_with_paths(result)]
+
+
+def _refuse_bool_or_number(leaf, path):
+    """A returned value that is a bool on some paths and a number on others cannot come
+    back as Python returns it (see tensor.mark_bool_or_number): a TypeError at trace time."""
+    description = bool_or_number(leaf._value)
+    if description is not None:
+        raise TypeError(
+            "%s is a bool on some paths and a number on others: %s. A graph value has one "
+            "dtype, so a bool returned there would come back as a number (True as 1); make "
+            "both bools (e.g. `x != 0`) or both numbers (e.g. `int(flag)`)"
+            % (path, description))
 
 
 def _as_scalar(value, inputs):
@@ -545,8 +564,9 @@ class Function(functools.partial):
             ndarray_outputs = set()   # rank-0 outputs that the function holds as 0-d arrays
             from runtime.tensor_array import TensorArray
             flat = nest.flatten(result) if nest.is_nested(result) else [result]
-            for leaf in flat:
+            for path, leaf in zip(_result_paths(result), flat):
                 if is_tensor(leaf):
+                    _refuse_bool_or_number(leaf, path)
                     leaves.append(("out", len(output_values)))
                     if is_ndarray(leaf):
                         ndarray_outputs.add(len(output_values))

@@ -358,24 +358,51 @@ def _bool_loop_variable(x):
     return n
 
 
-@pytest.mark.parametrize("fn, args, names, line", [
-    (_bool_or_number, (np.ones(2), False), "'flag' is a Python int on the true branch but a "
-                                           "Python bool on the false branch", 1),
-    (_bool_or_number_returned, (np.ones(2),), "is a Python bool on the true branch but a "
-                                              "Python int on the false branch", 1),
-    (_bool_loop_variable, (np.ones(2),), "loop variable 'n' is i64[] on entry to the loop "
-                                         "but bool[] on an iteration", 2),
+def _bitwise_and_of_a_bool_or_number(x, flag):
+    if x[0] > 0:
+        flag -= 1
+    return flag & True, flag + 1   # True & True is a bool, 1 & True an int
+
+
+@pytest.mark.parametrize("fn, args, path, names, line", [
+    (_bitwise_and_of_a_bool_or_number, (np.ones(2), False), "the result[0]",
+     "'flag' is a Python int on the true branch but a Python bool on the false branch", 1),
+    (_bool_or_number, (np.ones(2), False), "the result",
+     "'flag' is a Python int on the true branch but a Python bool on the false branch", 1),
+    (_bool_or_number_returned, (np.ones(2),), "the result[0]",
+     "is a Python bool on the true branch but a Python int on the false branch", 1),
+    (_bool_loop_variable, (np.ones(2),), "the result",
+     "loop variable 'n' is i64[] on entry to the loop but bool[] on an iteration", 2),
 ])
-def test_a_bool_joined_with_a_number_is_refused_never_returned_as_a_number(
-        fn, args, names, line):
+def test_returning_a_bool_joined_with_a_number_is_refused_never_a_number(
+        fn, args, path, names, line):
     # Python returns True on one path and 1 on the other; a graph value has one dtype, and
     # True must never come back as np.int64(1).
     with pytest.raises(TypeError) as info:
         function(fn, backend="numpy")(*args)
     message = str(info.value)
+    assert message.startswith(path + " is a bool on some paths and a number on others: ")
     assert names in message and "make both bools" in message
-    assert 'File "%s", line %d, in %s' % (
-        __file__, fn.__code__.co_firstlineno + line, fn.__name__) in message
+    assert "(%s:%d in %s)" % (__file__, fn.__code__.co_firstlineno + line, fn.__name__) \
+        in message
+
+
+def _arithmetic_on_a_bool_or_number(x, flag):
+    if x[0] > 0:
+        flag -= 1           # an int on this path, a bool on the other
+    for i in range(x.shape[0]):
+        if x[i] > 2:
+            flag = True
+    both = flag & True      # a bool or a number still: not returned
+    return flag + 1, flag * 2.5, -flag, flag > 0, (both | (flag > 0)) == 1, x[0] if flag else 0.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arithmetic_on_a_bool_joined_with_a_number_gives_what_python_gives(backend):
+    for x in (np.array([1.0, 3.0]), np.array([-1.0, 0.0]), np.array([2.0, 0.0])):
+        for flag in (False, True):
+            run_both(_arithmetic_on_a_bool_or_number, x, flag, backend=backend,
+                     stage=function)
 
 
 def test_simultaneous_first_calls_from_threads_convert_and_trace_once_per_signature():

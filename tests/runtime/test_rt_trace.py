@@ -367,3 +367,18 @@ def test_symbolic_results_are_numpy_scalars_of_their_kind_on_every_backend():
                for backend in ("numpy", "numba", "auto")]
     for n, found in results:
         assert (type(n), type(found)) == (np.int64, np.bool_) and (n, found) == (4, True)
+
+
+def test_a_returned_join_of_a_bool_and_a_number_is_refused_arithmetic_on_it_is_not():
+    def chosen(x):
+        return rt.cond(x[0] > 0, lambda: True, lambda: 0)
+
+    def counted(x):
+        n = rt.while_loop(lambda i, n: i < x.shape[0], lambda i, n: (i + 1, n + 1), (0, False))
+        return n[1]
+
+    for fn, where in ((chosen, "on the true branch"), (counted, "on entry to the loop")):
+        with pytest.raises(TypeError, match="the result is a bool on some paths and a number "
+                                            "on others: .*%s" % where):
+            rt.function(fn)(np.ones(2))
+    run_both(lambda x: rt.cond(x[0] > 0, lambda: True, lambda: 0) + 1, np.ones(2))
