@@ -133,10 +133,13 @@ class converted_code:
     gives what to do at the user's `frame`, where `construct` (see python_construct, or
     None) needed a concrete value of a symbolic tensor; None leaves the runtime's advice."""
 
-    __slots__ = ("advise",)
+    __slots__ = ("advise", "locate")
 
-    def __init__(self, advise):
+    def __init__(self, advise, locate=None):
         self.advise = advise
+        # locate(frame): the source text of the expression the frame's current instruction
+        # evaluates, for code objects without column positions (converted code), or None.
+        self.locate = locate
 
     def __enter__(self):
         stack = getattr(_front_end, "stack", None)
@@ -186,9 +189,23 @@ def _instruction(frame):
     return ""
 
 
-def python_construct(frame, source_line):
+def _expression_at(frame):
+    """The source text of the expression `frame`'s current instruction evaluates, from the
+    column positions of its code (None without them, or when it spans lines)."""
+    try:
+        line, end_line, column, end_column = list(frame.f_code.co_positions())[
+            frame.f_lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    if line is None or line != end_line or column is None or end_column is None:
+        return None
+    return linecache.getline(frame.f_code.co_filename, line)[column:end_column] or None
+
+
+def python_construct(frame, source_line, expression=None):
     """A few words naming the Python construct that runs `frame`'s current instruction (the
-    one that asked a symbolic tensor for a concrete value), or None if unknown."""
+    one that asked a symbolic tensor for a concrete value), or None if unknown.
+    `expression`: the source of the expression that instruction evaluates, if known."""
     if frame.f_code.co_name in _COMPREHENSIONS:
         return "a comprehension or generator expression"
     statement = _statement_at(source_line) if source_line else None
@@ -211,10 +228,16 @@ def python_construct(frame, source_line):
     if opname == "BINARY_OP" and "%" in (source_line or ""):
         return "`%` formatting"
     if opname in ("CALL", "PRECALL", "CALL_FUNCTION_EX"):
-        calls = [node for node in ast.walk(statement)] if statement is not None else []
-        calls = [node for node in calls if isinstance(node, ast.Call)]
-        if len(calls) == 1:
-            return "the call `%s(...)`" % ast.unparse(calls[0].func)
+        try:
+            called = ast.parse(expression, mode="eval").body if expression else None
+        except SyntaxError:
+            called = None
+        if not isinstance(called, ast.Call):   # the one call of the line, if it has one
+            calls = [node for node in ast.walk(statement) if isinstance(node, ast.Call)] \
+                if statement is not None else []
+            called = calls[0] if len(calls) == 1 else None
+        if called is not None:
+            return "the call `%s(...)`" % ast.unparse(called.func)
         return "a call"
     return None
 
@@ -233,7 +256,10 @@ def concrete_value_refusal(problem, rewrite=None, tracing=True):
         filename, lineno, name = map_location(
             (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
         source_line = linecache.getline(filename, lineno).strip()
-        construct = python_construct(frame, source_line)
+        stack = getattr(_front_end, "stack", None)
+        locate = stack[-1].locate if stack else None
+        expression = _expression_at(frame) or (locate(frame) if locate else None)
+        construct = python_construct(frame, source_line, expression)
         parts.append(": %s needs it at %s" % (construct or "Python",
                                                format_location((filename, lineno, name))))
         if source_line:

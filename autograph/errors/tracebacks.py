@@ -18,6 +18,7 @@ Entry points (ag.function's __call__ and get_concrete_function) wrap their work 
 as the runtime's hook, so graph-run failures name the user's function.
 """
 
+import ast
 import linecache
 import os
 import sys
@@ -360,6 +361,44 @@ def advise(frame, construct):
     return ("%s runs as Python (%s), so its Python control flow cannot depend on a tensor: "
             "%s, or use rt.cond / rt.while_loop there"
             % (name, note, _conversion_fix(note)))
+
+
+def expression_at(frame):
+    """The user's source of the expression a frame of converted code evaluates at its
+    current instruction (runtime.errors.converted_code's `locate`): converted code objects
+    have no columns, so they come from the generated code, with `ag__.converted(f)(...)`
+    written as `f(...)` again. None when not known."""
+    entry = _converted_codes.get(id(frame.f_code))
+    if entry is None or entry[0] is not frame.f_code:
+        _index_converted_codes()
+        entry = _converted_codes.get(id(frame.f_code))
+        if entry is None or entry[0] is not frame.f_code:
+            return None
+    _, generated_code, generated_file = entry
+    try:
+        line, end_line, column, end_column = list(generated_code.co_positions())[
+            frame.f_lasti // 2]
+        text = linecache.getline(generated_file, line)[column:end_column]
+        tree = ast.parse(text, mode="eval")
+    except (IndexError, TypeError, ValueError, SyntaxError):
+        return None
+    if line != end_line:
+        return None
+    return ast.unparse(_Unconverted().visit(tree).body)
+
+
+class _Unconverted(ast.NodeTransformer):
+    """`ag__.converted_1(f)(args)` -> `f(args)`: the call as the user wrote it."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        inner = node.func
+        if (isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords
+                and isinstance(inner.func, ast.Attribute)
+                and isinstance(inner.func.value, ast.Name)
+                and inner.func.value.id == "ag__" and inner.func.attr.startswith("converted")):
+            node.func = inner.args[0]
+        return node
 
 
 def _conversion_fix(note):

@@ -103,8 +103,9 @@ class Function(rt.Function):
 
     def _front_end(self):
         """While the (converted) function is traced: refusals say what the user runs."""
-        return rt_errors.converted_code(tracebacks.advise if self.autograph
-                                        else tracebacks.advise_without_conversion)
+        if not self.autograph:
+            return rt_errors.converted_code(tracebacks.advise_without_conversion)
+        return rt_errors.converted_code(tracebacks.advise, tracebacks.expression_at)
 
     def _on_error(self, error):
         # Only on the error path: the error as the user should see it (their source lines).

@@ -405,6 +405,14 @@ def python_if_in_a_library_call(x):
     return sorted([x[0], x[1]])
 
 
+def _identity(v):
+    return v
+
+
+def cast_of_a_call(x):
+    return x[0] + np.float64(_identity(x[1]))
+
+
 def doubled_items(x):
     items = []
     for i in range(x.shape[0]):
@@ -421,6 +429,8 @@ def doubled_items(x):
     (first_as_python_float, "Python", "x[0].item()",
      "first_as_python_float is converted by autograph, but a tensor's value is known only "
      "when the graph runs; keep it a tensor"),
+    (cast_of_a_call, "the call `np.float64(...)`", "np.float64(",
+     "cast_of_a_call is converted by autograph, but `np.float64(...)` runs as Python"),
     (doubled_items, "a comprehension or generator expression", "v * 2",
      "write the loop out as a for statement"),
     (python_if_in_a_library_call, "the call `sorted(...)`", "sorted(",
@@ -489,3 +499,9 @@ def test_importing_autograph_installs_the_location_mapper():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_refusal_under_rt_function_names_the_call_among_several_on_the_line():
+    with pytest.raises(TypeError) as info:
+        rt.function(cast_of_a_call)(np.ones(3))
+    assert "the call `np.float64(...)` needs it" in str(info.value)
