@@ -2,6 +2,7 @@
 graph-run failures naming the op and the user line, and the common mistakes' messages."""
 
 import inspect
+import math
 import os
 import traceback
 
@@ -409,8 +410,8 @@ def _identity(v):
     return v
 
 
-def cast_of_a_call(x):
-    return x[0] + np.float64(_identity(x[1]))
+def root_of_a_call(x):
+    return x[0] + math.sqrt(_identity(x[1]))
 
 
 def doubled_items(x):
@@ -429,8 +430,8 @@ def doubled_items(x):
     (first_as_python_float, "Python", "x[0].item()",
      "first_as_python_float is converted by autograph, but a tensor's value is known only "
      "when the graph runs; keep it a tensor"),
-    (cast_of_a_call, "the call `np.float64(...)`", "np.float64(",
-     "cast_of_a_call is converted by autograph, but `np.float64(...)` runs as Python"),
+    (root_of_a_call, "the call `math.sqrt(...)`", "math.sqrt(",
+     "root_of_a_call is converted by autograph, but `math.sqrt(...)` runs as Python"),
     (doubled_items, "a comprehension or generator expression", "v * 2",
      "write the loop out as a for statement"),
     (python_if_in_a_library_call, "the call `sorted(...)`", "sorted(",
@@ -503,5 +504,5 @@ def test_importing_autograph_installs_the_location_mapper():
 
 def test_a_refusal_under_rt_function_names_the_call_among_several_on_the_line():
     with pytest.raises(TypeError) as info:
-        rt.function(cast_of_a_call)(np.ones(3))
-    assert "the call `np.float64(...)` needs it" in str(info.value)
+        rt.function(root_of_a_call)(np.ones(3))
+    assert "the call `math.sqrt(...)` needs it" in str(info.value)
