@@ -11,7 +11,7 @@ from runtime.api import (Assert, Raise, TensorSpec, Text, arange, cast, constant
                          zeros, zeros_like)
 from runtime.control_flow import cond, while_loop
 from runtime.graph import Graph, current_graph
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, is_ndarray, is_tensor
 from runtime.tensor_array import TensorArray
 from runtime.trace import (ConcreteFunction, Function, function, functions_run_eagerly,
                            run_functions_eagerly)
@@ -24,7 +24,7 @@ __all__ = [
     "Assert", "ConcreteFunction", "Function", "Graph", "InvalidArgumentError", "Raise",
     "Tensor", "TensorArray", "TensorSpec", "Text", "Variable", "arange", "cast", "cond",
     "constant", "current_graph", "empty", "empty_like", "errors", "format_text", "full",
-    "full_like", "function", "functions_run_eagerly", "holds_symbolic", "is_tensor",
-    "linspace", "ndim", "ones", "ones_like", "print", "raised_when_run",
+    "full_like", "function", "functions_run_eagerly", "holds_symbolic", "is_ndarray",
+    "is_tensor", "linspace", "ndim", "ones", "ones_like", "print", "raised_when_run",
     "range", "run_functions_eagerly", "shape", "size", "while_loop", "zeros", "zeros_like",
 ]

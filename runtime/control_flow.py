@@ -18,7 +18,7 @@ import numpy as np
 from runtime import errors, nest, ops
 from runtime.graph import (TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph,
                            literal, type_str)
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, bool_or_number, is_tensor, mark_bool_or_number
 from runtime.tensor_array import TensorArray
 
 _MAX_RETRACES = 10   # traces of a loop body until its loop variables' types settle
@@ -88,6 +88,16 @@ def _join_dtypes(a, b):
     def operand(v):
         return v.literal if v.weak else v.dtype
     return np.result_type(operand(a), operand(b))
+
+
+def _bool_and_number(name, a, path_a, b, path_b, location):
+    """How a join of `a` and `b` says it holds a bool on one path and a number on another
+    (tensor.mark_bool_or_number: an error if it is returned), or None."""
+    known = bool_or_number(a) or bool_or_number(b)
+    if known or (a.dtype == np.bool_) == (b.dtype == np.bool_):
+        return known
+    return "%s is %s on %s but %s on %s (%s)" % (name, _describe(a), path_a, _describe(b),
+                                                 path_b, errors.format_location(location))
 
 
 def _join_shapes(name, a, b):
@@ -161,6 +171,7 @@ def cond(pred, true_fn, false_fn, names=None):
 
     output_leaves = []     # Python value, or an index into outputs
     then_outputs, else_outputs, output_types = [], [], []
+    mixed = {}             # output index -> it is a bool on one path, a number on another
     flexible = []          # per output: a list-like TensorArray (dtype follows writes)
 
     def add_output(name, a, b):
@@ -181,6 +192,8 @@ def cond(pred, true_fn, false_fn, names=None):
         else:
             dtype = _join_dtypes(va, vb)
             shape = _join_shapes(name, va.shape, vb.shape)
+            mixed[len(output_types)] = _bool_and_number(
+                name, va, "the true branch", vb, "the false branch", location)
         then_outputs.append(then_graph.localize(_cast_in(then_graph, va, dtype)))
         else_outputs.append(else_graph.localize(_cast_in(else_graph, vb, dtype)))
         output_types.append((dtype, shape, va.kind))
@@ -223,6 +236,9 @@ def cond(pred, true_fn, false_fn, names=None):
     node = outer.add_node(ops.get("cond"), [pred._value] + union,
                           {"then_branch": then_graph, "else_branch": else_graph},
                           output_types, location=location)
+    for index, text in mixed.items():
+        if text:
+            mark_bool_or_number(node.outputs[index], text)
     leaves = [_wrap(node.outputs[x], flexible[x]) if kind == "value" else x
               for kind, x in output_leaves]
     for handle, index in carried_outputs:
@@ -349,6 +365,8 @@ class _LoopVar:
         self.returned_same_handle = False
         self.undefined = None   # the marker object, for a variable the body defines
         self.flexible = False   # a TensorArray whose dtype follows what is written
+        self.bool_or_number = None   # see _bool_and_number
+        self.location = None
 
     def type_text(self):
         return type_str(self.dtype, self.shape, self.kind)
@@ -490,6 +508,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         body_graph, body_outputs, rebound = trace(body, "body")
         changed = False
         for v, out in zip(all_vars(), body_outputs):
+            v.location = location
             if _reconcile(v, out):
                 changed = True
         for handle, original in rebound:
@@ -520,6 +539,9 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                           {"n_loop_vars": len(final), "cond": cond_graph, "body": body_graph},
                           [(v.dtype, v.shape, v.kind) for v in final], location=location)
     results = node.outputs
+    for v, result in zip(final, results):
+        if v.bool_or_number:
+            mark_bool_or_number(result, v.bool_or_number)
     out_leaves = []
     for kind, x in leaves:
         if kind == "static":
@@ -610,6 +632,10 @@ def _reconcile(v, out):
         changed = shape != v.shape
         v.shape = shape
         return changed
+    if v.init is not None and v.bool_or_number is None:
+        v.bool_or_number = _bool_and_number("loop variable %s" % v.name, v.init,
+                                            "entry to the loop", out, "an iteration",
+                                            v.location)
     dtype = np.result_type(v.dtype, out.literal if out.weak else out.dtype)
     if len(out.shape) != len(v.shape):
         raise TypeError("loop variable %s changes from %s before the loop to %s in the body; "

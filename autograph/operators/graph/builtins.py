@@ -229,16 +229,16 @@ all_ = _truth_reduction("all", np.all, np.logical_and)
 
 
 def isinstance_(value, classinfo):
-    """isinstance as the traced value's eager counterpart would answer: an array of rank
-    >= 1 is an np.ndarray, a rank-0 value the NumPy scalar type of its dtype, a list built
-    in a graph loop a list."""
+    """isinstance as the traced value's eager counterpart would answer: an array (rank >= 1,
+    or a 0-d array: rt.is_ndarray) is an np.ndarray, another rank-0 value the NumPy scalar
+    type of its dtype, a list built in a graph loop a list."""
     if builtins.isinstance(value, classinfo):
         return True
     if lists.is_tensor_list(value):
         stands_for = list
     elif isinstance(value, iterables.SymbolicIterable):
         return False
-    elif value.ndim >= 1:
+    elif rt.is_ndarray(value):
         stands_for = np.ndarray
     else:
         stands_for = value.dtype.type
