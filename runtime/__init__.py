@@ -5,13 +5,14 @@ hand-written functional code that uses rt.cond / rt.while_loop.
 """
 
 from runtime import errors
-from runtime.api import (Assert, TensorSpec, arange, cast, constant, empty, empty_like, full,
-                         full_like, linspace, ndim, ones, ones_like, print, range, shape, size,
+from runtime.api import (Assert, Raise, TensorSpec, Text, arange, cast, constant, empty,
+                         empty_like, format_text, full, full_like, holds_symbolic, linspace,
+                         ndim, ones, ones_like, print, raised_when_run, range, shape, size,
                          zeros, zeros_like)
 from runtime.conditionals import cond
 from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, is_ndarray, is_tensor
 from runtime.tensor_array import TensorArray
 from runtime.trace import (ConcreteFunction, Function, function, functions_run_eagerly,
                            run_functions_eagerly)
@@ -21,9 +22,10 @@ from runtime import numpy_api  # noqa: E402,F401 (plugs NumPy's protocols into r
 InvalidArgumentError = errors.InvalidArgumentError
 
 __all__ = [
-    "Assert", "ConcreteFunction", "Function", "Graph", "InvalidArgumentError", "Tensor",
-    "TensorArray", "TensorSpec", "Variable", "arange", "cast", "cond", "constant",
-    "current_graph", "empty", "empty_like", "errors", "full", "full_like", "function",
-    "functions_run_eagerly", "is_tensor", "linspace", "ndim", "ones", "ones_like", "print",
+    "Assert", "ConcreteFunction", "Function", "Graph", "InvalidArgumentError", "Raise",
+    "Tensor", "TensorArray", "TensorSpec", "Text", "Variable", "arange", "cast", "cond",
+    "constant", "current_graph", "empty", "empty_like", "errors", "format_text", "full",
+    "full_like", "function", "functions_run_eagerly", "holds_symbolic", "is_ndarray",
+    "is_tensor", "linspace", "ndim", "ones", "ones_like", "print", "raised_when_run",
     "range", "run_functions_eagerly", "shape", "size", "while_loop", "zeros", "zeros_like",
 ]

@@ -1,13 +1,16 @@
 """Public runtime functions that work eagerly (NumPy values in, NumPy values out) and in a
-trace (recording graph ops): constant, range, zeros/ones/empty/full, shape, print, Assert."""
+trace (recording graph ops): constant, range, zeros/ones/empty/full, shape, print, Raise,
+Assert, and texts formatted when the graph runs (format_text)."""
 
 import builtins
+import sys
 
 import numpy as np
 
-from runtime import nest, ops
+from runtime import ops
 from runtime.graph import current_graph
 from runtime.markers import SLOT
+from runtime.ops.state import ExceptionTemplate, Text
 from runtime.tensor import Tensor, cast as _cast, is_tensor
 
 
@@ -165,31 +168,117 @@ def ndim(x):
     return x.ndim if is_tensor(x) else np.ndim(x)
 
 
-def print(*values, sep=" ", end="\n"):
-    """print(*values) — when the graph runs if any value is symbolic (to the sys.stdout of
-    that moment, formatting values exactly as print() formats the NumPy values)."""
-    sep = " " if sep is None else sep
-    end = "\n" if end is None else end
-    if current_graph() is None and not builtins.any(_is_symbolic(v) for v in values):
-        builtins.print(*values, sep=sep, end=end)
-        return None
-    items, operands = [], []
-    for v in values:
-        if _is_symbolic(v):
-            items.append(SLOT)
-            operands.append(v)
-        elif builtins.any(_is_symbolic(leaf) for leaf in nest.flatten(v)):
-            raise TypeError("rt.print of a %s containing symbolic tensors is not supported yet; "
-                            "print the tensors as separate arguments" % type(v).__name__)
-        else:
-            items.append(v)
-    ops.get("print").bind(operands, items=tuple(items), sep=sep, end=end)
-    return None
-
-
 def _is_symbolic(v):
     from runtime.variables import Variable
     return is_tensor(v) or (isinstance(v, Variable) and current_graph() is not None)
+
+
+def holds_symbolic(value):
+    """True when `value` is symbolic, or a Text, tuple, list or dict holding a symbolic
+    value (what rt.print, rt.Raise and format_text format when the graph runs)."""
+    if _is_symbolic(value) or type(value) is Text:
+        return True
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return builtins.any(holds_symbolic(item) for item in value)
+    if kind is dict:
+        return builtins.any(holds_symbolic(item) for item in value.values())
+    return False
+
+
+def _template(value, operands):
+    """`value` as op attributes hold it: its symbolic values (appended to `operands`) are
+    SLOTs, in Texts, tuples, lists and dicts (copied: later changes do not show)."""
+    if _is_symbolic(value):
+        operands.append(value)
+        return SLOT
+    kind = type(value)
+    if kind is Text:
+        return Text(value.style, value.template, _template(value.args, operands),
+                    _template(value.kwargs, operands))
+    if kind is tuple or kind is list:
+        return kind(_template(item, operands) for item in value)
+    if kind is dict:
+        return {key: _template(item, operands) for key, item in value.items()}
+    return value
+
+
+def format_text(style, template, args, kwargs=None):
+    """`template.format(*args, **kwargs)` (style "format") or `template % args` (style
+    "%"): the str now when no argument is symbolic, else a Text formatted when the graph
+    runs, from the NumPy values, as Python formats them."""
+    kwargs = kwargs or {}
+    if holds_symbolic(args) or holds_symbolic(kwargs):
+        return Text(style, template, args, kwargs)
+    if style == "%":
+        return template % args
+    return template.format(*args, **kwargs)
+
+
+def _stream(file):
+    """The name of the sys stream `file` is (print's file argument, None: stdout): a graph
+    looks the stream up when it runs, so later redirections are seen."""
+    if file is None or file is sys.stdout:
+        return "stdout"
+    if file is sys.stderr:
+        return "stderr"
+    raise TypeError("print(..., file=%r) in a graph: a graph prints when it runs, to "
+                    "sys.stdout or sys.stderr only; print to another file outside the "
+                    "staged function" % (file,))
+
+
+def print(*values, sep=" ", end="\n", file=None):
+    """print(*values) — when the graph runs if tracing (to the sys.stdout, or sys.stderr,
+    of that moment: values held by tensors, also in Texts, tuples, lists and dicts, are
+    formatted exactly as print() formats their NumPy values; the text of the others is
+    taken now)."""
+    for name, text in (("sep", sep), ("end", end)):
+        if text is not None and not isinstance(text, str):
+            raise TypeError("%s must be None or a string, not %s" % (name, type(text).__name__))
+    sep = " " if sep is None else sep
+    end = "\n" if end is None else end
+    if current_graph() is None and not builtins.any(holds_symbolic(v) for v in values):
+        builtins.print(*values, sep=sep, end=end, file=file)
+        return None
+    stream = _stream(file)
+    items, operands = [], []
+    for v in values:
+        items.append(_template(v, operands) if holds_symbolic(v) else builtins.str(v))
+    ops.get("print").bind(operands, items=tuple(items), sep=sep, end=end, stream=stream)
+    return None
+
+
+def raised_when_run(exception, unless=None):
+    """Records that the graph raises `exception` (an instance) when it runs, unless
+    `unless` is true then, and returns True, where that is when it must be raised: in a
+    trace's branch or loop body, or when its arguments or attributes hold symbolic values
+    (filled when the graph runs: the exception raised then is a new one of the same type,
+    arguments, attributes and cause). Returns False when it is up to the caller to raise
+    it now: when not tracing, and at the top level of a trace (where nothing decides at
+    run time whether the raise happens) when nothing in it is symbolic."""
+    graph = current_graph()
+    symbolic = holds_symbolic(exception.args) or holds_symbolic(vars(exception))
+    if not (symbolic or is_tensor(unless)) and (graph is None or graph.parent is None):
+        return False
+    operands = [] if unless is None else [unless]
+    template = ExceptionTemplate(type(exception), _template(exception.args, operands),
+                                 _template(dict(vars(exception)), operands),
+                                 exception.__cause__, exception.__suppress_context__)
+    ops.get("raise").bind(operands, exception=template, conditional=unless is not None)
+    template.node = graph.nodes[-1]
+    return True
+
+
+def Raise(exception, unless=None):
+    """raise `exception` (an instance or a class), unless `unless` is true: now, or when
+    the graph runs (see raised_when_run)."""
+    if isinstance(exception, type):
+        exception = exception()
+    if not isinstance(exception, BaseException):
+        raise TypeError("exceptions must derive from BaseException")
+    if not raised_when_run(exception, unless) and not (unless is not None and np.all(unless)):
+        raise exception
+    return None
 
 
 def Assert(condition, message="", data=None):

@@ -14,7 +14,8 @@ import numpy as np
 
 from runtime import errors, nest, ops
 from runtime.graph import TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph, literal
-from runtime.tensor import Tensor, _defining_graph, is_tensor
+from runtime.tensor import (Tensor, _defining_graph, bool_or_number, is_ndarray, is_tensor,
+                            mark_bool_or_number, mark_ndarray)
 from runtime.tensor_array import TensorArray
 
 
@@ -80,6 +81,16 @@ def _join_dtypes(a, b):
     def operand(v):
         return v.literal if v.weak else v.dtype
     return np.result_type(operand(a), operand(b))
+
+
+def _bool_and_number(name, a, path_a, b, path_b, location):
+    """How a join of `a` and `b` says it holds a bool on one path and a number on another
+    (tensor.mark_bool_or_number: an error if it is returned), or None."""
+    known = bool_or_number(a) or bool_or_number(b)
+    if known or (a.dtype == np.bool_) == (b.dtype == np.bool_):
+        return known
+    return "%s is %s on %s but %s on %s (%s)" % (name, _describe(a), path_a, _describe(b),
+                                                 path_b, errors.format_location(location))
 
 
 def _join_shapes(name, a, b):
@@ -156,6 +167,7 @@ def cond(pred, true_fn, false_fn, names=None):
 
     output_leaves = []     # ("static", Python value), ("value", index into outputs, aliases)
     then_outputs, else_outputs, output_types = [], [], []
+    mixed = {}             # output index -> it is a bool on one path, a number on another
     flexible = []          # per output: a list-like TensorArray (dtype follows writes)
 
     def add_output(name, a, b, a_end=None, b_end=None):
@@ -176,6 +188,8 @@ def cond(pred, true_fn, false_fn, names=None):
         else:
             dtype = _join_dtypes(va, vb)
             shape = _join_shapes(name, va.shape, vb.shape)
+            mixed[len(output_types)] = _bool_and_number(
+                name, va, "the true branch", vb, "the false branch", location)
         then_outputs.append(then_graph.localize(_cast_in(then_graph, va, dtype)))
         else_outputs.append(else_graph.localize(_cast_in(else_graph, vb, dtype)))
         output_types.append((dtype, shape, va.kind))
@@ -233,6 +247,9 @@ def cond(pred, true_fn, false_fn, names=None):
 
     node = _cond_node(outer, pred._value, then_graph, else_graph, then_outputs, else_outputs,
                       output_types, location)
+    for index, text in mixed.items():
+        if text:
+            mark_bool_or_number(node.outputs[index], text)
     for handle, index in carried_outputs:
         handle.rebind(node.outputs[index])
     leaves = []
@@ -267,7 +284,7 @@ def _earlier_arrays(leaf, end, branch, rebound_ends):
     the arrays from before
     the branch that `leaf`, a branch's output, is (Python's name then is that very array):
     itself, or those of an alias the branch made (a nested `if`)."""
-    if not is_tensor(leaf) or end is None or end.kind != TENSOR or not end.shape:
+    if not is_tensor(leaf) or end is None or end.kind != TENSOR or not is_ndarray(leaf):
         return []
     if id(leaf) in rebound_ends or end.graph is None or not branch.is_ancestor_of(end.graph):
         return [(None, True, leaf)]
@@ -300,6 +317,9 @@ class CondAlias(Tensor):
         self._arrays = arrays
         self._own = own
         self._seen = self._versions()
+        if any(is_ndarray(handle) for _, _, handle in arrays):   # (0-d arrays too)
+            mark_ndarray(self)
+            mark_ndarray(own)
 
     def _versions(self):
         return [handle._value for _, _, handle in self._arrays] + [self._own._value]

@@ -17,12 +17,12 @@ import numpy as np
 
 from runtime import errors, loop_aliases, nest, ops
 from runtime.conditionals import (
-    CondAlias, _cast_in, _describe, _is_eager_tensor_array, _is_graph_tensor_array,
-    _is_number, _is_symbolic, _named_paths, _ordered_union, _same_static, _structure_text,
-    _value_of, _wrap)
+    CondAlias, _bool_and_number, _cast_in, _describe, _is_eager_tensor_array,
+    _is_graph_tensor_array, _is_number, _is_symbolic, _named_paths, _ordered_union,
+    _same_static, _structure_text, _value_of, _wrap)
 from runtime.graph import (TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph,
                            literal, type_str)
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_bool_or_number
 
 _MAX_RETRACES = 10   # traces of a loop body until its loop variables' types settle
 _MAX_RESTARTS = 3    # RestartLoop requests of one loop
@@ -127,9 +127,11 @@ class _LoopVar:
         # Arrays start on their handle (item writes are what happens to arrays in loops),
         # scalars on a handle of their own (they are only ever rebound); a trace of the body
         # that shows otherwise switches and traces again.
-        self.keeps_handle = handle is not None and bool(shape)
+        self.keeps_handle = handle is not None and is_ndarray(handle)
         self.undefined = None   # the marker object, for a variable the body defines
         self.flexible = False   # a TensorArray whose dtype follows what is written
+        self.bool_or_number = None   # see conditionals._bool_and_number
+        self.location = None
         # Seen in the last trace of the body: the handle it got and its placeholder, what
         # it returned, and whether it wrote into the handle it got.
         self.passed = self.placeholder = self.returned = self.end = None
@@ -294,6 +296,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         body_graph, body_outputs, rebound = trace(body, "body")
         changed = False
         for v, out in zip(all_vars(), body_outputs):
+            v.location = location
             if _reconcile(v, out):
                 changed = True
         for v in variables:
@@ -335,6 +338,9 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                           {"n_loop_vars": len(types), "cond": cond_graph, "body": body_graph},
                           types, location=location)
     results = node.outputs
+    for v, result in zip(final, results):
+        if v.bool_or_number:
+            mark_bool_or_number(result, v.bool_or_number)
     arrays.finish(results[len(final):])
     out_leaves = []
     for kind, x in leaves:
@@ -442,6 +448,10 @@ def _reconcile(v, out):
         changed = shape != v.shape
         v.shape = shape
         return changed
+    if v.init is not None and v.bool_or_number is None:
+        v.bool_or_number = _bool_and_number("loop variable %s" % v.name, v.init,
+                                            "entry to the loop", out, "an iteration",
+                                            v.location)
     dtype = np.result_type(v.dtype, out.literal if out.weak else out.dtype)
     if len(out.shape) != len(v.shape):
         raise TypeError("loop variable %s changes from %s before the loop to %s in the body; "

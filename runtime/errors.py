@@ -1,7 +1,11 @@
 """Runtime error types, and the user-source locations that graph nodes carry for error messages."""
 
+import ast
+import dis
+import linecache
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -15,6 +19,11 @@ class InvalidArgumentError(Exception):
 
     def __str__(self):
         return str(self.message)
+
+
+class AssertionFailedError(InvalidArgumentError, AssertionError):
+    """A failed `assert` statement in a graph: both an InvalidArgumentError, as every
+    failure of a running graph, and the AssertionError Python raises."""
 
 
 class OutOfRangeError(InvalidArgumentError, IndexError):
@@ -103,8 +112,192 @@ def map_location(location):
 
 
 def format_location(location):
+    """`file:line in function` (mapped to the user's line), or `Cell In[5], line 4 in
+    function` for the code of an IPython or Jupyter cell, as IPython names it."""
     location = map_location(location)
     if location is None:
         return "<unknown location>"
     filename, lineno, function_name = location
+    cell = cell_name(filename)
+    if cell is not None:
+        return "%s, line %s in %s" % (cell, lineno, function_name)
     return "%s:%s in %s" % (filename, lineno, function_name)
+
+
+def cell_name(filename):
+    """What IPython calls the code it compiled under `filename` in its own tracebacks
+    ("Cell In[5]"), or None when it is not the code of a cell.
+
+    IPython (and ipykernel, whose files look like /tmp/ipykernel_123/456.py) compiles each
+    cell under a made-up file name, registers the cell's lines in linecache under that
+    name, and remembers its execution count: `get_ipython().compile.format_code_name(name)`
+    gives the label and name its tracebacks show. IPython is not imported here: a process
+    that never imported it ran no cells."""
+    ipython = sys.modules.get("IPython")
+    get_ipython = getattr(ipython, "get_ipython", None)
+    if get_ipython is None or filename not in linecache.cache:
+        return None
+    try:
+        named = get_ipython().compile.format_code_name(filename)
+    except Exception:   # no shell running, an IPython without format_code_name
+        return None
+    return "%s %s" % tuple(named) if named else None
+
+
+# --- refusals: a symbolic tensor where Python needs a concrete value ---------------------------
+
+_front_end = threading.local()
+
+
+class converted_code:
+    """Context manager a front end enters while it traces code it converted (autograph's
+    ag.function does), so that refusals say what the user runs: `advise(frame, construct)`
+    gives what to do at the user's `frame`, where `construct` (see python_construct, or
+    None) needed a concrete value of a symbolic tensor; None leaves the runtime's advice."""
+
+    __slots__ = ("advise", "locate")
+
+    def __init__(self, advise, locate=None):
+        self.advise = advise
+        # locate(frame): the source text of the expression the frame's current instruction
+        # evaluates, for code objects without column positions (converted code), or None.
+        self.locate = locate
+
+    def __enter__(self):
+        stack = getattr(_front_end, "stack", None)
+        if stack is None:
+            stack = _front_end.stack = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _front_end.stack.pop()
+        return False
+
+
+def _user_frame():
+    """The innermost frame outside the framework (the user's code, or a library's)."""
+    frame = sys._getframe(2)
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame
+
+
+_COMPREHENSIONS = ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+_COMPREHENSION_NODES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_STATEMENTS = {ast.If: "an `if` statement", ast.While: "a `while` loop",
+               ast.Assert: "an `assert`", ast.Match: "a `match` statement",
+               ast.For: "a `for` loop"}
+
+
+def _statement_at(source_line):
+    """The statement a source line starts, parsed on its own (None if it is not whole)."""
+    text = source_line.strip()
+    if text.startswith("elif "):
+        text = text[2:]
+    if text.endswith(":"):
+        text += " pass"
+    try:
+        body = ast.parse(text).body
+    except SyntaxError:
+        return None
+    return body[0] if len(body) == 1 else None
+
+
+def _instruction(frame):
+    for instruction in dis.get_instructions(frame.f_code):
+        if instruction.offset == frame.f_lasti:
+            return instruction.opname
+    return ""
+
+
+def _expression_at(frame):
+    """The source text of the expression `frame`'s current instruction evaluates, from the
+    column positions of its code (None without them, or when it spans lines)."""
+    try:
+        line, end_line, column, end_column = list(frame.f_code.co_positions())[
+            frame.f_lasti // 2]
+    except (IndexError, ValueError):
+        return None
+    if line is None or line != end_line or column is None or end_column is None:
+        return None
+    return linecache.getline(frame.f_code.co_filename, line)[column:end_column] or None
+
+
+def python_construct(frame, source_line, expression=None):
+    """A few words naming the Python construct that runs `frame`'s current instruction (the
+    one that asked a symbolic tensor for a concrete value), or None if unknown.
+    `expression`: the source of the expression that instruction evaluates, if known."""
+    if frame.f_code.co_name in _COMPREHENSIONS:
+        return "a comprehension or generator expression"
+    statement = _statement_at(source_line) if source_line else None
+    if statement is not None:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Compare) and len(node.ops) > 1:
+                return "the chained comparison `%s`" % ast.unparse(node)
+    opname = _instruction(frame)
+    if opname == "GET_ITER" and statement is not None and any(
+            isinstance(node, _COMPREHENSION_NODES) for node in ast.walk(statement)):
+        return "a comprehension or generator expression"
+    if "JUMP" in opname and "IF" in opname and "NONE" not in opname:
+        if type(statement) in _STATEMENTS and type(statement) is not ast.For:
+            return _STATEMENTS[type(statement)]
+        return "a condition (`and`, `or`, `not`, `x if c else y` or an `if`)"
+    if opname in ("GET_ITER", "FOR_ITER", "UNPACK_SEQUENCE", "UNPACK_EX"):
+        return "a `for` loop or an unpacking"
+    if opname == "FORMAT_VALUE":
+        return "an f-string"
+    if opname == "BINARY_OP" and "%" in (source_line or ""):
+        return "`%` formatting"
+    if opname in ("CALL", "PRECALL", "CALL_FUNCTION_EX"):
+        try:
+            called = ast.parse(expression, mode="eval").body if expression else None
+        except SyntaxError:
+            called = None
+        if not isinstance(called, ast.Call):   # the one call of the line, if it has one
+            calls = [node for node in ast.walk(statement) if isinstance(node, ast.Call)] \
+                if statement is not None else []
+            called = calls[0] if len(calls) == 1 else None
+        if called is not None:
+            return "the call `%s(...)`" % ast.unparse(called.func)
+        return "a call"
+    return None
+
+
+def concrete_value_refusal(problem, rewrite=None, tracing=True):
+    """The message of the TypeError raised where Python needs a concrete value of a symbolic
+    tensor: `problem` (e.g. "the truth value of a symbolic tensor (f64[]) is not known while
+    tracing"), then which Python construct needed it at the user's line, and what to do
+    there: the front end's advice (see converted_code) if it has some, else the runtime's,
+    then `rewrite` (a way out specific to the problem) if given. `tracing`: whether this
+    thread is building a graph (if not, the tensor outlived its trace)."""
+    frame = _user_frame()
+    parts = [problem]
+    construct = None
+    if frame is not None:
+        filename, lineno, name = map_location(
+            (frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        source_line = linecache.getline(filename, lineno).strip()
+        stack = getattr(_front_end, "stack", None)
+        locate = stack[-1].locate if stack else None
+        expression = _expression_at(frame) or (locate(frame) if locate else None)
+        construct = python_construct(frame, source_line, expression)
+        parts.append(": %s needs it at %s" % (construct or "Python",
+                                               format_location((filename, lineno, name))))
+        if source_line:
+            parts.append(" (`%s`)" % source_line)
+    stack = getattr(_front_end, "stack", None)
+    advice = stack[-1].advise(frame, construct) if stack and frame is not None else None
+    if advice is None:
+        if not tracing:
+            advice = ("a symbolic tensor exists only while its function is traced: return it "
+                      "from the staged function to get its value")
+        else:
+            advice = ("rt.function runs Python as it is written, so control flow on tensors "
+                      "must be rt.cond / rt.while_loop; or stage the function with "
+                      "ag.function, which converts Python control flow on tensors into "
+                      "graph control flow")
+    parts.append(". " + advice)
+    if rewrite:
+        parts.append("; " + rewrite)
+    return "".join(parts)

@@ -15,7 +15,7 @@ import numpy as np
 from runtime import ops
 from runtime.conditionals import CondAlias, _cast_in, _choose
 from runtime.graph import TENSOR, building, literal
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_ndarray
 
 IMPLICIT = "a tensor assigned in the loop body"   # the name of such a loop variable
 
@@ -23,13 +23,16 @@ IMPLICIT = "a tensor assigned in the loop body"   # the name of such a loop vari
 def own_handle(handle, value):
     """A new handle like `handle` (its class and attributes: a front end's list type stays a
     list), on `value`, and not a view of anything."""
-    if type(handle) is Tensor:
-        return Tensor(value)
     make = getattr(handle, "_rt_own_handle", None)
-    if make is not None:
-        return make(value)
-    fresh = copy.copy(handle)
-    Tensor.__init__(fresh, value)
+    if type(handle) is Tensor:
+        fresh = Tensor(value)
+    elif make is not None:
+        fresh = make(value)
+    else:
+        fresh = copy.copy(handle)
+        Tensor.__init__(fresh, value)
+    if is_ndarray(handle):   # (a 0-d array stays one)
+        mark_ndarray(fresh)
     return fresh
 
 
@@ -277,7 +280,7 @@ def _joined_shape(array, writers):
 def _is_earlier_array(handle, body_graph):
     """Is `handle` an array (rank >= 1) from before the loop (not made in `body_graph`)?"""
     value = handle._value
-    if value.kind != TENSOR or not value.shape:
+    if value.kind != TENSOR or not is_ndarray(handle):
         return False
     return body_graph is None or value.graph is None or not body_graph.is_ancestor_of(
         value.graph)

@@ -1,10 +1,12 @@
 """rt.Tensor: the symbolic value user code sees while a function is traced.
 
 A Tensor is a Python *handle* on an SSA value. Item assignment (`t[i] = v`) and in-place
-operators on rank>=1 tensors record a new version and rebind the handle, so every Python
-alias of the handle sees the write, as with NumPy arrays; rank-0 tensors behave like
-immutable NumPy scalars. `t.rebind(new)` points a handle at a new version (control flow
-uses it after a loop or branch); `t.graph_value` is the version it points at now.
+operators on arrays record a new version and rebind the handle, so every Python alias of the
+handle sees the write, as with NumPy arrays. A rank-0 tensor is a NumPy scalar (immutable:
+`m -= 1` makes a new value) unless it is known to be a 0-d array: an ndarray argument of
+the trace, or a view `a[..., i]` made with an Ellipsis (`mark_ndarray`). `t.rebind(new)`
+points a handle at a new version (control flow uses it after a loop or branch);
+`t.graph_value` is the version it points at now.
 
 A tensor made by basic indexing (ints, slices, None, ...) of rank >= 1 remembers its base,
 as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`,
@@ -12,9 +14,11 @@ as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`
 base again. (Views made by reshape/transpose/ravel do not track their base.)
 """
 
+import weakref
+
 import numpy as np
 
-from runtime import ops
+from runtime import errors, ops
 from runtime.graph import Value, building, current_graph
 from runtime.markers import DYN
 from runtime.ops import broadcast_shapes, prod_or_none
@@ -32,14 +36,18 @@ def use_numpy_api(module):
     _numpy_api = module
 
 
-_WHAT_TO_DO = ("use rt.cond / rt.while_loop, or decorate the function with ag.function so "
-               "that Python control flow on tensors becomes graph control flow")
+
+def _refuse(problem, rewrite=None):
+    """The TypeError for Python needing a concrete value of a symbolic tensor: `problem`,
+    then where, which construct needed it and what to do (errors.concrete_value_refusal)."""
+    return TypeError(errors.concrete_value_refusal(problem, rewrite,
+                                                   tracing=current_graph() is not None))
 
 
 class Tensor:
     """A symbolic array or scalar: `.dtype`, `.shape`, `.static_shape`, `.ndim`."""
 
-    __slots__ = ("_raw", "_view", "__weakref__")
+    __slots__ = ("_raw", "_view", "_ndarray", "__weakref__")
     __array_priority__ = 1000
 
     def __init__(self, value):
@@ -49,6 +57,9 @@ class Tensor:
         # For views: [base Tensor, index template, dynamic index Values, the base Value
         # this handle's contents were read from].
         self._view = None
+        # True when a rank-0 tensor stands for a 0-d ndarray, not a NumPy scalar (see
+        # mark_ndarray); rank >= 1 tensors are arrays anyway.
+        self._ndarray = False
 
     @property
     def _value(self):
@@ -145,12 +156,14 @@ class Tensor:
 
     # -- things a symbolic value cannot do -----------------------------------------------
     def __bool__(self):
-        raise TypeError("the truth value of a symbolic tensor is not known while tracing "
-                        "(bool() of %s): %s" % (self._value.type_str(), _WHAT_TO_DO))
+        raise _refuse("the truth value of a symbolic tensor (%s) is not known while tracing"
+                      % self._value.type_str())
 
     def _no_conversion(self, kind):
-        raise TypeError("a symbolic tensor (%s) has no %s value while tracing: %s"
-                        % (self._value.type_str(), kind, _WHAT_TO_DO))
+        raise _refuse("a symbolic tensor (%s) has no %s value while tracing"
+                      % (self._value.type_str(), kind),
+                      "keep it a tensor (use it in arithmetic, return it) to get its value "
+                      "when the graph runs")
 
     def __int__(self):
         self._no_conversion("int")
@@ -162,10 +175,10 @@ class Tensor:
         self._no_conversion("complex")
 
     def __index__(self):
-        raise TypeError("a symbolic tensor (%s) cannot be used as a Python int while tracing "
-                        "(e.g. in range(), a shape or a list index): use rt.range / "
-                        "rt.zeros(shape) with symbolic dims, or %s"
-                        % (self._value.type_str(), _WHAT_TO_DO))
+        raise _refuse("a symbolic tensor (%s) cannot be used as a Python int while tracing "
+                      "(e.g. in range(), a shape or a list index)" % self._value.type_str(),
+                      "use rt.range / rt.zeros(shape) with symbolic dims, or index a tensor "
+                      "(rt.constant(values)[i]) instead of a Python list")
 
     def item(self, *args):
         self._no_conversion("Python scalar")
@@ -174,19 +187,19 @@ class Tensor:
         self._no_conversion("list")
 
     def __array__(self, dtype=None, copy=None):
-        raise TypeError("a symbolic tensor (%s) cannot be converted to a NumPy array while "
-                        "tracing: NumPy functions that support tensors record graph ops; to "
-                        "index a NumPy array with a symbolic index, wrap the array first "
-                        "(rt.constant(array)[i]); otherwise %s"
-                        % (self._value.type_str(), _WHAT_TO_DO))
+        raise _refuse("a symbolic tensor (%s) cannot be converted to a NumPy array while "
+                      "tracing" % self._value.type_str(),
+                      "NumPy functions that support tensors record graph ops; to index a "
+                      "NumPy array with a symbolic index, wrap the array first "
+                      "(rt.constant(array)[i])")
 
     def __len__(self):
         shape = self._value.shape
         if not shape:
             raise TypeError("len() of unsized object")
         if shape[0] is None:
-            raise TypeError("len() of a tensor whose first dimension is unknown while tracing: "
-                            "use x.shape[0] (a symbolic int), or %s" % _WHAT_TO_DO)
+            raise _refuse("len() of a tensor whose first dimension is unknown while tracing",
+                          "use x.shape[0] (a symbolic int)")
         return shape[0]
 
     def __iter__(self):
@@ -194,8 +207,8 @@ class Tensor:
         if not shape:
             raise TypeError("iteration over a 0-d tensor")
         if shape[0] is None:
-            raise TypeError("cannot iterate over a tensor whose first dimension is unknown "
-                            "while tracing: %s" % _WHAT_TO_DO)
+            raise _refuse("cannot iterate over a tensor whose first dimension is unknown "
+                          "while tracing", "loop over range(x.shape[0]) instead")
         return (self[i] for i in range(shape[0]))
 
     # -- indexing ------------------------------------------------------------------------
@@ -203,8 +216,12 @@ class Tensor:
         template, dynamic = normalize_index(index)
         dynamic = [ops.to_value(d) for d in dynamic]
         result = Tensor(ops.get("get_item").bind1([self] + dynamic, index=template))
-        if result.ndim and all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
-            result._view = [self, template, dynamic, self._value]
+        # NumPy gives an array (with no dim left: a 0-d one) when there is an Ellipsis, a
+        # scalar without one; basic indexing of an array makes a view.
+        if result.ndim or Ellipsis in template:
+            result._ndarray = True
+            if is_ndarray(self) and all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
+                result._view = [self, template, dynamic, self._value]
         return result
 
     def __setitem__(self, index, value):
@@ -380,14 +397,62 @@ def _apply(op, *args):
         values = [ops.to_value(a) for a in args]
     except TypeError:
         return NotImplemented
-    return wrap(op.bind(values))
+    result = wrap(op.bind(values))
+    if op.name in _BOOL_PRESERVING and all(v.dtype == np.bool_ or bool_or_number(v)
+                                           for v in values):
+        # True & True is a bool, 1 & True a number: the result is either, as its operand.
+        described = [bool_or_number(v) for v in values if bool_or_number(v)]
+        if described:
+            mark_bool_or_number(result._value, described[0])
+    return result
+
+
+_BOOL_PRESERVING = ("bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+def is_ndarray(x):
+    """True for a tensor that stands for an ndarray (rank >= 1, or a 0-d array: see
+    mark_ndarray), false for one that stands for a NumPy scalar."""
+    return x.ndim > 0 or getattr(x, "_ndarray", False)
+
+
+def mark_ndarray(tensor):
+    """Says that the rank-0 `tensor` stands for a 0-d ndarray, not a NumPy scalar: in-place
+    operators then write it (and every alias sees the write), and a result holding it is
+    returned as a 0-d array. Returns `tensor`."""
+    tensor._ndarray = True
+    return tensor
+
+
+# Values that hold a bool on some paths and a number on others: {Value: description}.
+_bool_or_number = weakref.WeakKeyDictionary()
+
+
+def mark_bool_or_number(value, description):
+    """Records that `value` (a join of rt.cond or rt.while_loop) holds a bool on some paths
+    and a number on others: NumPy's promotion made it a number, so a Python True it stands
+    for would come back as 1. Arithmetic on it gives what Python gives (True + 1 is 2), but
+    returning it is an error (see bool_or_number)."""
+    _bool_or_number[value] = description
+
+
+def bool_or_number(value):
+    """The description of `value` if it holds a bool on some paths and a number on others
+    (also when it reads such a value from an outer graph), else None."""
+    while value is not None:
+        description = _bool_or_number.get(value)
+        if description is not None or value.node is not None or value.graph is None:
+            return description
+        value = next((outer for outer, inner in value.graph.captured if inner is value), None)
+    return None
 
 
 def _apply_inplace(target, op, other):
-    """`target op= other` with NumPy's rules: rank-0 tensors act like immutable scalars;
-    arrays keep their dtype (same_kind casting) and shape, and the handle is rebound."""
+    """`target op= other` with NumPy's rules: NumPy scalars are immutable (a new value is
+    returned); arrays, also 0-d ones, keep their dtype (same_kind casting) and shape, and
+    the handle is rebound, so its aliases see the write."""
     result = _apply(op, target, other)
-    if result is NotImplemented or target.ndim == 0:
+    if result is NotImplemented or not is_ndarray(target):
         return result
     _check_inplace_result(target, op, other, result)
     if _view_of(target) is None:

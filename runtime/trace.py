@@ -8,14 +8,15 @@ so `x.shape[0]` is symbolic and a new length reuses the trace.
 """
 
 import functools
+import inspect
 import threading
 
 import numpy as np
 
-from runtime import nest
+from runtime import errors, nest
 from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, bool_or_number, is_ndarray, is_tensor, mark_ndarray
 
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
 _ARRAY = np.ndarray
@@ -75,8 +76,8 @@ def _replace_arrays(structure, replacement):
 class ConcreteFunction:
     """One trace: `.graph` (print it), `.inputs` / `.outputs` (graph Values), callable."""
 
-    def __init__(self, graph, arg_handles, output_structure, output_leaves, writebacks,
-                 backend, owned_inputs, keepalive):
+    def __init__(self, graph, output_structure, output_leaves, writebacks, backend,
+                 owned_inputs, keepalive, ndarray_outputs=()):
         self.graph = graph
         self.inputs = list(graph.inputs)
         self.outputs = list(graph.outputs)
@@ -89,13 +90,19 @@ class ConcreteFunction:
         run = self.executable
         owned = getattr(self.executable, "owned_outputs", [False] * len(graph.outputs))
         fixes = []
-        # A returned array that is also a mutated argument's new version is returned as the
-        # caller's array itself (as the plain function would return that same object).
+        # A returned array that is a mutated argument's new version, or a 0-d array argument
+        # itself, is returned as the caller's array (as the plain function returns that same
+        # object; executors return rank-0 values as scalars, and arrays of rank >= 1 that
+        # are inputs as they are).
+        final_versions = {id(graph.outputs[j]): i for i, j in writebacks}
+        written = {i for i, _ in writebacks}
+        for i, value in enumerate(graph.inputs):
+            if owned_inputs[i] and not value.shape and i not in written:
+                final_versions[id(value)] = i
         returned_arguments = {}
-        for i, j in writebacks:
-            for k, value in enumerate(graph.outputs[:len(graph.outputs) - len(writebacks)]):
-                if value is graph.outputs[j]:
-                    returned_arguments[k] = i
+        for k, value in enumerate(graph.outputs[:len(graph.outputs) - len(writebacks)]):
+            if id(value) in final_versions:
+                returned_arguments[k] = final_versions[id(value)]
         self._returned_arguments = returned_arguments
         for i, value in enumerate(graph.outputs):
             if i in returned_arguments:
@@ -103,12 +110,12 @@ class ConcreteFunction:
             if value.kind != "tensor":
                 fixes.append((i, _stack_tensor_array))
             elif not value.shape:
-                fixes.append((i, _as_scalar))
+                fixes.append((i, _as_ndarray if i in ndarray_outputs else _as_scalar))
             elif not owned[i]:
                 fixes.append((i, _copy_unless_input))
         self._fixes = fixes
         single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
-                  and output_structure is None and not writebacks)
+                  and output_structure is None and not writebacks and not returned_arguments)
         self._single_unfixed = single and not fixes
         # `call_arrays(*flat_arrays) -> result`: the per-call path, specialised here once so
         # a call does only what this trace needs.
@@ -172,10 +179,34 @@ class ConcreteFunction:
         return "<ConcreteFunction %s>" % self.graph.name
 
 
+def _result_paths(result):
+    """Each leaf's path in the function's result ("the result", "the result[0]['a']")."""
+    if not nest.is_nested(result):
+        return ["the result"]
+    return ["the result" + path for path, _ in nest.flatten_with_paths(result)]
+
+
+def _refuse_bool_or_number(leaf, path):
+    """A returned value that is a bool on some paths and a number on others cannot come
+    back as Python returns it (see tensor.mark_bool_or_number): a TypeError at trace time."""
+    description = bool_or_number(leaf._value)
+    if description is not None:
+        raise TypeError(
+            "%s is a bool on some paths and a number on others: %s. A graph value has one "
+            "dtype, so a bool returned there would come back as a number (True as 1); make "
+            "both bools (e.g. `x != 0`) or both numbers (e.g. `int(flag)`)"
+            % (path, description))
+
+
 def _as_scalar(value, inputs):
     if type(value) is np.ndarray:
         return value[()]
     return value
+
+
+def _as_ndarray(value, inputs):
+    # A result the function holds as a 0-d array (not a NumPy scalar), in its own buffer.
+    return np.array(value)
 
 
 def _copy_unless_input(value, inputs):
@@ -240,6 +271,33 @@ def _fast_key(args):
 _KEY_SCALARS = frozenset(_PYTHON_SCALARS)
 
 
+def staging_refusal(fn, decorator="rt.function"):
+    """Why `fn` cannot be staged (None if it can): calling a generator function or an
+    `async def` makes an object whose body runs later, so a trace would hold one such
+    object, made while tracing, and every call would return that same object."""
+    if inspect.isasyncgenfunction(fn):
+        kind, made, when = "an async generator function", "an async generator", "iterated"
+        advice = "stage the function that iterates over it instead"
+    elif inspect.iscoroutinefunction(fn):
+        kind, made, when = "an async function (async def)", "a coroutine", "awaited"
+        advice = "stage the computation it awaits, written as a plain function, instead"
+    elif inspect.isgeneratorfunction(fn):
+        kind, made, when = "a generator function", "a generator", "iterated"
+        advice = ("stage the function that iterates over the generator instead (its loop "
+                  "over the generator then runs while tracing)")
+    else:
+        return None
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    where = "" if code is None else " at %s" % errors.format_location(
+        (code.co_filename, code.co_firstlineno, name))
+    return ("%s cannot stage %s%s, %s: calling it makes %s whose body runs only when it is "
+            "%s, after the call, so a graph would return one %s made while tracing on "
+            "every call. Call %s without %s, and %s"
+            % (decorator, name, where, kind, made, when, made.split(" ", 1)[1], name,
+               decorator, advice))
+
+
 def _unset(*args, **kwargs):
     raise TypeError("rt.Function called before it was initialised")
 
@@ -247,35 +305,41 @@ def _unset(*args, **kwargs):
 def _staged_call(self):
     """The per-call path of Function `self` (see Function): a plain function closing
     over `self`, so that calling the staged function costs one Python frame and no
-    slot_tp_call (an instance __call__ costs about 0.15 us more per call)."""
+    slot_tp_call (an instance __call__ costs about 0.15 us more per call).
 
-    # The last one-array signature called: (dtype, rank), its entry, and the compiled code
-    # itself for C-contiguous, aligned, writeable arrays (unchecked_entry) or None.
-    last_dtype = last_ndim = last_entry = last_unchecked = None
+    Threads: the fast table holds one record per signature, written as one dict item, and
+    the last one-array signature is one tuple, read and written as a whole; a thread never
+    sees the dtype of one signature with the entry of another."""
+
+    # The last one-array signature called: (dtype, rank) + its record in the fast table.
+    last = (None, None, None, None, None)
 
     def __call__(*args, **kwargs):
-        nonlocal last_dtype, last_ndim, last_entry, last_unchecked
+        nonlocal last
         # One frame for both paths (tracebacks through a staged function show one entry).
         if not (kwargs or _building or _run_eagerly):
             if len(args) == 1 and type(args[0]) is _ARRAY:
                 # One array: first the last signature seen (identity tests, no hashing).
                 a = args[0]
-                if a.dtype is last_dtype and a.ndim == last_ndim:
-                    entry = last_entry
-                    if last_unchecked is not None and a.flags.carray:
-                        entry = last_unchecked
+                record = last
+                if a.dtype is record[0] and a.ndim == record[1]:
+                    entry = record[3]
+                    if entry is None or not a.flags.carray:
+                        entry = record[2]
                 else:
-                    entry = self._fast.get((a.dtype, a.ndim))
-                    if entry is not None:
-                        last_dtype, last_ndim, last_entry = a.dtype, a.ndim, entry
-                        last_unchecked = self._unchecked.get((a.dtype, a.ndim))
+                    found = self._fast.get((a.dtype, a.ndim))
+                    entry = None
+                    if found is not None:
+                        record = last = (a.dtype, a.ndim) + found
+                        entry = found[0]
             else:
-                entry = self._fast.get(_fast_key(args))   # None: new signature or no fast key
+                record = self._fast.get(_fast_key(args))   # None: new signature or no fast key
+                entry = None if record is None else record[0]
             if entry is not None:
                 try:
                     return entry(*args)
                 except Exception as error:
-                    translate = self._fast_errors.get(_fast_key(args))
+                    translate = record[-1]
                     if translate is not None:   # a direct call into compiled code
                         translated = translate(error)
                         if translated is not error:
@@ -308,18 +372,7 @@ def _staged_call(self):
             if key is not None and not kwargs:
                 fast_key = _fast_key(args)
                 if fast_key is not None:
-                    self._fast[fast_key], translate = self._fast_entry(concrete, args)
-                    unchecked = None
-                    if len(args) == 1 and type(args[0]) is _ARRAY and translate is not None:
-                        unchecked = concrete.unchecked_entry(args[0])
-                    if unchecked is not None:
-                        self._unchecked[fast_key] = unchecked
-                    else:
-                        self._unchecked.pop(fast_key, None)
-                    if translate is not None:
-                        self._fast_errors[fast_key] = translate
-                    else:
-                        self._fast_errors.pop(fast_key, None)
+                    self._fast[fast_key] = self._fast_record(concrete, args)
             if self.output_transform is not None:
                 result = self.output_transform(result)
             return result
@@ -328,7 +381,6 @@ def _staged_call(self):
                 raise
             self._on_error(error)
             raise
-
 
     return __call__
 
@@ -372,16 +424,19 @@ class Function(functools.partial):
         return self
 
     def __init__(self, fn, backend="numpy", input_signature=None):
+        refusal = staging_refusal(fn)
+        if refusal is not None:
+            raise TypeError(refusal)
         self.python_function = fn
         self.backend = backend
         self.input_signature = None if input_signature is None else list(input_signature)
         self.trace_count = 0
         self._cache = {}
-        self._fast = {}     # _fast_key(args) -> entry(*args) returning the result
-        self._fast_errors = {}   # _fast_key(args) -> translate(error), for direct entries
-        # _fast_key(args) -> the compiled code for one C-contiguous, aligned, writeable array
-        # (see ConcreteFunction.unchecked_entry), for the one-array calls of _staged_call.
-        self._unchecked = {}
+        # _fast_key(args) -> (entry, unchecked, translate): entry(*args) returns the result;
+        # unchecked is the compiled code for one C-contiguous, aligned, writeable array
+        # (see ConcreteFunction.unchecked_entry) or None; translate(error) gives the
+        # exception to raise when entry calls compiled code directly, else None.
+        self._fast = {}
         functools.update_wrapper(self, fn)
 
     def __get__(self, instance, owner):
@@ -401,6 +456,15 @@ class Function(functools.partial):
         else:
             key = tuple([_leaf_key(a, arrays) for a in args])
         return key, arrays
+
+    def _fast_record(self, concrete, args):
+        """The fast table's record for calls with the same fast key as `args` (see
+        __init__): (entry, unchecked, translate)."""
+        entry, translate = self._fast_entry(concrete, args)
+        unchecked = None
+        if len(args) == 1 and type(args[0]) is _ARRAY and translate is not None:
+            unchecked = concrete.unchecked_entry(args[0])
+        return entry, unchecked, translate
 
     def _fast_entry(self, concrete, args):
         """(entry, translate): entry(*args) -> result for calls with the same fast key as
@@ -460,6 +524,13 @@ class Function(functools.partial):
         # One trace at a time in the process: tracing is rare and short next to running,
         # and the converted code's trace-time bookkeeping is shared (see _tracing).
         with _tracing:
+            if key is not None:
+                # Another thread may have traced this signature while this one waited.
+                concrete = self._cache.get(key)
+                if concrete is not None:
+                    if self.input_signature is not None:
+                        self._check_signature(arrays)
+                    return concrete
             return self._trace_locked(args, kwargs, key, arrays)
 
     def _trace_locked(self, args, kwargs, key, arrays):
@@ -479,6 +550,8 @@ class Function(functools.partial):
                 if specs is not None and specs[i].shape is not None:
                     shape = specs[i].shape
                 handle = Tensor(graph.add_input(np.asarray(array).dtype, shape))
+                if isinstance(array, np.ndarray):
+                    mark_ndarray(handle)   # a 0-d array argument is mutable, as arrays are
                 handles.append(handle)
                 return handle
 
@@ -488,11 +561,15 @@ class Function(functools.partial):
 
             output_values = []
             leaves = []
+            ndarray_outputs = set()   # rank-0 outputs that the function holds as 0-d arrays
             from runtime.tensor_array import TensorArray
             flat = nest.flatten(result) if nest.is_nested(result) else [result]
-            for leaf in flat:
+            for path, leaf in zip(_result_paths(result), flat):
                 if is_tensor(leaf):
+                    _refuse_bool_or_number(leaf, path)
                     leaves.append(("out", len(output_values)))
+                    if is_ndarray(leaf):
+                        ndarray_outputs.add(len(output_values))
                     output_values.append(graph.localize(leaf._value))
                 elif isinstance(leaf, TensorArray) and leaf._value is not None:
                     leaves.append(("out", len(output_values)))
@@ -508,11 +585,10 @@ class Function(functools.partial):
         graph.prune_unused_queries()
         owned_inputs = [isinstance(a, np.ndarray) for a in arrays]
         keepalive = _objects_in((args, kwargs))
-        concrete = ConcreteFunction(graph, handles, result if nest.is_nested(result) else None,
-                                    leaves, writebacks, self.backend, owned_inputs, keepalive)
-        if key is not None and self.input_signature is None:
-            self._cache[key] = concrete
-        elif key is not None:
+        concrete = ConcreteFunction(graph, result if nest.is_nested(result) else None,
+                                    leaves, writebacks, self.backend, owned_inputs, keepalive,
+                                    ndarray_outputs)
+        if key is not None:
             self._cache[key] = concrete
         return concrete
 

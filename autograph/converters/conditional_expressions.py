@@ -78,10 +78,10 @@ class ConditionalExpressionTransformer(converter.Base):
         return result
 
     def is_target(self, node):
-        return is_rewritten(node, self.walrus)
+        return is_rewritten(node, self.walrus, self.generated)
 
     def _converted_if_exp(self, node):
-        if not is_rewritten(node, self.walrus):
+        if not is_rewritten(node, self.walrus, self.generated):
             return self.generic_visit(node)
         # The parts of the replaced node, and the nodes made here, are moved into the
         # result, not copied.
@@ -112,12 +112,14 @@ class ConditionalExpressionTransformer(converter.Base):
             expr_repr=expr_repr))
 
 
-def is_rewritten(node, walrus=True):
+def is_rewritten(node, walrus=True, generated=frozenset()):
     """True when ConditionalExpressionTransformer replaces the IfExp `node`, False when it
-    leaves it as it is but for its parts (walrus=False: the tree holds no walrus
-    operator)."""
+    leaves it as it is but for its parts (walrus=False: the tree holds no walrus operator
+    of the user's; `generated`: the converters' temporaries, see
+    logical_expressions.has_named_expr)."""
     has_named_expr = logical_expressions.has_named_expr
-    return not (walrus and (has_named_expr(node.body) or has_named_expr(node.orelse))
+    return not (walrus and (has_named_expr(node.body, generated)
+                            or has_named_expr(node.orelse, generated))
                 or logical_expressions.is_python_valued(node.test))
 
 
@@ -125,6 +127,7 @@ def transform(node, ctx):
     if not ctx.user.options.uses(converter.Feature.CONDITIONAL_EXPRESSIONS):
         return node
     walrus = converter.may_hold_walrus(ctx)
+    generated = ctx.namer.generated_names
     transformer = logical_expressions.inline_transformer(ConditionalExpressionTransformer,
                                                          ctx, walrus)
     # One walk finds what this converter and logical_expressions (which runs next) visit.
@@ -132,7 +135,7 @@ def transform(node, ctx):
         node, ConditionalExpressionTransformer.target_types,
         logical_expressions.LogicalExpressionTransformer.target_types,
         is_first=transformer.is_target,
-        is_second=lambda n: logical_expressions.is_rewritten(n, walrus))
+        is_second=lambda n: logical_expressions.is_rewritten(n, walrus, False, generated))
     transformer.relevant = relevant
     if not transformer.has_targets(node):
         logical_expressions.hand_over_relevance(ctx, node, logical_relevant, walrus)
@@ -146,12 +149,11 @@ def transform(node, ctx):
     # holds no target are not visited). A superset only makes it look at nodes it leaves
     # unchanged.
     logical_types = logical_expressions.LogicalExpressionTransformer.target_types
-    # The inline forms made here may hold walrus operators.
-    walrus_now = walrus or transformer.made_walrus
+    # (The walruses of the inline forms made here bind temporaries: they do not count.)
     logical_relevant |= relevant
     for tree in transformer.new_trees:
         logical_relevant |= marks.nodes_containing(
             tree, logical_types,
-            lambda n: logical_expressions.is_rewritten(n, walrus_now, copied=True))
-    logical_expressions.hand_over_relevance(ctx, result, logical_relevant, walrus_now)
+            lambda n: logical_expressions.is_rewritten(n, walrus, True, generated))
+    logical_expressions.hand_over_relevance(ctx, result, logical_relevant, walrus)
     return result

@@ -20,7 +20,7 @@ overloads, only the overload form is used.
 import gast
 
 from autograph.core import converter, marks
-from autograph.pyct import anno, ast_util, templates
+from autograph.pyct import anno, ast_util, templates, transformer
 
 # Annotation of the generated `v is True or v is False or ...` tests (and of `not v` once v
 # is known to be a Python value): left as they are, only their operands are converted.
@@ -31,9 +31,15 @@ _THUNK_OVERLOADS = frozenset({"and_", "or_", "if_exp"})
 _IDENTITY_OR_MEMBERSHIP = (gast.Is, gast.IsNot, gast.In, gast.NotIn)
 
 
-def has_named_expr(node):
-    """A walrus would bind in the lambda instead of the function: such expressions stay."""
-    return ast_util.contains(node, gast.NamedExpr)
+def has_named_expr(node, generated=frozenset()):
+    """True when `node` holds a walrus of the user's, which would bind in the lambda of an
+    overload form instead of the function: such expressions stay. Walruses binding the
+    names in `generated` (converters' temporaries, read only inside the expression that
+    sets them, as python_test makes them) do not count: they may move into a lambda."""
+    for current in ast_util.walk(node):
+        if current.__class__ is gast.NamedExpr and current.target.id not in generated:
+            return True
+    return False
 
 
 def is_python_valued(node):
@@ -65,20 +71,29 @@ class InlineScopes:
     """Mixin: tracks where the inline Python form may be used, and the temporary's name of
     each function (one per function: each temporary is read right after it is set)."""
 
-    # False when the tree holds no walrus operator: nothing then needs has_named_expr.
+    # False when the tree holds no walrus operator of the user's: nothing then needs
+    # has_named_expr.
     walrus = True
-    # Set once python_test makes a walrus (the inline form of a non-name operand).
-    made_walrus = False
 
     def init_scopes(self, walrus=True):
-        self.scopes = [None]  # per function or lambda: its temporary's name, once needed
+        # Per function or lambda: {name root: its temporary's name}, once needed.
+        self.scopes = [None]
         self.functional_depth = 0  # > 0: only the overload form
+        self.walrus_forbidden = 0  # > 0: in a comprehension's iterable (no walrus there)
         self.walrus = walrus
+        # The converters' temporaries: their walruses are not the user's (has_named_expr).
+        self.generated = self.ctx.namer.generated_names
 
-    def temporary(self):
-        if self.scopes[-1] is None:
-            self.scopes[-1] = self.new_symbol("val")
-        return self.scopes[-1]
+    def temporary(self, root="val"):
+        """The function's temporary named from `root` (one per root and function: each is
+        read before it is set again)."""
+        names = self.scopes[-1]
+        if names is None:
+            names = self.scopes[-1] = {}
+        name = names.get(root)
+        if name is None:
+            name = names[root] = self.new_symbol(root)
+        return name
 
     def visit_FunctionDef(self, node):
         generated = node.name in self.ctx.user.generated_function_names
@@ -108,6 +123,17 @@ class InlineScopes:
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _visit_functional
 
+    def visit_comprehension(self, node):
+        # Python allows no walrus in a comprehension's iterable, not even in a lambda there.
+        self.walrus_forbidden += 1
+        try:
+            node.iter = self.visit(node.iter)
+        finally:
+            self.walrus_forbidden -= 1
+        node.target = self.visit(node.target)
+        node.ifs = [self.visit(test) for test in node.ifs]
+        return node
+
     def visit_Call(self, node):
         if is_overload_call(node):
             return self._visit_functional(node)
@@ -123,7 +149,6 @@ class InlineScopes:
             tested = value
         else:
             read = self.temporary()
-            self.made_walrus = True
             tested = gast.NamedExpr(target=gast.Name(id=read, ctx=gast.Store(), annotation=None,
                                                      type_comment=None), value=value)
         # Bools first: most operands are comparisons.
@@ -183,13 +208,14 @@ _COPIED_ANNOTATIONS = templates.PRESERVED_ANNOTATIONS | {marks.AgAnno.WITHOUT_CH
 
 class LogicalExpressionTransformer(InlineScopes, converter.Base):
 
-    target_types = (gast.BoolOp, gast.UnaryOp)
+    target_types = (gast.BoolOp, gast.UnaryOp, gast.Compare)
 
     def is_target(self, node):
-        return is_rewritten(node, self.walrus)
+        return is_rewritten(node, self.walrus, generated=self.generated)
 
     def visit_BoolOp(self, node):
-        if _operands_only(node, self.walrus, anno.getanno(node, INLINE_TEST, False)):
+        if _operands_only(node, self.walrus, anno.getanno(node, INLINE_TEST, False),
+                          self.generated):
             return self.generic_visit(node)
         overload = "ag__.and_" if isinstance(node.op, gast.And) else "ag__.or_"
         if is_python_valued(node.values[0]):
@@ -209,19 +235,71 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
                     f"{overload}(left, lambda: right)()", left=templates.moved(left),
                     right=templates.moved(result))
             return result
-        left = node.values[0]
         right = (node.values[1] if len(node.values) == 2
                  else gast.BoolOp(op=node.op, values=node.values[1:]))
-        right_graph = functional_copy(self, right)
         # A BoolOp made here is not in the tree the relevance walk saw: visited directly.
-        right = self.visit_BoolOp(right) if len(node.values) > 2 else self.visit(right)
-        left = self.visit(left)
+        return self._inline_form(node.op, node.values[0], right, len(node.values) > 2)
+
+    def _inline_form(self, op, left, right, right_is_made, left_is_visited=False):
+        """`left <op> right` (op: gast.And or gast.Or) in the inline form: Python's own
+        operator when the left operand's value is a Python value, the overload's otherwise.
+        `right` was made here (`right_is_made`: not in the tree the relevance walk saw) or
+        is part of the tree; `left` may be visited already."""
+        overload = "ag__.and_" if op.__class__ is gast.And else "ag__.or_"
+        right_graph = functional_copy(self, right)
+        right = transformer.Base.visit(self, right) if right_is_made else self.visit(right)
+        if not left_is_visited:
+            left = self.visit(left)
         test, read = self.python_test(left)
-        python = "read and right" if isinstance(node.op, gast.And) else "read or right"
+        python = "read and right" if op.__class__ is gast.And else "read or right"
         moved = templates.moved
         return self.mark_inline_test(templates.replace_as_expression(
             f"({python}) if test else {overload}(read, lambda: right_graph)()",
             right=moved(right), read=read, test=moved(test), right_graph=moved(right_graph)))
+
+    def visit_Compare(self, node):
+        """A chained comparison `a < b < c` is `a < b and b < c` with b computed once, into
+        a temporary: `a < (t := b) and t < c`, whose `and` is converted as above. Where
+        Python allows no walrus, the temporaries are the parameters of a lambda instead:
+        `(lambda l, t: ag__.and_(l < t, lambda: t < c)())(a, b)`."""
+        if not is_rewritten(node, self.walrus, generated=self.generated):
+            return self.generic_visit(node)
+        left = self.visit(node.left)
+        middle = self.visit(node.comparators[0])
+        if self.walrus_forbidden:
+            return self._chain_in_lambda(node, left, middle)
+        # A new name for each: the rest of the chain may be in a lambda of its own.
+        temporary = self.new_symbol("compared")
+        first = gast.Compare(left=left, ops=node.ops[:1], comparators=[gast.NamedExpr(
+            target=gast.Name(id=temporary, ctx=gast.Store(), annotation=None,
+                             type_comment=None),
+            value=middle)])
+        rest = gast.Compare(left=gast.Name(id=temporary, ctx=gast.Load(), annotation=None,
+                                           type_comment=None),
+                            ops=node.ops[1:], comparators=node.comparators[1:])
+        if self.functional_depth:
+            return templates.replace_as_expression(
+                "ag__.and_(first, lambda: rest)()", first=templates.moved(first),
+                rest=templates.moved(transformer.Base.visit(self, rest)))
+        return self._inline_form(gast.And(), first, rest, True, left_is_visited=True)
+
+    def _chain_in_lambda(self, node, left, middle):
+        """The chained comparison `node` (its first operands visited: `left`, `middle`)
+        without a walrus."""
+        left_name, middle_name = self.new_symbol("left"), self.new_symbol("compared")
+        rest = gast.Compare(left=gast.Name(id=middle_name, ctx=gast.Load(), annotation=None,
+                                           type_comment=None),
+                            ops=node.ops[1:], comparators=node.comparators[1:])
+        first = gast.Compare(left=gast.Name(id=left_name, ctx=gast.Load(), annotation=None,
+                                            type_comment=None),
+                             ops=node.ops[:1], comparators=[gast.Name(
+                                 id=middle_name, ctx=gast.Load(), annotation=None,
+                                 type_comment=None)])
+        return templates.replace_as_expression(
+            "(lambda left_name, middle_name: ag__.and_(first, lambda: rest)())(left, middle)",
+            left_name=left_name, middle_name=middle_name, first=templates.moved(first),
+            rest=templates.moved(transformer.Base.visit(self, rest)),
+            left=templates.moved(left), middle=templates.moved(middle))
 
     def visit_UnaryOp(self, node):
         rewritten = is_rewritten(node)
@@ -236,22 +314,30 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
             "(not read) if test else ag__.not_(read)", read=read, test=templates.moved(test)))
 
 
-def _operands_only(node, walrus, marked):
+def _operands_only(node, walrus, marked, generated):
     """True for a BoolOp left as it is, with only its operands converted: a generated test
     (`marked`: it has the INLINE_TEST mark), or one whose operand after the first holds a
-    walrus (walrus=False: none does)."""
-    return marked or walrus and any(has_named_expr(v) for v in node.values[1:])
+    walrus of the user's (walrus=False: none does; `generated`: see has_named_expr)."""
+    return marked or walrus and any(has_named_expr(v, generated) for v in node.values[1:])
 
 
-def is_rewritten(node, walrus=True, copied=False):
-    """True when LogicalExpressionTransformer replaces `node` (a BoolOp or UnaryOp), False
+def is_rewritten(node, walrus=True, copied=False, generated=frozenset()):
+    """True when LogicalExpressionTransformer replaces `node` (a BoolOp, UnaryOp or Compare), False
     when it leaves it as it is but for its operands (walrus=False: the tree holds no walrus
-    operator). `x is None or y` stays an `or` of its converted operands. copied=True: in a
-    copy of `node` (a functional copy), which drops the marks of generated tests: their
-    copies are rewritten too."""
+    operator of the user's; `generated`: the converters' temporaries, see has_named_expr).
+    `x is None or y` stays an `or` of its converted operands. copied=True: in a copy of
+    `node` (a functional copy), which drops the marks of generated tests: their copies are
+    rewritten too."""
+    if node.__class__ is gast.Compare:
+        # A chained comparison, unless its result is a Python bool (`a is b is c`), or a
+        # comparand after the second holds a walrus of the user's (it would bind in the
+        # lambda of the overload form).
+        return (len(node.ops) > 1 and not is_python_valued(node)
+                and not (walrus and any(has_named_expr(c, generated)
+                                        for c in node.comparators[1:])))
     marked = not copied and bool(anno.getanno(node, INLINE_TEST, False))
     if node.__class__ is gast.BoolOp:
-        return not (_operands_only(node, walrus, marked)
+        return not (_operands_only(node, walrus, marked, generated)
                     or len(node.values) == 2 and is_python_valued(node.values[0]))
     return node.op.__class__ is gast.Not and not is_python_valued(node) and not marked
 
@@ -268,10 +354,9 @@ def transform(node, ctx):
     if not ctx.user.options.uses(converter.Feature.LOGICAL_EXPRESSIONS):
         return node
     transformer = LogicalExpressionTransformer(ctx)
-    if handed_over is None:
-        transformer.walrus = converter.may_hold_walrus(ctx)
-    else:
-        transformer.walrus = handed_over[2]
+    transformer.init_scopes(converter.may_hold_walrus(ctx) if handed_over is None
+                            else handed_over[2])
+    if handed_over is not None:
         if handed_over[0] is node:
             transformer.relevant = handed_over[1]
         else:
@@ -279,8 +364,7 @@ def transform(node, ctx):
             # in their copies counts too (see functional_copy).
             transformer.relevant = marks.nodes_containing(
                 node, transformer.target_types,
-                lambda n: is_rewritten(n, transformer.walrus, copied=True))
+                lambda n: is_rewritten(n, transformer.walrus, True, transformer.generated))
     if not transformer.has_targets(node):
         return node
-    transformer.init_scopes(transformer.walrus)
     return transformer.visit(node)

@@ -22,8 +22,8 @@ class AgAnno(anno.NoValue):
     UNCONVERTIBLE = (
         "A nested function or class that stays exactly as written. See mark_unconvertible.")
     WITHOUT_CHOICES = (
-        "An expression or simple statement holding no if-else, and/or or `not`. See "
-        "mark_what_holds_no_choice.")
+        "An expression or simple statement holding no if-else, and/or, `not` or chained "
+        "comparison. See mark_what_holds_no_choice.")
 
 
 # -- The skip table -----------------------------------------------------------------------
@@ -93,14 +93,20 @@ def maybe_undefined(function_node):
 # place; they move or copy marked nodes whole (copies keep the mark), and the nodes they
 # make are unmarked, so they are walked.
 
-# What conditional_expressions and logical_expressions convert.
-CHOICE_TYPES = (gast.IfExp, gast.BoolOp, gast.UnaryOp)
+# What conditional_expressions and logical_expressions convert (of comparisons, the
+# chained ones only, `a < b < c`: see is_choice).
+CHOICE_TYPES = (gast.IfExp, gast.BoolOp, gast.UnaryOp, gast.Compare)
 _CHOICE_CLASSES = frozenset(CHOICE_TYPES)
 # The nodes that can carry the mark: expressions and simple statements.
 _MARKABLE_CLASSES = frozenset(
     [cls for cls in vars(gast).values() if isinstance(cls, type) and issubclass(cls, gast.expr)]
     + [gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.Delete,
        gast.Raise])
+
+
+def is_choice(node):
+    """Whether `node`, of CHOICE_TYPES, is a choice: a comparison only when chained."""
+    return node.__class__ is not gast.Compare or len(node.ops) > 1
 
 
 def holds_no_choice(node):
@@ -120,7 +126,7 @@ def mark_what_holds_no_choice(root, target_types):
     alone. Returns, found in the same walk, the ids of the nodes that are, or have below
     them, a node of `target_types` (the relevance set of a converter looking for them: see
     converter.Base.target_types)."""
-    return _walk(root, target_types, CHOICE_TYPES, None, None, mark=True)[0]
+    return _walk(root, target_types, CHOICE_TYPES, None, is_choice, mark=True)[0]
 
 
 # -- Which nodes hold what a converter rewrites ---------------------------------------------

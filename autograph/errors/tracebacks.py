@@ -18,6 +18,7 @@ Entry points (ag.function's __call__ and get_concrete_function) wrap their work 
 as the runtime's hook, so graph-run failures name the user's function.
 """
 
+import ast
 import linecache
 import os
 import sys
@@ -29,6 +30,7 @@ from typing import NamedTuple
 from autograph.errors import code_lines
 from autograph.errors import StagingError
 from autograph.pyct import loader
+from runtime import errors as runtime_errors
 
 MARKER = "(converted by autograph)"
 TRACEBACK_ENV = "AUTOGRAPH_TRACEBACK"
@@ -146,7 +148,6 @@ def location_mapper(filename, lineno, function_name):
 
 def install_location_mapper():
     """Makes graph nodes report the user's lines (idempotent). Returns the previous mapper."""
-    from runtime import errors as runtime_errors
     previous = runtime_errors.get_location_mapper()
     if previous is not location_mapper:
         runtime_errors.set_location_mapper(location_mapper)
@@ -305,7 +306,7 @@ def _is_library(filename):
 
 def _not_converted_note(code):
     """Why a user function called from converted code ran without conversion, if known."""
-    if code.co_filename.startswith("<"):
+    if code.co_filename.startswith("<") and not linecache.getlines(code.co_filename):
         return ("not converted: its source cannot be found (defined in %s); define it in a "
                 "file" % code.co_filename)
     api = sys.modules.get("autograph.impl.api")
@@ -313,6 +314,108 @@ def _not_converted_note(code):
         if getattr(function, "__code__", None) is code:
             return "not converted: marked ag.do_not_convert"
     return "not converted"
+
+
+# --- what to do where a symbolic tensor needed a concrete value -------------------------------
+
+_GENERATOR_CODE = 0x20 | 0x80 | 0x100 | 0x200   # CO_GENERATOR, COROUTINE, ITERABLE_, ASYNC_GEN
+
+
+def advise(frame, construct):
+    """ag.function's advice for a refusal (runtime.errors.converted_code): what to do at the
+    user's `frame`, where `construct` (or Python) needed a concrete value of a tensor."""
+    code = frame.f_code
+    comprehension = code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
+    owner = frame.f_back if comprehension and frame.f_back is not None else frame
+    converted = frame_origin(owner.f_code, owner.f_lineno, owner.f_lasti) is not None
+    name = owner.f_code.co_name
+    if converted and owner.f_code.co_flags & _GENERATOR_CODE:
+        return ("%s is a generator, which autograph does not convert: its Python control flow "
+                "runs while tracing and cannot depend on a tensor; loop in the function that "
+                "consumes it instead (that loop is converted), or make %s return a list"
+                % (name, name))
+    if converted and (comprehension or construct and construct.startswith("a comprehension")):
+        return ("autograph does not convert comprehensions and generator expressions: write "
+                "the loop out as a for statement (a list it appends to becomes a tensor array "
+                "in a graph loop), or use a vectorised NumPy expression")
+    if converted and construct and construct.startswith("the chained comparison"):
+        return ("autograph does not convert chained comparisons of tensors: write them out "
+                "(`a < x and x < b`), which it converts")
+    if converted and construct and construct.startswith(("the call", "a call")):
+        called = construct[len("the call "):] if construct.startswith("the") else \
+            "the function called"
+        return ("%s is converted by autograph, but %s runs as Python, which needs the value "
+                "while tracing: compute it with tensor operations instead (NumPy functions "
+                "on tensors record graph ops)" % (name, called))
+    if converted and construct:
+        return ("%s is converted by autograph, which turns `if`, `while`, `for`, `and`/`or`/"
+                "`not` and `x if c else y` on tensors into graph control flow, but not %s: "
+                "compute the value with tensor operations (np.where, rt.cond), or use it in "
+                "one of those statements" % (name, construct))
+    if converted:
+        return ("%s is converted by autograph, but a tensor's value is known only when the "
+                "graph runs" % name)
+    note = _not_converted_note(owner.f_code)
+    if _is_library(owner.f_code.co_filename):
+        note = "library code is not converted"
+    return ("%s runs as Python (%s), so its Python control flow cannot depend on a tensor: "
+            "%s, or use rt.cond / rt.while_loop there"
+            % (name, note, _conversion_fix(note)))
+
+
+def expression_at(frame):
+    """The user's source of the expression a frame of converted code evaluates at its
+    current instruction (runtime.errors.converted_code's `locate`): converted code objects
+    have no columns, so they come from the generated code, with `ag__.converted(f)(...)`
+    written as `f(...)` again. None when not known."""
+    entry = _converted_codes.get(id(frame.f_code))
+    if entry is None or entry[0] is not frame.f_code:
+        _index_converted_codes()
+        entry = _converted_codes.get(id(frame.f_code))
+        if entry is None or entry[0] is not frame.f_code:
+            return None
+    _, generated_code, generated_file = entry
+    try:
+        line, end_line, column, end_column = list(generated_code.co_positions())[
+            frame.f_lasti // 2]
+        text = linecache.getline(generated_file, line)[column:end_column]
+        tree = ast.parse(text, mode="eval")
+    except (IndexError, TypeError, ValueError, SyntaxError):
+        return None
+    if line != end_line:
+        return None
+    return ast.unparse(_Unconverted().visit(tree).body)
+
+
+class _Unconverted(ast.NodeTransformer):
+    """`ag__.converted_1(f)(args)` -> `f(args)`: the call as the user wrote it."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        inner = node.func
+        if (isinstance(inner, ast.Call) and len(inner.args) == 1 and not inner.keywords
+                and isinstance(inner.func, ast.Attribute)
+                and isinstance(inner.func.value, ast.Name)
+                and inner.func.value.id == "ag__" and inner.func.attr.startswith("converted")):
+            node.func = inner.args[0]
+        return node
+
+
+def _conversion_fix(note):
+    if "do_not_convert" in note:
+        return "remove ag.do_not_convert to have it converted"
+    if "source" in note:
+        return "define it in a file to have it converted"
+    if "library" in note:
+        return "compute the value with tensor operations instead"
+    return "call it from converted code to have it converted"
+
+
+def advise_without_conversion(frame, construct):
+    """The advice of ag.function(autograph=False), which traces Python as it is written."""
+    return ("ag.function(autograph=False) runs Python as it is written, so control flow on "
+            "tensors must be rt.cond / rt.while_loop; or leave out autograph=False to have "
+            "Python control flow on tensors converted")
 
 
 def rewrite_traceback(tb):
@@ -380,8 +483,10 @@ def format_user_frames(frames):
     lines = ["", "", "in user code %s:" % MARKER]
     for frame in frames:
         note = "" if frame.note is None else "  (%s)" % frame.note
-        lines.append('  File "%s", line %d, in %s%s' % (frame.filename, frame.lineno,
-                                                        frame.function_name, note))
+        cell = runtime_errors.cell_name(frame.filename)   # as IPython's tracebacks name it
+        where = 'File "%s"' % frame.filename if cell is None else cell
+        lines.append("  %s, line %d, in %s%s" % (where, frame.lineno, frame.function_name,
+                                                 note))
         if frame.source_line:
             lines.append("    " + frame.source_line.strip())
     return "\n".join(lines)

@@ -115,6 +115,8 @@ class _Resolver:
             overload = py_builtins.overload_of(f)
             if overload is not None:
                 return overload
+        if type(f) is type:
+            return self.constructor(f)
         if isinstance(f, _UNCONVERTED_TYPES):
             return f
         if type(f) in _FUNCTION_TYPES:
@@ -137,6 +139,18 @@ class _Resolver:
             if converted is not call:
                 return types.MethodType(converted, f)
         return f
+
+    def constructor(self, cls):
+        """What converted code calls to make an instance of the class `cls`: one whose
+        `__init__` is converted, when that is all the class's call does (plain metaclass,
+        object's own __new__, a Python __init__ that converts); else `cls` itself."""
+        init = getattr(cls, "__init__", None)
+        if cls.__new__ is not object.__new__ or type(init) not in _FUNCTION_TYPES:
+            return cls
+        converted_init = self.function(init)
+        if converted_init is init:
+            return cls
+        return _converted_constructor(cls, converted_init)
 
     def function(self, fn):
         """The converted version of a plain function, or fn if it must run as it is."""
@@ -170,6 +184,21 @@ class _Resolver:
         except ConversionError as e:
             ag_logging.log(1, "Not converting %s, it runs as it is: %s", fn.__qualname__, e)
             return fn
+
+
+def _converted_constructor(cls, converted_init):
+    """`cls(...)` with the converted `__init__` (as type.__call__ makes the instance)."""
+
+    def construct(*args, **kwargs):
+        instance = object.__new__(cls)
+        result = converted_init(instance, *args, **kwargs)
+        if result is not None:
+            raise TypeError("__init__() should return None, not '%s'" % type(result).__name__)
+        return instance
+
+    construct.__name__ = construct.__qualname__ = cls.__name__
+    construct.__wrapped__ = cls
+    return construct
 
 
 def _make_converted(cache, resolve_and_remember, resolve):

@@ -7,12 +7,13 @@ from autograph.pyct import gast_bridge
 
 # What a Census records about a node, by its class (absent: nothing). Ifs and loops
 # (_BLOCK and above) hold blocks a return can be in.
-_PRESENT, _ATTRIBUTE, _SUBSCRIPT, _RETURN, _DEFINITION, _LOOP, _IF = range(1, 8)
+_PRESENT, _ATTRIBUTE, _SUBSCRIPT, _RETURN, _DEFINITION, _BINARY, _LOOP, _IF = range(1, 9)
 _BLOCK = _LOOP
 _KINDS = {
     gast.Break: _PRESENT, gast.Continue: _PRESENT, gast.Assert: _PRESENT,
-    gast.IfExp: _PRESENT, gast.Attribute: _ATTRIBUTE, gast.Subscript: _SUBSCRIPT,
-    gast.Return: _RETURN, gast.FunctionDef: _DEFINITION, gast.AsyncFunctionDef: _DEFINITION,
+    gast.IfExp: _PRESENT, gast.JoinedStr: _PRESENT, gast.BinOp: _BINARY,
+    gast.Attribute: _ATTRIBUTE, gast.Subscript: _SUBSCRIPT,
+    gast.Return: _RETURN, gast.Raise: _RETURN, gast.FunctionDef: _DEFINITION, gast.AsyncFunctionDef: _DEFINITION,
     gast.ClassDef: _DEFINITION, gast.For: _LOOP, gast.AsyncFor: _LOOP, gast.While: _LOOP,
     gast.If: _IF,
 }
@@ -29,18 +30,21 @@ class Census:
     must drop it.
 
     types: the node classes present among those of _KINDS (breaks, continues, asserts,
-      conditional expressions, attributes, subscripts, returns, defs, classes, loops, ifs);
+      conditional expressions, f-strings, attributes, subscripts, returns, defs, classes,
+      loops, ifs; not binary operations);
     attributes: the attribute names (Attribute.attr) in it;
     nested_scopes: it holds a class, or a def other than the root;
     loop_else: a loop has an else block;
     loop_starts_with_call: a loop's body starts with a call statement;
-    return_in_block: a return is inside an if or loop (at any depth, in nested defs too);
-    subscript_store: an item or slice is assigned to (a Subscript in the Store context).
+    return_in_block: a return or a raise is inside an if or loop (at any depth, in nested
+      defs too);
+    subscript_store: an item or slice is assigned to (a Subscript in the Store context);
+    percent_format: a str literal is formatted with % (`'%d' % x`).
     """
 
     __slots__ = ("types", "attributes", "loop_else", "loop_starts_with_call",
-                 "return_in_block", "subscript_store", "_definitions", "_root_is_function",
-                 "_blocks")
+                 "return_in_block", "subscript_store", "percent_format", "_definitions",
+                 "_root_is_function", "_blocks")
 
     node_classes = _KINDS  # the nodes it is shown
 
@@ -51,6 +55,7 @@ class Census:
         self.loop_starts_with_call = False
         self.return_in_block = False
         self.subscript_store = False
+        self.percent_format = False
         self._definitions = 0  # defs and classes, the root included
         self._root_is_function = root_is_function
         self._blocks = 0  # the ifs and loops the node being shown is in
@@ -66,6 +71,12 @@ class Census:
     def leave(self, node):
         """Records `node`, whose children are gast nodes by now."""
         kind = _KINDS[node.__class__]
+        if kind == _BINARY:
+            left = node.left
+            if (node.op.__class__ is gast.Mod and left.__class__ is gast.Constant
+                    and left.value.__class__ is str):
+                self.percent_format = True
+            return
         self.types.add(node.__class__)
         if kind == _ATTRIBUTE:
             self.attributes.add(node.attr)

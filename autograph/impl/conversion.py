@@ -13,8 +13,8 @@ import gast
 
 from autograph.converters import (
     asserts, break_statements, call_trees, conditional_expressions, continue_statements,
-    control_flow, directives, functions, lists, logical_expressions, return_statements,
-    slices, variables)
+    control_flow, directives, formatted_strings, functions, lists, logical_expressions,
+    return_statements, slices, variables)
 from autograph.core import ag_logging, config, converter, marks
 from autograph.errors import ConversionError, code_lines
 from autograph.operators import py_builtins
@@ -35,6 +35,7 @@ CONVERTERS = (
     asserts,                   # assert -> ag__.assert_stmt
     lists,                     # l.append / l.pop on local lists -> overloads
     slices,                    # item writes on those lists -> ag__.set_item
+    formatted_strings,         # f"..." and '...' % x -> ag__.format_ / ag__.percent_format
     call_trees,                # f(x) -> ag__.converted(f)(x)
     control_flow,              # if/while/for -> ag__.if_stmt/while_stmt/for_stmt
     conditional_expressions,   # a if c else b -> ag__.if_exp
@@ -131,6 +132,7 @@ _CONVERTER_NEEDS = {
     continue_statements: lambda c, root: gast.Continue in c.types,
     return_statements: lambda c, root: c.return_in_block,
     asserts: lambda c, root: gast.Assert in c.types,
+    formatted_strings: lambda c, root: gast.JoinedStr in c.types or c.percent_format,
     lists: lambda c, root: "append" in c.attributes or "pop" in c.attributes,
     # Item writes to lists the function appends to (after lists: ag__.list_append).
     slices: lambda c, root: c.subscript_store and (

@@ -2,9 +2,10 @@
 graph with rt.function, and run the graph with the chosen executor."""
 
 import runtime as rt
+from runtime import errors as rt_errors
 from runtime import trace as rt_trace
 from autograph.core import ag_logging
-from autograph.errors import tracebacks
+from autograph.errors import ConversionError, tracebacks
 from autograph.impl import api
 from autograph.operators import graph as graph_paths
 
@@ -18,6 +19,11 @@ def run_functions_eagerly(flag):
 def functions_run_eagerly():
     """Whether ag.function currently runs functions eagerly (see run_functions_eagerly)."""
     return rt_trace.functions_run_eagerly()
+
+
+class NotStageableError(ConversionError, TypeError):
+    """ag.function was given a function it cannot stage (a generator function, an async
+    def): an ag.ConversionError, and a TypeError as rt.function raises for it."""
 
 
 class _ListOutput(dict):
@@ -55,6 +61,9 @@ class Function(rt.Function):
     def __init__(self, fn, backend="auto", input_signature=None, autograph=True):
         if not callable(fn):
             raise TypeError("ag.function needs a function, got %r" % (fn,))
+        refusal = rt_trace.staging_refusal(fn, "ag.function")
+        if refusal is not None:
+            raise NotStageableError(refusal)
         super().__init__(fn, backend=backend, input_signature=input_signature)
         self.autograph = bool(autograph)
         self._converted = None
@@ -77,7 +86,8 @@ class Function(rt.Function):
                                "trace cache", self._name, self.trace_count)
                 graph_paths.common.forget_return_placeholders()
                 try:
-                    result = converted(*args, **kwargs)
+                    with self._front_end():
+                        result = converted(*args, **kwargs)
                     graph_paths.common.check_returned(result, self._name)
                 finally:
                     graph_paths.common.forget_return_placeholders()
@@ -88,7 +98,14 @@ class Function(rt.Function):
 
     def _inline_call(self, args, kwargs):
         # Called while another function is traced: becomes part of that graph.
-        return self._converted_function()(*args, **kwargs)
+        with self._front_end():
+            return self._converted_function()(*args, **kwargs)
+
+    def _front_end(self):
+        """While the (converted) function is traced: refusals say what the user runs."""
+        if not self.autograph:
+            return rt_errors.converted_code(tracebacks.advise_without_conversion)
+        return rt_errors.converted_code(tracebacks.advise, tracebacks.expression_at)
 
     def _on_error(self, error):
         # Only on the error path: the error as the user should see it (their source lines).

@@ -6,7 +6,8 @@ from autograph.operators.control_flow import (
     GraphForms, for_form, for_needs_graph, for_stmt, if_form, if_stmt, while_form,
     while_graph, while_graph_form, while_stmt)
 from autograph.operators.data_structures import ListPopOpts, list_append, list_pop, set_item
-from autograph.operators.exceptions import assert_stmt
+from autograph.operators.exceptions import assert_stmt, raised
+from autograph.operators.formatting import format_, percent_format
 from autograph.operators.logical import and_, not_, or_
 from autograph.operators.py_builtins import BUILTIN_OVERLOADS, overload_of
 from autograph.operators.special_values import (

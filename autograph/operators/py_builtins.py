@@ -5,10 +5,15 @@ calls the builtin itself, so results, exceptions and messages are the builtin's 
 """
 
 import builtins
+import functools
 import os
 import sys
 import warnings
 
+import numpy as np
+
+import runtime as rt
+from autograph.operators import formatting
 from autograph.operators.graph import arrays as graph_arrays
 from autograph.operators.graph import builtins as graph_builtins
 from autograph.operators.symbolic import PLAIN_TYPES, GraphPathNotImplemented, is_tensor
@@ -119,7 +124,14 @@ def _present(first, second, third):
     return (first, second, third)
 
 
-print_ = _any_arg_overload(builtins.print)
+def print_(*objects, **options):
+    """`print` of converted code: the builtin itself, or, while tracing (whatever it
+    prints), a print when the graph runs, every time it runs."""
+    if rt.current_graph() is None:
+        return builtins.print(*objects, **options)
+    return graph_builtins.print_(*objects, **options)
+
+
 len_ = _first_arg_overload(builtins.len)
 range_ = _any_arg_overload(builtins.range)
 enumerate_ = _any_arg_overload(builtins.enumerate, keywords_too=True)
@@ -128,11 +140,26 @@ abs_ = _first_arg_overload(builtins.abs)
 int_ = _first_arg_overload(builtins.int)
 float_ = _first_arg_overload(builtins.float)
 bool_ = _first_arg_overload(builtins.bool)
-min_ = _any_arg_overload(builtins.min)
-max_ = _any_arg_overload(builtins.max)
+def _container_overload(builtin):
+    """The overload of a builtin whose arguments may be Python lists or tuples holding
+    symbolic values (min, max, any, all): its graph path takes them while tracing."""
+    graph_path = _graph_path(builtin)
+
+    def overload(*args, **kwargs):
+        if rt.current_graph() is not None and (
+                any(rt.holds_symbolic(a) for a in args)
+                or any(rt.holds_symbolic(v) for v in kwargs.values())):
+            return graph_path(*args, **kwargs)
+        return builtin(*args, **kwargs)
+
+    return _named(overload, builtin)
+
+
+min_ = _container_overload(builtins.min)
+max_ = _container_overload(builtins.max)
 sum_ = _first_arg_overload(builtins.sum)
-any_ = _first_arg_overload(builtins.any)
-all_ = _first_arg_overload(builtins.all)
+any_ = _container_overload(builtins.any)
+all_ = _container_overload(builtins.all)
 isinstance_ = _first_arg_overload(builtins.isinstance)
 next_ = _first_arg_overload(builtins.next)
 iter_ = _first_arg_overload(builtins.iter)
@@ -233,6 +260,27 @@ def getframe_(depth=0):
     return sys._getframe(_physical_depth(depth, caller) + 1)
 
 
+def _numpy_scalar_type_overload(kind):
+    """The overload of a NumPy scalar type (np.float64(x), np.int32(x), ...): on a
+    symbolic value, NumPy's conversion (astype, truncating toward zero to an int)."""
+
+    def overload(*args, **kwargs):
+        if (len(args) == 1 and not kwargs and type(args[0]) not in PLAIN_TYPES
+                and is_tensor(args[0])):
+            return graph_builtins.as_numpy_type(args[0], kind)
+        return kind(*args, **kwargs)
+
+    overload.__name__ = overload.__qualname__ = kind.__name__ + "_"
+    overload.__doc__ = f"`np.{kind.__name__}` of converted code: the type itself on Python values."
+    return overload
+
+
+_NUMPY_SCALAR_TYPES = sorted(
+    {t for t in np.sctypeDict.values()
+     if isinstance(t, type) and issubclass(t, (np.number, np.bool_))},
+    key=lambda t: t.__name__)
+
+
 # builtin -> overload; converted_call routes calls of these builtins to their overloads.
 BUILTIN_OVERLOADS = {
     builtins.print: print_,
@@ -255,15 +303,24 @@ BUILTIN_OVERLOADS = {
     warnings.warn: warn_,
     sys._getframe: getframe_,
     **graph_arrays.OVERLOADS,   # NumPy array creation with symbolic sizes
+    **formatting.OVERLOADS,     # str, repr, format, str.format: texts of symbolic values
+    **{t: _numpy_scalar_type_overload(t) for t in _NUMPY_SCALAR_TYPES},
 }
 
 
 def overload_of(builtin):
-    """The overload of a builtin, or None."""
+    """The overload of a builtin, or None (`text.format` of a str: format_ bound to it)."""
     try:
-        return BUILTIN_OVERLOADS.get(builtin)
+        overload = BUILTIN_OVERLOADS.get(builtin)
     except TypeError:  # unhashable callables are never builtins
         return None
+    if (overload is None and type(builtin) is _BUILTIN_METHOD
+            and type(builtin.__self__) is str and builtin.__name__ == "format"):
+        return functools.partial(formatting.format_, builtin.__self__)
+    return overload
+
+
+_BUILTIN_METHOD = type("".format)
 
 
 # Overloads for calls that pass exactly one, two or three positional arguments (and nothing
@@ -298,13 +355,13 @@ def _fixed_arity(builtin, arity, any_arg):
     return _named(overload, builtin)
 
 
-_ANY_ARG = (builtins.print, builtins.range, builtins.enumerate, builtins.zip, builtins.min,
-            builtins.max)
+_ANY_ARG = (builtins.range, builtins.enumerate, builtins.zip)
 _FIRST_ARG = (builtins.len, builtins.abs, builtins.int, builtins.float, builtins.bool,
-              builtins.sum, builtins.any, builtins.all, builtins.isinstance, builtins.next,
-              builtins.iter)
+              builtins.sum, builtins.isinstance, builtins.next, builtins.iter)
 # arity -> {builtin: overload for calls with exactly that many positional arguments}
 FIXED_ARITY_OVERLOADS = {
     arity: {**{b: _fixed_arity(b, arity, True) for b in _ANY_ARG},
-            **{b: _fixed_arity(b, arity, False) for b in _FIRST_ARG}}
+            **{b: _fixed_arity(b, arity, False) for b in _FIRST_ARG},
+            builtins.print: print_, builtins.min: min_, builtins.max: max_,
+            builtins.any: any_, builtins.all: all_}
     for arity in (1, 2, 3)}

@@ -58,6 +58,35 @@ outer = defop(
 # --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
 # returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
+def _check_product_shapes(g, node, name):
+    """Before a product of arrays in generated code: NumPy's error (the compiled graph's
+    "product" site, runtime/executors/numba/compiled.py) when the inner dims differ or,
+    for a matmul of stacks, the batch dims do not broadcast; Numba's own checks would name
+    neither the node nor NumPy's message. Dims inference proved equal need no check."""
+    a, b = node.inputs
+    xa, xb = g.arg(node, 0), g.arg(node, 1)
+    inner_a, inner_b = len(a.shape) - 1, 0 if len(b.shape) == 1 else len(b.shape) - 2
+    tests = []
+    if a.shape[inner_a] is None or b.shape[inner_b] is None:
+        tests.append("%s.shape[%d] != %s.shape[%d]" % (xa, inner_a, xb, inner_b))
+    if name == "matmul" and len(a.shape) == 3 and len(b.shape) == 3 and (
+            a.shape[0] is None or b.shape[0] is None or a.shape[0] != b.shape[0]):
+        tests.append("(%s.shape[0] != %s.shape[0] and %s.shape[0] != 1 and %s.shape[0] != 1)"
+                     % (xa, xb, xa, xb))
+    if not tests:
+        return
+    site = g.site(node, "product", name=name, axes=(inner_a, inner_b))
+    g.uses_err = True
+    g.emit("if %s:" % " or ".join(tests))
+    position = 0
+    for x, rank in ((xa, len(a.shape)), (xb, len(b.shape))):   # both shapes, for the message
+        g.emit("    err[%d] = %d" % (position, rank))
+        for axis in range(rank):
+            g.emit("    err[%d] = %s.shape[%d]" % (position + 1 + axis, x, axis))
+        position += 1 + rank
+    g.emit("    raise _rt.GraphFail(%d)" % site)
+
+
 def _numba_product_lowering(name):
     def lower(g, node, ins):
         out = node.outputs[0]
@@ -68,6 +97,8 @@ def _numba_product_lowering(name):
         if name == "dot" and (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
             text = "(%s * %s)" % (nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype))
             return g.scalar_cast(text, out.dtype) if nl.is_scalar(g, out) else text
+        if not (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
+            _check_product_shapes(g, node, name)
         if (name == "matmul" and not nl.is_scalar(g, a) and not nl.is_scalar(g, b)
                 and 2 <= len(a.shape) <= 3 and 2 <= len(b.shape) <= 3
                 and 3 in (len(a.shape), len(b.shape))):

@@ -1,12 +1,13 @@
-"""Stateful and effectful ops: variable read/assign, tensor arrays, print and assert."""
+"""Stateful and effectful ops: variable read/assign, tensor arrays, print, raise and assert."""
 
+import itertools
 import sys
 
 import numpy as np
 
 from runtime import errors
 from runtime.executors.numba import lowering as nl
-from runtime.graph import TENSOR_ARRAY
+from runtime.graph import TENSOR_ARRAY, describe_node
 from runtime.markers import SLOT
 from runtime.ops.inference import broadcast_shapes, dummy
 from runtime.ops.registry import defop, get
@@ -168,33 +169,221 @@ ta_unstack = defop("ta_unstack", infer=_ta_unstack_infer, make_kernel=_ta_unstac
                    view=True, doc="a tensor array of the rows of value")
 
 
-# --- print and assert -----------------------------------------------------------------------
+# --- print, raise and assert ------------------------------------------------------------------
+# Their texts may hold values known only when the graph runs: the node's attributes hold a
+# template (strings, Python values, tuples, lists and dicts of them, Text and
+# ExceptionTemplate objects) whose SLOTs are the node's inputs, filled in order.
 
-def _print_kernel(items, sep, end):
+class Text:
+    """A str formatted when the graph runs: `template` formatted with `args` (and `kwargs`)
+    in `style` "format" (str.format, f-strings) or "%" (the % operator), after the SLOTs
+    in them are filled. runtime.api.format_text makes them from tensors; once formatted
+    they are what Python would have formatted from the NumPy values."""
+
+    __slots__ = ("style", "template", "args", "kwargs")
+
+    def __init__(self, style, template, args, kwargs=None):
+        self.style = style
+        self.template = template
+        self.args = args
+        self.kwargs = kwargs or {}
+
+    def formatted(self, values):
+        """The text, the SLOTs of its arguments taken from the iterator `values`."""
+        args = fill(self.args, values)
+        if self.style == "%":
+            return self.template % args
+        return self.template.format(*args, **fill(self.kwargs, values))
+
+    def __add__(self, other):
+        if not isinstance(other, (str, Text)):
+            return NotImplemented
+        return Text("format", "{}{}", (self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, (str, Text)):
+            return NotImplemented
+        return Text("format", "{}{}", (other, self))
+
+    def _refused(self, *args):
+        raise TypeError(
+            "the text %r holds symbolic values, known only when the graph runs: print it, "
+            "raise or assert with it, or add strings to it, in the function itself"
+            % (self,))
+
+    # (Converted code formats a Text itself: ag__.format_ takes it as an argument.)
+    __str__ = __format__ = __bool__ = __len__ = __iter__ = __eq__ = __ne__ = __lt__ = \
+        __le__ = __gt__ = __ge__ = __mul__ = __mod__ = _refused
+    __hash__ = object.__hash__
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            "the text %r holds symbolic values, known only when the graph runs: it has no "
+            "str methods (%s); print it, raise or assert with it, or add strings to it"
+            % (self, name))
+
+    def __repr__(self):
+        return _template_text(self, itertools.repeat(None), lambda value: "_")
+
+
+
+class ExceptionTemplate:
+    """The exception a `raise` makes when the graph runs: a new one of `kind` (the type
+    raised while tracing) with `args` and attributes `state`, their SLOTs filled. `node`,
+    the raise node (set once it is recorded), is named in the error, as the executors name
+    a failing node; the type stays the user's."""
+
+    __slots__ = ("kind", "args", "state", "cause", "suppress_context", "node")
+
+    def __init__(self, kind, args, state, cause=None, suppress_context=False):
+        self.kind = kind
+        self.args = args
+        self.state = state
+        self.cause = cause
+        self.suppress_context = suppress_context
+        self.node = None
+
+    def made(self, values):
+        """The exception to raise, the SLOTs taken from the iterator `values`."""
+        args = fill(self.args, values)
+        # Not through __init__: the args are what the traced exception holds, whatever
+        # its class's own signature (which may compute them from other arguments).
+        error = self.kind.__new__(self.kind, *args)
+        error.__dict__.update(fill(self.state, values))
+        error.args = args
+        if self.cause is not None or self.suppress_context:
+            error.__cause__ = self.cause
+            error.__suppress_context__ = self.suppress_context
+        if self.node is not None:
+            where = "While executing %s" % describe_node(self.node)
+            if isinstance(error, errors.InvalidArgumentError):
+                error.message = "%s\n%s" % (error.message, where)
+                error.args = (error.message,) + error.args[1:]
+            else:
+                error.add_note(where)
+            error._rt_node_reported = True   # (the executors leave it as it is)
+        return error
+
+    def __repr__(self):
+        name = getattr(self.kind, "__qualname__", self.kind.__name__)
+        return "%s%r" % (name, self.args)
+
+
+def _numpy_value(value):
+    """A value as NumPy gives it to Python code: a 0-d array as its scalar."""
+    if type(value) is np.ndarray and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def fill(template, values):
+    """`template` with its SLOTs replaced by the next items of the iterator `values`, and
+    its Texts formatted (tuples, lists and dicts are rebuilt; anything else stays)."""
+    if template is SLOT:
+        return _numpy_value(next(values))
+    kind = type(template)
+    if kind is Text:
+        return template.formatted(values)
+    if kind is tuple or kind is list:
+        return kind(fill(item, values) for item in template)
+    if kind is dict:
+        return {key: fill(item, values) for key, item in template.items()}
+    return template
+
+
+def slot_count(template):
+    """How many inputs `template` takes."""
+    if template is SLOT:
+        return 1
+    kind = type(template)
+    if kind is Text:
+        return slot_count(template.args) + slot_count(template.kwargs)
+    if kind is ExceptionTemplate:
+        return slot_count(template.args) + slot_count(template.state)
+    if kind is tuple or kind is list:
+        return sum(slot_count(item) for item in template)
+    if kind is dict:
+        return sum(slot_count(item) for item in template.values())
+    return 0
+
+
+def _print_kernel(items, sep, end, stream):
     items = tuple(items)
 
     def print_(*values):
-        it = iter(values)
-        # sys.stdout is looked up now, so output capture set up after tracing works.
-        print(*[next(it) if item is SLOT else item for item in items], sep=sep, end=end,
-              file=sys.stdout)
+        # The stream is looked up now, so output capture set up after tracing works.
+        print(*fill(items, iter(values)), sep=sep, end=end, file=getattr(sys, stream))
     return print_
 
 
 def _print_format(node, namer):
     it = iter(node.inputs)
-    shown = [namer(next(it)) if item is SLOT else repr(item) for item in node.attrs["items"]]
+    shown = [_template_text(item, it, namer) for item in node.attrs["items"]]
     extra = []
     if node.attrs["sep"] != " ":
         extra.append("sep=%r" % node.attrs["sep"])
     if node.attrs["end"] != "\n":
         extra.append("end=%r" % node.attrs["end"])
+    if node.attrs["stream"] != "stdout":
+        extra.append("file=sys.%s" % node.attrs["stream"])
     return "print " + ", ".join(shown + extra)
 
 
-print_ = defop("print", infer=lambda *values, items, sep, end: [], make_kernel=_print_kernel,
-               effect=True, format=_print_format,
-               doc="print(*items) when the graph runs; SLOT items are the inputs")
+def _template_text(template, inputs, namer):
+    """A template as the printed graph shows it: its SLOTs as the names of the inputs."""
+    if template is SLOT:
+        return namer(next(inputs))
+    kind = type(template)
+    if kind is Text:
+        if template.style == "%":
+            return "(%r %% %s)" % (template.template,
+                                   _template_text(template.args, inputs, namer))
+        arguments = [_template_text(a, inputs, namer) for a in template.args]
+        arguments += ["%s=%s" % (k, _template_text(v, inputs, namer))
+                      for k, v in template.kwargs.items()]
+        return "%r.format(%s)" % (template.template, ", ".join(arguments))
+    if kind is tuple or kind is list:
+        parts = ", ".join(_template_text(item, inputs, namer) for item in template)
+        return "(%s%s)" % (parts, "," if len(template) == 1 else "") if kind is tuple \
+            else "[%s]" % parts
+    if kind is dict:
+        return "{%s}" % ", ".join("%r: %s" % (k, _template_text(v, inputs, namer))
+                                  for k, v in template.items())
+    return repr(template)
+
+
+print_ = defop("print", infer=lambda *values, items, sep, end, stream: [],
+               make_kernel=_print_kernel, effect=True, format=_print_format,
+               doc="print(*items) to sys.<stream> when the graph runs; the SLOTs of the "
+                   "items are the inputs")
+
+
+def _raise_kernel(exception, conditional):
+    def raise_(*values):
+        if conditional:
+            if np.all(values[0]):
+                return
+            values = values[1:]
+        raise exception.made(iter(values))
+    return raise_
+
+
+def _raise_format(node, namer):
+    inputs = iter(node.inputs)
+    test = ""
+    if node.attrs["conditional"]:
+        test = " unless %s" % namer(next(inputs))
+    exception = node.attrs["exception"]
+    name = getattr(exception.kind, "__qualname__", exception.kind.__name__)
+    return "raise %s%s%s" % (name, _template_text(exception.args, inputs, namer), test)
+
+
+raise_ = defop("raise", infer=lambda *inputs, exception, conditional: [],
+               make_kernel=_raise_kernel, effect=True, format=_raise_format,
+               doc="raise the exception when the graph runs (with conditional=True, "
+                   "unless input 0 is true); the SLOTs of its arguments are the inputs")
 
 
 def _assert_kernel(message, items, error=None):
@@ -360,49 +549,82 @@ def _numba_ta_unstack(g, node, ins):
              "True" if node.attrs["dynamic_size"] else "False")]
 
 
-# --- print and assert -------------------------------------------------------------------------
+# --- print and raise: object-mode callbacks ---------------------------------------------------
 
-def _numba_printer(items, sep, end, dtypes):
-    """The print callback generated code runs in object mode: values come from Numba boxed as
-    Python scalars or arrays; they are turned back into NumPy values of the graph's dtypes
-    so they print like print() would."""
+def _numpy_values(values, dtypes):
+    """The values of the inputs as the NumPy executor gives them: Numba passes scalars
+    boxed as Python numbers, turned back into NumPy values of the graph's dtypes."""
+    return iter([value if isinstance(value, np.ndarray) else dtype.type(value)
+                 for value, dtype in zip(values, dtypes)])
+
+
+def _numba_printer(items, sep, end, stream, dtypes):
+    """The print callback generated code runs in object mode."""
     items = tuple(items)
     dtypes = tuple(np.dtype(d) for d in dtypes)
 
     def print_(*values):
-        it = iter(zip(values, dtypes))
-        shown = []
-        for item in items:
-            if item is SLOT:
-                value, dtype = next(it)
-                if isinstance(value, np.ndarray):
-                    shown.append(value)
-                else:
-                    shown.append(dtype.type(value))
-            else:
-                shown.append(item)
-        print(*shown, sep=sep, end=end, file=sys.stdout)
+        print(*fill(items, _numpy_values(values, dtypes)), sep=sep, end=end,
+              file=getattr(sys, stream))
     return print_
 
 
-@get("print").def_numba
-def _numba_print(g, node, ins):
+def _numba_raiser(exception, dtypes):
+    """The raise callback generated code runs in object mode."""
+    dtypes = tuple(np.dtype(d) for d in dtypes)
+
+    def raise_(*values):
+        raise exception.made(_numpy_values(values, dtypes))
+    return raise_
+
+
+def _callback_call(g, node, kind, callback, key, ins):
+    """The call of `callback` (a Python function of the input values) in object mode, as
+    a statement expression; `key` identifies what the callback does (it is part of the
+    generated module's identity: callbacks are registered by module name)."""
     for v in node.inputs:
         if v.kind == TENSOR_ARRAY:
-            raise nl.Unlowerable("printing a TensorArray")
-    dtypes = [v.dtype for v in node.inputs]
-    printer = _numba_printer(node.attrs["items"], node.attrs["sep"], node.attrs["end"], dtypes)
-    site = g.site(node, "print", printer=printer)
+            raise nl.Unlowerable("a %s of a TensorArray" % kind)
+    site = g.site(node, kind, callback=callback, key=key)
     # The object-mode block lives in its own jitted function: in the same function as the
     # inline bounds checks' raise, Numba 0.68 emits invalid LLVM ("does not dominate").
     params = ", ".join("p%d" % i for i in range(len(ins)))
     g.add_function([
         "@numba.njit(cache=True)",
-        "def _print%d(%s):" % (site, params),
+        "def _%s%d(%s):" % (kind, site, params),
         "    with numba.objmode():",
         "        _rt.call_site(__name__, %d%s)" % (site, "".join(", p%d" % i for i in range(len(ins)))),
     ])
-    g.emit("_print%d(%s)" % (site, ", ".join(ins)))
+    return "_%s%d(%s)" % (kind, site, ", ".join(ins))
+
+
+@get("print").def_numba
+def _numba_print(g, node, ins):
+    attrs = node.attrs
+    printer = _numba_printer(attrs["items"], attrs["sep"], attrs["end"], attrs["stream"],
+                             [v.dtype for v in node.inputs])
+    key = (tuple(repr(i) for i in attrs["items"]), attrs["sep"], attrs["end"], attrs["stream"])
+    g.emit(_callback_call(g, node, "print", printer, key, ins))
+    return None
+
+
+@get("raise").def_numba
+def _numba_raise(g, node, ins):
+    conditional = node.attrs["conditional"]
+    exception = node.attrs["exception"]
+    values = node.inputs[1:] if conditional else node.inputs
+    raiser = _numba_raiser(exception, [v.dtype for v in values])
+    # (the location too: the error names the node, as where the user raised)
+    key = (exception.kind.__module__, repr(exception), repr(exception.state),
+           repr(exception.cause), node.location)
+    call = _callback_call(g, node, "raise", raiser, key, ins[1:] if conditional else ins)
+    if conditional:
+        condition = node.inputs[0]
+        test = ins[0] if nl.is_scalar(g, condition) else "np.all(%s)" % ins[0]
+        g.emit("if not %s:" % test)
+        g.emit("    " + call)
+    else:
+        g.emit(call)
     return None
 
 

@@ -17,7 +17,7 @@ from autograph.pyct import parser
 
 Census = census_module.Census
 _FIELDS = ("types", "attributes", "nested_scopes", "loop_else", "loop_starts_with_call",
-           "return_in_block", "subscript_store")
+           "return_in_block", "subscript_store", "percent_format")
 _BLOCKS = (gast.If, gast.For, gast.AsyncFor, gast.While)
 _DEFINITIONS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
 
@@ -29,19 +29,23 @@ def _facts(census):
 def _reference_facts(root):
     """The census facts of `root`, computed plainly (recursion with an `inside` flag)."""
     facts = dict(types=set(), attributes=set(), loop_else=False,
-                 loop_starts_with_call=False, return_in_block=False, subscript_store=False)
+                 loop_starts_with_call=False, return_in_block=False, subscript_store=False,
+                 percent_format=False)
     definitions = 0
 
     def visit(node, inside):
         nonlocal definitions
-        if node.__class__ in Census.node_classes:
+        if node.__class__ in Census.node_classes and node.__class__ is not gast.BinOp:
             facts["types"].add(node.__class__)
         if isinstance(node, gast.Attribute):
             facts["attributes"].add(node.attr)
         elif isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
             facts["subscript_store"] = True
-        elif isinstance(node, gast.Return) and inside:
+        elif isinstance(node, (gast.Return, gast.Raise)) and inside:
             facts["return_in_block"] = True
+        elif (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod)
+              and isinstance(node.left, gast.Constant) and isinstance(node.left.value, str)):
+            facts["percent_format"] = True
         elif isinstance(node, _DEFINITIONS):
             definitions += 1
         elif isinstance(node, (gast.For, gast.AsyncFor, gast.While)):
@@ -56,7 +60,7 @@ def _reference_facts(root):
     root_is_function = isinstance(root, (gast.FunctionDef, gast.AsyncFunctionDef))
     return [facts["types"], facts["attributes"], definitions > root_is_function,
             facts["loop_else"], facts["loop_starts_with_call"], facts["return_in_block"],
-            facts["subscript_store"]]
+            facts["subscript_store"], facts["percent_format"]]
 
 
 @pytest.mark.parametrize("module_name", ["textwrap", "difflib", "ast", "test.test_patma"])

@@ -1,5 +1,7 @@
 """ag.function: decorator forms, methods, tracing and its cache, eager debugging mode."""
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,11 @@ import autograph as ag
 import runtime as rt
 from autograph.impl.function import Function, function, functions_run_eagerly, \
     run_functions_eagerly
+
+sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/runtime")
+from equivalence import run_both  # noqa: E402
+
+BACKENDS = ["numpy", "numba", "auto"]
 
 
 def clipped_sum(x, limit):
@@ -261,3 +268,160 @@ def test_ag_functions_pickle_by_reference_and_work_in_a_process_pool():
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
         assert pool.submit(outer, x).result() == outer(x) == 6.0
+
+
+def _decrement_an_alias(k, x):
+    m = k
+    if x[0] > 0:            # a graph if
+        m -= 1
+    for i in range(x.shape[0]):   # a graph loop
+        m += x[i]
+    if isinstance(m, np.ndarray):
+        m[()] = m * 2
+    return m, k
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_0d_array_argument_is_mutated_through_an_alias_in_graph_control_flow(backend):
+    for k in (np.array(5.0), np.float64(5.0)):
+        run_both(_decrement_an_alias, k, np.array([1.0, 2.0]), backend=backend, stage=function)
+
+
+def _countdown(n):
+    while n > 0:
+        yield n
+        n -= 1
+
+
+async def _fetch(x):
+    return x
+
+
+async def _stream(x):
+    yield x
+
+
+@pytest.mark.parametrize("fn, kind", [(_countdown, "a generator function"),
+                                      (_fetch, "an async function"),
+                                      (_stream, "an async generator function")])
+def test_generators_and_async_functions_are_refused_when_decorated(fn, kind):
+    line = fn.__code__.co_firstlineno
+    for stage, error in ((function, ag.ConversionError), (rt.function, TypeError)):
+        with pytest.raises(error) as info:
+            stage(fn)
+        message = str(info.value)
+        assert isinstance(info.value, TypeError)
+        assert "cannot stage %s at %s:%d" % (fn.__name__, __file__, line) in message
+        assert kind in message and "without" in message and "decorate" not in message
+
+
+def test_a_generator_called_from_a_staged_function_runs_while_tracing():
+    def total(x):
+        s = x[0] * 0
+        for k in _countdown(3):
+            s = s + k * x[0]
+        return s
+    for backend in BACKENDS:
+        run_both(total, np.array([2.0]), backend=backend, stage=function)
+
+
+def _flags_and_total(x):
+    total = 0.0
+    for i in range(x.shape[0]):   # a graph loop
+        total += x[i]
+    return True, 1, None, [False, total], {"ok": total > 1, "n": 2}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_python_values_in_results_stay_python_values_next_to_graph_loops(backend):
+    result, _ = run_both(_flags_and_total, np.arange(3.0), backend=backend, stage=function)
+    assert result[0] is True and type(result[1]) is int and result[2] is None
+    assert result[3][0] is False and type(result[4]["n"]) is int
+
+
+def _bool_or_number(x, flag):
+    if x[0] > 0:
+        flag -= 1      # a Python int now, on this path only
+    return flag
+
+
+def _bool_or_number_returned(x):
+    if x[0] > 0:
+        return True, 1
+    return 0, 0
+
+
+def _bool_loop_variable(x):
+    n = 0
+    for i in range(x.shape[0]):
+        n = x[i] > 0
+    return n
+
+
+def _bitwise_and_of_a_bool_or_number(x, flag):
+    if x[0] > 0:
+        flag -= 1
+    return flag & True, flag + 1   # True & True is a bool, 1 & True an int
+
+
+@pytest.mark.parametrize("fn, args, path, names, line", [
+    (_bitwise_and_of_a_bool_or_number, (np.ones(2), False), "the result[0]",
+     "'flag' is a Python int on the true branch but a Python bool on the false branch", 1),
+    (_bool_or_number, (np.ones(2), False), "the result",
+     "'flag' is a Python int on the true branch but a Python bool on the false branch", 1),
+    (_bool_or_number_returned, (np.ones(2),), "the result[0]",
+     "is a Python bool on the true branch but a Python int on the false branch", 1),
+    (_bool_loop_variable, (np.ones(2),), "the result",
+     "loop variable 'n' is i64[] on entry to the loop but bool[] on an iteration", 2),
+])
+def test_returning_a_bool_joined_with_a_number_is_refused_never_a_number(
+        fn, args, path, names, line):
+    # Python returns True on one path and 1 on the other; a graph value has one dtype, and
+    # True must never come back as np.int64(1).
+    with pytest.raises(TypeError) as info:
+        function(fn, backend="numpy")(*args)
+    message = str(info.value)
+    assert message.startswith(path + " is a bool on some paths and a number on others: ")
+    assert names in message and "make both bools" in message
+    assert "(%s:%d in %s)" % (__file__, fn.__code__.co_firstlineno + line, fn.__name__) \
+        in message
+
+
+def _arithmetic_on_a_bool_or_number(x, flag):
+    if x[0] > 0:
+        flag -= 1           # an int on this path, a bool on the other
+    for i in range(x.shape[0]):
+        if x[i] > 2:
+            flag = True
+    both = flag & True      # a bool or a number still: not returned
+    return flag + 1, flag * 2.5, -flag, flag > 0, (both | (flag > 0)) == 1, x[0] if flag else 0.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arithmetic_on_a_bool_joined_with_a_number_gives_what_python_gives(backend):
+    for x in (np.array([1.0, 3.0]), np.array([-1.0, 0.0]), np.array([2.0, 0.0])):
+        for flag in (False, True):
+            run_both(_arithmetic_on_a_bool_or_number, x, flag, backend=backend,
+                     stage=function)
+
+
+def test_simultaneous_first_calls_from_threads_convert_and_trace_once_per_signature():
+    import threading
+    staged = function(clipped_sum, backend="numpy")
+    inputs = [(np.arange(4.0), np.float64(2.0)), (np.arange(4), np.int64(2))]
+    start, results = threading.Barrier(8), [None] * 8
+
+    def work(t):
+        start.wait()
+        results[t] = [staged(*inputs[(t + i) % 2]) for i in range(50)]
+
+    workers = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert staged.trace_count == 2
+    for t, values in enumerate(results):
+        for i, value in enumerate(values):
+            x, limit = inputs[(t + i) % 2]
+            assert value == clipped_sum(x, limit) and type(value) is type(clipped_sum(x, limit))

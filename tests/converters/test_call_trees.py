@@ -6,7 +6,9 @@ import sys
 import warnings
 
 from autograph.impl import api
-from converter_testing import assert_same_behaviour, code
+import numpy as np
+
+from converter_testing import assert_same_behaviour, assert_same_in_graphs, code
 
 
 def helper(x):
@@ -309,3 +311,70 @@ def test_expressions_and_statements_without_choices_are_marked():
     statement.value = sneaked
     assert id(sneaked) not in marks.nodes_containing(node, marks.CHOICE_TYPES)
     assert id(sneaked) in marks.nodes_containing(node, (_gast.UnaryOp, _gast.Call))
+
+
+# --- instances of the user's classes: __init__ is converted --------------------------------
+
+class Buffer:
+    def __init__(self, n, fill=0.0):
+        self.data = np.full(n, fill)
+        if fill > 1.0:                # on a symbolic fill: a graph if
+            self.data[0] = -1.0
+
+    def total(self):
+        return self.data.sum()
+
+
+class Sized(Buffer):
+    def __init__(self, n):
+        super().__init__(n, 2.0)
+
+
+class Returns:
+    def __init__(self):
+        return 1
+
+
+def uses_classes(x):
+    buffer = Buffer(x.shape[0], x[0])
+    return buffer.total(), Sized(x.shape[0]).total(), isinstance(buffer, Buffer)
+
+
+def test_classes_made_in_converted_code_run_a_converted_init():
+    assert_same_behaviour(uses_classes, np.array([0.5, 2.0]), np.array([3.0]))
+    assert_same_in_graphs(uses_classes, np.array([0.5, 2.0]), np.array([3.0]))
+    assert_same_behaviour(lambda: Returns())
+
+
+def test_classes_with_their_own_construction_are_called_as_they_are():
+    import collections
+    import dataclasses
+    from autograph.impl import api
+
+    @dataclasses.dataclass
+    class Point:
+        x: float
+
+    Pair = collections.namedtuple("Pair", "a b")
+    resolver = api._resolver_for(api.converter.STANDARD_OPTIONS)
+    assert resolver.converted(Point) is Point and resolver.converted(Pair) is Pair
+    assert resolver.converted(ValueError) is ValueError
+    assert resolver.converted(Buffer) is not Buffer
+
+
+class FuzzBuf:
+    def __init__(self, n):
+        self.data = np.zeros(n)
+
+    def total(self):
+        pass
+
+
+def fuzz_seed_22(x):
+    # Minimised fuzzer program: np.zeros of a symbolic size in the __init__ of a class.
+    buf1 = FuzzBuf(x.shape[0])
+    return buf1.data
+
+
+def test_fuzzer_class_made_with_a_symbolic_size():
+    assert_same_in_graphs(fuzz_seed_22, np.array([-0.5]), np.array([1.0, 2.0]))

@@ -2,6 +2,7 @@
 graph-run failures naming the op and the user line, and the common mistakes' messages."""
 
 import inspect
+import math
 import os
 import traceback
 
@@ -217,7 +218,7 @@ def test_graph_assert_names_the_op_and_the_user_line():
     assert isinstance(error, rt.errors.InvalidArgumentError)
     message = str(error)
     assert "values must be positive" in message
-    assert "While executing assert" in message
+    assert "While executing raise AssertionFailedError" in message
     assert "%s:%d in assert_in_graph_loop" % (
         THIS_FILE, line_of(assert_in_graph_loop, "assert x[i] > 0")) in message
 
@@ -369,7 +370,12 @@ def test_symbolic_bool_in_an_unconverted_helper():
     assert isinstance(error, TypeError)
     message = str(error)
     assert "truth value of a symbolic tensor" in message
-    assert "rt.cond" in message and "ag.function" in message  # what to do
+    # What happened, and what to do: the helper is not converted, not the ag.function.
+    assert "an `if` statement needs it at %s:%d in plain_sign" % (
+        THIS_FILE, line_of(plain_sign, "if x[0] > 0")) in message
+    assert "plain_sign runs as Python (not converted: marked ag.do_not_convert)" in message
+    assert "remove ag.do_not_convert" in message and "rt.cond" in message
+    assert "decorate" not in message and "stage the function with ag.function" not in message
     assert located(calls_unconverted_helper, "return plain_sign(x)") in message
     assert located(plain_sign, "if x[0] > 0") + "  (not converted: marked ag.do_not_convert)" \
         in message
@@ -379,9 +385,81 @@ def test_symbolic_bool_without_conversion():
     error = raised(ag.function(python_if_on_tensor, backend="numpy", autograph=False),
                    np.ones(3))
     assert isinstance(error, TypeError)
-    assert "rt.cond" in str(error) and "ag.function" in str(error)
+    assert "ag.function(autograph=False) runs Python as it is written" in str(error)
+    assert "rt.cond" in str(error) and "leave out autograph=False" in str(error)
     last = frames_of(error)[-1]
     assert (last.filename, last.lineno) == (THIS_FILE, line_of(python_if_on_tensor, "if x[0]"))
+
+
+def positive_indices(x):
+    return [i for i in range(3) if x[i] > 0]
+
+
+def sum_of_generated(x):
+    def rows():
+        for i in range(x.shape[0]):
+            yield x[i]
+    return sum(rows())
+
+
+def first_as_python_float(x):
+    return x[0].item() + 1.0
+
+
+def python_if_in_a_library_call(x):
+    return sorted([x[0], x[1]])
+
+
+def _identity(v):
+    return v
+
+
+def root_of_a_call(x):
+    return x[0] + math.sqrt(_identity(x[1]))
+
+
+def doubled_items(x):
+    items = []
+    for i in range(x.shape[0]):
+        items.append(x[i])
+    return [v * 2 for v in items]
+
+
+@pytest.mark.parametrize("fn, construct, where, advice", [
+    (positive_indices, "a comprehension or generator expression", "if x[i] > 0",
+     "autograph does not convert comprehensions and generator expressions: write the loop "
+     "out as a for statement"),
+    (sum_of_generated, "the call `range(...)`", "for i in range(x.shape[0])",
+     "rows is a generator, which autograph does not convert"),
+    (first_as_python_float, "Python", "x[0].item()",
+     "first_as_python_float is converted by autograph, but a tensor's value is known only "
+     "when the graph runs; keep it a tensor"),
+    (root_of_a_call, "the call `math.sqrt(...)`", "math.sqrt(",
+     "root_of_a_call is converted by autograph, but `math.sqrt(...)` runs as Python"),
+    (doubled_items, "a comprehension or generator expression", "v * 2",
+     "write the loop out as a for statement"),
+    (python_if_in_a_library_call, "the call `sorted(...)`", "sorted(",
+     "python_if_in_a_library_call is converted by autograph, but `sorted(...)` runs as "
+     "Python, which needs the value while tracing: compute it with tensor operations"),
+])
+def test_refusals_in_converted_code_say_what_happened_and_never_to_decorate(
+        fn, construct, where, advice):
+    error = raised(ag.function(fn, backend="numpy"), np.ones(3))
+    assert isinstance(error, TypeError)
+    message = str(error)
+    assert "%s needs it at %s:%d in " % (construct, THIS_FILE, line_of(fn, where)) in message
+    assert advice in message
+    assert "decorate" not in message and "stage the function with ag.function" not in message
+
+
+def test_a_refusal_under_rt_function_suggests_ag_function():
+    with pytest.raises(TypeError) as info:
+        rt.function(python_if_on_tensor)(np.ones(3))
+    message = str(info.value)
+    assert "an `if` statement needs it at %s:%d in python_if_on_tensor (`if x[0] > 0:`)" % (
+        THIS_FILE, line_of(python_if_on_tensor, "if x[0]")) in message
+    assert "rt.function runs Python as it is written" in message
+    assert "stage the function with ag.function" in message
 
 
 def test_converting_a_function_without_source():
@@ -426,3 +504,9 @@ def test_importing_autograph_installs_the_location_mapper():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_refusal_under_rt_function_names_the_call_among_several_on_the_line():
+    with pytest.raises(TypeError) as info:
+        rt.function(root_of_a_call)(np.ones(3))
+    assert "the call `math.sqrt(...)` needs it" in str(info.value)

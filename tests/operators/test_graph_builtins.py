@@ -1,12 +1,17 @@
 """Graph paths of print, assert and the builtin overloads, and NumPy array creation with
 symbolic sizes: the same results, printed text and errors as plain Python."""
 
+import sys
+
 import numpy as np
 import pytest
 
 import runtime as rt
 from autograph.impl.function import function
 from graph_equivalence import check, check_raises, graph_text
+
+sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/converters")
+from converter_testing import ALL_BACKENDS, assert_same_in_graphs  # noqa: E402
 
 
 def prints_in_a_loop(x):
@@ -72,7 +77,8 @@ def extremes(x, a, b):
 
 
 def test_min_max_sum_any_all():
-    check(extremes, np.array([3.0, 1.0, 2.0]), np.float64(1.5), np.int64(-4))
+    # (min of a float and an int is refused: Python's result type depends on the values)
+    check(extremes, np.array([3.0, 1.0, 2.0]), np.float64(1.5), np.float64(-4.0))
 
 
 def test_sum_of_rows_is_elementwise_like_python():
@@ -201,3 +207,169 @@ def test_rt_range_loops_count_without_materialising_the_range():
     assert staged(np.int64(10)) == sum(range(10)) + 10 * sum(range(2, 10, 3))
     assert staged(np.int64(0)) == 0
     assert "arange" not in graph_text(staged, np.int64(5))
+
+
+# --- print, raise and assert happen when the graph runs, every time -------------------------
+
+def prints_python_values(x, log):
+    print("start", [1, "a"], None, sep="|")
+    for i in range(x.shape[0]):
+        print("iteration")               # Python values only: still printed per iteration
+        if x[i] > 0:
+            print("positive", (x[i], 2), {"v": x[i]}, end=";\n")
+        else:
+            print("other", [x[i], -x[i]])
+    log_copy = list(log)
+    log.append(1)
+    print(log_copy, log)                 # the text they have now, not when the graph runs
+    log.pop()
+    return x
+
+
+def test_print_of_python_values_while_tracing_prints_every_time_the_graph_runs():
+    assert_same_in_graphs(prints_python_values, (np.array([1.0, -2.0]), [0]),
+                          (np.array([3.0]), [0]), backends=ALL_BACKENDS)
+
+
+def prints_to_stderr(x):
+    import sys
+    print("to stderr", x[0], file=sys.stderr)
+    print("to stdout", x[0], file=sys.stdout)
+    return x
+
+
+def test_print_to_stderr_and_stdout_when_the_graph_runs(capsys):
+    staged = function(prints_to_stderr, backend="numpy")
+    staged(np.array([1.5]))
+    captured = capsys.readouterr()
+    assert captured.err == "to stderr 1.5\n" and captured.out == "to stdout 1.5\n"
+
+
+def prints_to_a_file(x, f):
+    print(x[0], file=f)
+    return x
+
+
+def test_print_to_another_file_in_a_graph_is_refused():
+    import io
+    with pytest.raises(TypeError, match="sys.stdout or sys.stderr only"):
+        function(prints_to_a_file, backend="numpy")(np.array([1.0]), io.StringIO())
+
+
+def python_assert_in_a_graph_branch(x, strict):
+    if x[0] > 0:
+        assert not strict, "strict mode"   # a Python test, failing only on this path
+    return x[0]
+
+
+def test_a_failing_python_assert_in_a_graph_branch_fails_when_the_branch_runs():
+    assert function(python_assert_in_a_graph_branch, backend="numpy")(np.array([-1.0]), True) == -1.0
+    with pytest.raises(AssertionError, match="strict mode"):
+        function(python_assert_in_a_graph_branch, backend="numpy")(np.array([1.0]), True)
+
+
+def test_a_failing_graph_assert_is_an_assertion_error_too():
+    staged = function(asserts, backend="numpy")
+    with pytest.raises(AssertionError, match="x must be positive") as info:
+        staged(np.float64(-1.0))
+    assert isinstance(info.value, rt.errors.AssertionFailedError)
+    assert str(info.value).splitlines()[0] == "x must be positive"
+
+
+# --- builtins with symbolic arguments: Python's values, dtypes and errors ------------------
+
+def builtin_values(x, n):
+    return (abs(x[0]), abs(n), abs(-x), int(x[0]), float(n), bool(x[0]), bool(n),
+            round(x[0]), round(x[0], 1), round(x[2]), divmod(x[0], 2.0), divmod(n, 3),
+            divmod(-7, n), pow(x[0], 2), pow(n, 2), x[0] ** n, len(x), len(x[1:]),
+            sum(x), sum(x, 10.0), sum([x[0], x[1]]), isinstance(n, (int, np.integer)))
+
+
+def extremes_as_python(x, n):
+    return (min(x[0], x[1]), max(x[0], x[1], x[2]), min(x), max(x), min(n, 3),
+            max(n, -2, 0), min(x[0], x[1], key=abs), max(x[1], x[0], key=lambda v: -v),
+            max(x, default=0.5), min(x[:0], default=-1.0), max(x[1:], key=abs, default=0.0),
+            min(x, key=lambda v: (v - 1.0) ** 2), min([x[0], x[2]]), max((x[1], 1.0)),
+            min(np.nan, x[0]), min(x[0], np.nan), any([x[0] > 0, x[1] > 0]),
+            all((x[0] > 0, True)), any(x > 3), all(x))
+
+
+def loops_over_builtins(x, n):
+    total = 0.0
+    for i in range(n):
+        total += i
+    for i in range(n, -1, -2):
+        total += 10 * i
+    for i in range(n, 0, -1):
+        total -= i
+    for i, v in enumerate(x, 5):
+        total += i * v
+    for a, b in zip(x, x[1:]):
+        total += a * b
+    return total
+
+
+@pytest.mark.parametrize("fn", [builtin_values, extremes_as_python, loops_over_builtins])
+def test_builtins_of_symbolic_values_equal_python(fn):
+    assert_same_in_graphs(fn, (np.array([1.25, -2.5, 3.5]), np.int64(7)),
+                          (np.array([-0.5, 2.5, -3.25]), np.int64(-4)))
+
+
+def test_builtins_on_every_backend():
+    assert_same_in_graphs(extremes_as_python, (np.array([1.25, -2.5, 3.5]), np.int64(7)),
+                          backends=ALL_BACKENDS)
+
+
+def nan_aware_extremes(x):
+    return min(x), max(x), min(x, key=abs), max(x[0], x[1]), min(x[0], x[2], x[1])
+
+
+def empty_min(x):
+    return min(x)
+
+
+def test_min_and_max_keep_pythons_nan_rule_and_empty_error():
+    for x in (np.array([np.nan, 1.0, 0.0]), np.array([1.0, np.nan, 0.0]),
+              np.array([3.0, 2.0, 1.0])):
+        assert_same_in_graphs(nan_aware_extremes, x)
+    assert_same_in_graphs(empty_min, np.array([1.0]), np.array([]))
+
+
+def mixed_extreme(x):
+    return max(x[0], 0)
+
+
+def test_min_and_max_of_different_types_are_refused():
+    with pytest.raises(TypeError, match=r"max\(\) of values of different types"):
+        function(mixed_extreme, backend="numpy")(np.array([1.0]))
+
+
+def numpy_scalar_types(x, n):
+    y = x.copy()
+    y[0] -= np.float64(x[1])
+    return (np.float64(x[0]), np.int64(x[1]), np.int32(n), np.float32(x), np.bool_(x[0]),
+            np.float64(2), y, np.int8(n))
+
+
+def test_numpy_scalar_types_convert_symbolic_values():
+    assert_same_in_graphs(numpy_scalar_types, (np.array([1.5, -2.7]), np.int64(3)),
+                          backends=ALL_BACKENDS)
+
+
+def fuzz_seed_121(x, t):
+    # Minimised fuzzer program: the print of a Python value came out while tracing, before
+    # the print of the tensor that the graph made when it ran.
+    print('p2', x)
+    print('p5', t)
+
+
+def fuzz_seed_32(x, y):
+    # Minimised fuzzer program: np.float64 of a tensor was refused (and on empty arrays
+    # must raise Python's IndexError).
+    x[0] -= np.float64(y[0])
+
+
+def test_fuzzer_print_order_and_numpy_scalar_type():
+    assert_same_in_graphs(fuzz_seed_121, (np.array([]), 0.25), (np.array([1.0]), 0.5))
+    assert_same_in_graphs(fuzz_seed_32, (np.array([]), np.array([])),
+                          (np.array([1.0]), np.array([0.5])))

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import traceback
 
 import numpy as np
 import pytest
@@ -344,6 +345,78 @@ def test_failed_assert_raises_invalid_argument_with_same_message(backend):
     assert message.splitlines()[0] == str(eager.value) == "negative value 2 -4.0"
     assert "While executing" in message and "test_numba_exec.py" in message
     assert f(np.array([1.0, 2.0])) == 3.0
+
+
+def dot_of_doubled(a, b):
+    return np.dot(a * 2.0, b)
+
+
+def matmul_of_doubled(a, b):
+    return (a * 2.0) @ b
+
+
+PRODUCT_MISMATCHES = [((3,), (4,)), ((2, 3), (4,)), ((3,), (4, 2)), ((2, 3), (4, 2)),
+                      ((2, 2, 3), (2, 4, 2)), ((2, 2, 3), (3, 3, 2))]
+
+
+@pytest.mark.parametrize("product", [dot_of_doubled, matmul_of_doubled])
+def test_a_product_of_misfit_shapes_raises_numpys_error_at_the_users_line(product):
+    # Numba's own check would raise from its linalg.py, naming neither line nor node.
+    line = product.__code__.co_firstlineno + 1
+    f = staged(product, "numba")
+    for shape_a, shape_b in PRODUCT_MISMATCHES:
+        if product is dot_of_doubled and len(shape_a) + len(shape_b) > 4:
+            continue   # a dot of rank-3 operands does not run on Numba (a clear refusal)
+        a, b = np.ones(shape_a), np.ones(shape_b)
+        with pytest.raises(ValueError) as expected:
+            product(a, b)
+        good_b = np.ones(shape_a[-1:] + shape_b[len(shape_b) - 1:] if len(shape_b) > 1
+                         else shape_a[-1:])
+        if len(shape_b) == 3:
+            good_b = np.ones((1,) + shape_a[-1:] + shape_b[-1:])
+        for _ in range(2):   # the first call and the fast path of later ones
+            with pytest.raises(ValueError) as raised:
+                f(a, b)
+            assert str(raised.value) == str(expected.value)
+            assert raised.value.__notes__[-1].startswith("While executing ")
+            assert raised.value.__notes__[-1].endswith(
+                "created at %s:%d in %s" % (__file__, line, product.__name__))
+            np.testing.assert_allclose(f(a, good_b), product(a, good_b))
+
+
+def sum_of_two(a, b):
+    return a + b * 2.0
+
+
+def reshaped(a):
+    return a.reshape((2, -1)) + 1.0
+
+
+def largest(a):
+    return np.max(a) + 1.0
+
+
+@pytest.mark.parametrize("fn, good, bad", [
+    (sum_of_two, (np.ones(3), np.ones(3)), (np.ones(3), np.ones(4))),
+    (reshaped, (np.ones(4),), (np.ones(3),)),
+    (largest, (np.ones(2),), (np.ones(0),)),
+])
+def test_errors_numba_raises_itself_name_the_node_and_the_users_line(fn, good, bad):
+    line = fn.__code__.co_firstlineno + 1
+    numpy_f, numba_f = staged(fn, "numpy"), staged(fn, "numba")
+    np.testing.assert_allclose(numba_f(*good), fn(*good))
+    with pytest.raises(Exception) as expected:
+        numpy_f(*bad)
+    for _ in range(2):
+        with pytest.raises(type(expected.value)) as raised:
+            numba_f(*bad)
+        assert raised.value.__notes__ == expected.value.__notes__
+        assert "created at %s:%d in %s" % (__file__, line, fn.__name__) in \
+            raised.value.__notes__[-1]
+        assert "_ag_numba_" not in str(raised.value)   # no lines about generated files
+        numba_dir = os.path.dirname(__import__("numba").__file__)
+        assert not any(entry.filename.startswith(numba_dir)   # Numba's own files
+                       for entry in traceback.extract_tb(raised.value.__traceback__))
 
 
 def read_at(x, i):

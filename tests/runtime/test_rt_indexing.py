@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from equivalence import run_both
 
 A = np.arange(60.0).reshape(3, 4, 5)
 IDX = np.array([2, 0, 1], dtype=np.int64)
@@ -176,6 +177,33 @@ def test_scalar_in_place_operators_rebind_only_the_name(both):
         x += 1
         return x, y
     both(f, np.arange(3.0))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba", "auto"])
+def test_a_0d_array_argument_is_mutated_through_its_aliases_a_numpy_scalar_is_not(backend):
+    def f(k, x):
+        m = k
+        m -= 1             # a 0-d array: k too; a NumPy scalar: m only
+        m *= x[0]
+        view = k[...]      # an Ellipsis: a 0-d view of k (a 0-d array of a NumPy scalar)
+        view += 10
+        return k, m, view, k + 0   # k + 0: a NumPy scalar either way
+    for k in (np.array(5.0), np.float64(5.0), np.array(5)):
+        run_both(f, k, np.array([3.0]) if k.dtype.kind == "f" else np.array([3]),
+                 backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_0d_array_argument_returned_or_written_is_the_callers_array(backend):
+    def written(k, v):
+        k[()] = v
+        return k
+    k = np.array(1.0)
+    result = rt.function(written, backend=backend)(k, np.float64(4.0))
+    assert result is k and k[()] == 4.0
+    k = np.array(1.0)
+    assert rt.function(lambda k: k, backend=backend)(k) is k
+    assert type(rt.function(lambda k: k, backend=backend)(np.float64(1.0))) is np.float64
 
 
 def test_counter_increment_pattern(both):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from equivalence import run_both
 
 Pair = collections.namedtuple("Pair", "first second")
 
@@ -296,3 +297,88 @@ def test_a_thread_running_a_traced_function_is_not_caught_in_another_threads_tra
         tracer.join(10)
     np.testing.assert_array_equal(results["slow"], [2.0, 2.0, 2.0])
     assert rt.current_graph() is None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_threads_with_mixed_dtypes_trace_once_per_signature_and_never_mix_signatures(backend):
+    # Eight threads make their first calls at once, then alternate float64, int64 and
+    # float32 arrays: each signature is traced once, and every call runs its own
+    # signature's graph (a switch interval of 1 us makes threads interleave mid-call).
+    import sys
+    import threading
+    if backend == "numba":
+        pytest.importorskip("numba")
+    traced = []
+
+    def double(x):
+        traced.append(x.dtype)
+        time.sleep(0.02)   # the other threads arrive while this one traces
+        return x * 2
+
+    f = rt.function(double, backend=backend)
+    inputs = [np.arange(5.0), np.arange(5), np.arange(5, dtype=np.float32)]
+    threads, start, wrong = 8, threading.Barrier(8), []
+
+    def work(offset):
+        start.wait()
+        for i in range(3000):
+            x = inputs[(i + offset) % len(inputs)]
+            result = f(x)
+            if result.dtype != x.dtype or result[3] != 6:
+                wrong.append((x.dtype, result.dtype))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(60)
+    finally:
+        sys.setswitchinterval(interval)
+    assert wrong == []
+    assert f.trace_count == 3 and sorted(map(str, traced)) == ["float32", "float64", "int64"]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba", "auto"])
+def test_python_values_in_results_keep_their_python_types(backend):
+    def f(x):
+        doubled = x * 2
+        return (True, 1, 2.5, None, "s", doubled,
+                [False, 3, {"n": 0, "t": doubled[0] > 1}], x[0], doubled[0] > 1)
+    for x in (np.arange(3.0), np.arange(3)):
+        result, _ = run_both(f, x, backend=backend)
+        assert result[0] is True and type(result[1]) is int and type(result[2]) is float
+        assert type(result[7]) is x.dtype.type and type(result[8]) is np.bool_
+
+
+def _counted(x):
+    # Values the graph computes from Python numbers come back as NumPy scalars of their
+    # kind (a bool as np.bool_, an int as np.int64): the same on every backend.
+    def body(i, n, found):
+        return i + 1, n + 1, rt.cond(x[i] > 1, lambda: True, lambda: found)
+    return rt.while_loop(lambda i, n, found: i < x.shape[0], body, (0, 0, False))[1:]
+
+
+def test_symbolic_results_are_numpy_scalars_of_their_kind_on_every_backend():
+    x = np.arange(4.0)
+    results = [rt.function(_counted, backend=backend)(x)
+               for backend in ("numpy", "numba", "auto")]
+    for n, found in results:
+        assert (type(n), type(found)) == (np.int64, np.bool_) and (n, found) == (4, True)
+
+
+def test_a_returned_join_of_a_bool_and_a_number_is_refused_arithmetic_on_it_is_not():
+    def chosen(x):
+        return rt.cond(x[0] > 0, lambda: True, lambda: 0)
+
+    def counted(x):
+        n = rt.while_loop(lambda i, n: i < x.shape[0], lambda i, n: (i + 1, n + 1), (0, False))
+        return n[1]
+
+    for fn, where in ((chosen, "on the true branch"), (counted, "on entry to the loop")):
+        with pytest.raises(TypeError, match="the result is a bool on some paths and a number "
+                                            "on others: .*%s" % where):
+            rt.function(fn)(np.ones(2))
+    run_both(lambda x: rt.cond(x[0] > 0, lambda: True, lambda: 0) + 1, np.ones(2))

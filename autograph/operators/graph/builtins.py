@@ -10,20 +10,16 @@ from autograph.operators.graph import common, iterables, lists
 
 
 def print_(*objects, sep=" ", end="\n", file=None, flush=False):
-    """print of symbolic values: prints when the graph runs (rt.print)."""
-    if file is not None:
-        raise TypeError("print(..., file=...) of symbolic values is not supported in graphs; "
-                        "the graph prints to sys.stdout")
-    return rt.print(*[lists.stacked_if_list(o) for o in objects], sep=sep, end=end)
+    """print while tracing: prints when the graph runs (rt.print), every time it runs."""
+    return rt.print(*[lists.stacked_if_list(o) for o in objects], sep=sep, end=end, file=file)
 
 
 def assert_stmt(test, message_fn):
-    """assert on a symbolic condition: rt.errors.InvalidArgumentError when the graph runs."""
-    message = message_fn() if message_fn is not None else None
+    """assert on a symbolic condition: rt.errors.AssertionFailedError when the graph runs
+    and the condition is false, with the message (formatted then)."""
     condition = common.is_truthy_scalar_tensor(test, "the condition of an assert statement")
-    if rt.is_tensor(message):
-        return rt.Assert(condition, "assertion failed:", data=[message])
-    return rt.Assert(condition, "assertion failed" if message is None else str(message))
+    arguments = () if message_fn is None else (message_fn(),)
+    rt.Raise(rt.errors.AssertionFailedError(*arguments), unless=condition)
 
 
 def len_(value, *rest):
@@ -76,36 +72,125 @@ def float_(value):
     return _scalar(value, "float").astype(np.float64)
 
 
+def as_numpy_type(value, kind):
+    """np.float64(x), np.int32(x), ... of a symbolic value: NumPy's cast of it."""
+    return lists.stacked_if_list(value).astype(kind)
+
+
 def bool_(value):
     return common.is_truthy_scalar_tensor(value, "the argument of bool()")
 
 
-def _extreme(name, pairwise, reduce):
-    def extreme(*args, key=None, **kwargs):
-        if key is not None:
-            raise TypeError("%s(..., key=...) of symbolic values is not supported in graphs"
-                            % name)
-        if len(args) == 1:
-            (value,) = args
-            value = lists.stacked_if_list(value)
-            if "default" in kwargs:
-                raise TypeError("%s(..., default=...) of symbolic values is not supported in "
-                                "graphs" % name)
-            if not rt.is_tensor(value):
-                return getattr(builtins, name)(value)
-            return reduce(_scalar_items(value))
-        if kwargs:
-            raise TypeError("%s() got an unexpected keyword argument %r"
-                            % (name, next(iter(kwargs))))
+# Marks a `default` the caller did not pass.
+_NO_DEFAULT = object()
+
+
+def _extreme(name, better, reduce):
+    """min or max of symbolic values, as Python computes them: the first of the best
+    candidates (by `key`), each later one replacing the best one only when `better`
+    (strictly: a NaN never does). Python returns one of the candidates, whose type then
+    depends on the values: candidates of different dtypes are refused."""
+    builtin = getattr(builtins, name)
+
+    def extreme(*args, key=None, default=_NO_DEFAULT):
         if not args:
             raise TypeError("%s expected at least 1 argument, got 0" % name)
-        return functools.reduce(pairwise, [lists.stacked_if_list(a) for a in args])
+        if len(args) > 1:
+            if default is not _NO_DEFAULT:
+                raise TypeError("Cannot specify a default for %s() with multiple positional "
+                                "arguments" % name)
+            return _best_of(name, better, list(args), key)
+        iterable = lists.stacked_if_list(args[0])
+        if not rt.is_tensor(iterable):   # a Python iterable holding symbolic values
+            candidates = list(iterable)
+            if candidates:
+                return _best_of(name, better, candidates, key)
+            if default is _NO_DEFAULT:
+                return builtin(candidates)   # Python's error
+            return default
+        items = _scalar_items(iterable)
+        count = items.shape[0]
+
+        def best():
+            if key is not None:
+                return _best_item(name, better, items, key)
+            if items.dtype.kind != "f":
+                return reduce(items)
+            # Python keeps a NaN it starts with, and skips the later ones.
+            return np.where(np.isnan(items[0]), items[0], reduce(np.where(
+                np.isnan(items), items[0], items)))
+
+        if default is _NO_DEFAULT:
+            rt.Raise(ValueError(_empty_message(builtin)), unless=np.greater(count, 0))
+            return best()
+        _same_dtypes(name, [items.dtype, _dtype_of(default)])
+        return rt.cond(np.greater(count, 0), best, lambda: default,
+                       names=["the value of %s()" % name])
     extreme.__name__ = name
     return extreme
 
 
-min_ = _extreme("min", np.minimum, np.min)
-max_ = _extreme("max", np.maximum, np.max)
+def _empty_message(builtin):
+    try:
+        builtin([])
+    except ValueError as error:
+        return str(error)
+
+
+def _dtype_of(value):
+    return value.dtype if rt.is_tensor(value) else np.asarray(value).dtype
+
+
+def _same_dtypes(name, dtypes):
+    """Refuses candidates of different dtypes: Python's result would be one of them, so its
+    type would depend on the values, and a graph value has one dtype."""
+    dtypes = set(dtypes)
+    if len(dtypes) > 1:
+        raise TypeError(
+            "%s() of values of different types (%s) in a graph: Python returns one of them, "
+            "so the type of the result would depend on their values, and a graph value has "
+            "one dtype; give them the same type (for example %s(x, 0.0) instead of "
+            "%s(x, 0) for a float x)" % (name, ", ".join(sorted(str(d) for d in dtypes)),
+                                         name, name))
+
+
+def _best_of(name, better, candidates, key):
+    """The best of a Python list of candidates, some symbolic."""
+    candidates = [lists.stacked_if_list(c) for c in candidates]
+    _same_dtypes(name, [_dtype_of(c) for c in candidates])
+    best = candidates[0]
+    best_key = best if key is None else key(best)
+    for candidate in candidates[1:]:
+        candidate_key = candidate if key is None else key(candidate)
+        replaces = better(candidate_key, best_key)
+        if rt.is_tensor(replaces):
+            replaces = common.is_truthy_scalar_tensor(replaces, "a comparison in %s()" % name)
+            best = np.where(replaces, candidate, best)
+            best_key = best if key is None else np.where(replaces, candidate_key, best_key)
+        elif replaces:
+            best, best_key = candidate, candidate_key
+    return best
+
+
+def _best_item(name, better, items, key):
+    """The best item of a symbolic 1-d array by `key`, called on each item as Python does
+    (a graph loop over the items)."""
+    first = items[0]
+    first_key = key(first)
+
+    def body(i, best, best_key):
+        item = items[i]
+        item_key = key(item)
+        replaces = common.is_truthy_scalar_tensor(better(item_key, best_key),
+                                                  "a comparison in %s()" % name)
+        return (i + 1, np.where(replaces, item, best), np.where(replaces, item_key, best_key))
+
+    return rt.while_loop(lambda i, best, best_key: np.less(i, items.shape[0]), body,
+                         (1, first, first_key), names=["i", name, "key"])[1]
+
+
+min_ = _extreme("min", np.less, np.min)
+max_ = _extreme("max", np.greater, np.max)
 
 
 def sum_(iterable, start=0):
@@ -127,28 +212,33 @@ def _scalar_items(value):
     return value
 
 
-def _truth_reduction(name, reduce):
+def _truth_reduction(name, reduce, combine):
     def reduction(iterable):
-        return reduce(_scalar_items(lists.stacked_if_list(iterable)))
+        value = lists.stacked_if_list(iterable)
+        if not rt.is_tensor(value):   # a Python iterable holding symbolic values
+            truths = [common.is_truthy_scalar_tensor(item, "an item of %s()" % name)
+                      if rt.is_tensor(item) else bool(item) for item in value]
+            return functools.reduce(combine, truths, getattr(builtins, name)(()))
+        return reduce(_scalar_items(value))
     reduction.__name__ = name
     return reduction
 
 
-any_ = _truth_reduction("any", np.any)
-all_ = _truth_reduction("all", np.all)
+any_ = _truth_reduction("any", np.any, np.logical_or)
+all_ = _truth_reduction("all", np.all, np.logical_and)
 
 
 def isinstance_(value, classinfo):
-    """isinstance as the traced value's eager counterpart would answer: an array of rank
-    >= 1 is an np.ndarray, a rank-0 value the NumPy scalar type of its dtype, a list built
-    in a graph loop a list."""
+    """isinstance as the traced value's eager counterpart would answer: an array (rank >= 1,
+    or a 0-d array: rt.is_ndarray) is an np.ndarray, another rank-0 value the NumPy scalar
+    type of its dtype, a list built in a graph loop a list."""
     if builtins.isinstance(value, classinfo):
         return True
     if lists.is_tensor_list(value):
         stands_for = list
     elif isinstance(value, iterables.SymbolicIterable):
         return False
-    elif value.ndim >= 1:
+    elif rt.is_ndarray(value):
         stands_for = np.ndarray
     else:
         stands_for = value.dtype.type

@@ -5,6 +5,7 @@ and an element at a symbolic index."""
 import numpy as np
 
 import runtime as rt
+from runtime import errors as rt_errors
 from autograph.operators.graph import lists
 
 class SymbolicIterable(rt.Tensor):
@@ -24,12 +25,14 @@ class SymbolicIterable(rt.Tensor):
                         "loop instead" % (self,))
 
     def __len__(self):
-        raise TypeError("the length of %r is only known when the graph runs; use len() in a "
-                        "function converted by ag.function" % (self,))
+        raise TypeError(rt_errors.concrete_value_refusal(
+            "the length of %r is only known when the graph runs" % (self,),
+            "len() of it in a converted function gives it as a symbolic int"))
 
     def __iter__(self):
-        raise TypeError("%r can only be iterated over by a for loop converted by ag.function"
-                        % (self,))
+        raise TypeError(rt_errors.concrete_value_refusal(
+            "%r cannot be iterated over by Python while tracing" % (self,),
+            "a for loop over it in a converted function becomes a graph loop"))
 
     def loop_length(self):
         raise NotImplementedError

@@ -122,16 +122,19 @@ class TensorList(rt.Tensor):
         self.rebind(array.write(_normalize_index(index, array.size()), value).graph_value)
 
     def __len__(self):
-        raise TypeError("the length of a list built in a graph loop is only known when the "
-                        "graph runs; use len() in a function converted by ag.function")
+        raise TypeError(rt_errors.concrete_value_refusal(
+            "the length of a list built in a graph loop is only known when the graph runs",
+            "len(l) in a converted function gives it as a symbolic int"))
 
     def __iter__(self):
-        raise TypeError("a list built in a graph loop can only be iterated over by a for loop "
-                        "converted by ag.function")
+        raise TypeError(rt_errors.concrete_value_refusal(
+            "a list built in a graph loop cannot be iterated over by Python while tracing",
+            "a for loop over it in a converted function becomes a graph loop"))
 
     def __bool__(self):
-        raise TypeError("the truth value of a list built in a graph loop is only known when "
-                        "the graph runs; use len(l) > 0 in a converted function")
+        raise TypeError(rt_errors.concrete_value_refusal(
+            "the truth value of a list built in a graph loop is only known when the graph "
+            "runs", "test len(l) > 0 in a converted function instead"))
 
     def __array_function__(self, func, types, args, kwargs):
         args, kwargs = _stacked((args, kwargs))

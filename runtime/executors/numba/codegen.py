@@ -25,7 +25,11 @@ Buffers
 
 Checks
   Failing checks raise `support.GraphFail(site, ...)` (compiled.py turns it into the NumPy
-  interpreter's exception). Bounds checks are explicit (inline, with NumPy's messages);
+  interpreter's exception). Code Numba itself may raise in (array ops whose shapes may not
+  fit, reductions of empty arrays, dims that may be negative) is preceded by
+  `err[NODE_SLOT] = site + 1`, so an exception from Numba names the node that raised it
+  too (scalar code, element reads and writes, and ops that keep their one array
+  operand's shape cannot raise there, and go without). Bounds checks are explicit (inline, with NumPy's messages);
   measured on edit_distance: about as fast as `boundscheck=True` (~1.4x the unchecked
   loop), which cannot say which node failed. Checks the bounds analysis
   (runtime/executors/numba/bounds.py) proves unneeded are left out: an index known >= 0
@@ -103,6 +107,10 @@ class Site:
         self.kind = kind
         self.node = node
         self.info = info
+
+
+# The `err` entry that holds 1 + the site of the node running Numba code that may raise.
+NODE_SLOT = 71
 
 
 class CodeGen:
@@ -255,6 +263,9 @@ class CodeGen:
             if value.kind == TENSOR_ARRAY:
                 raise Unlowerable("a tensor array as a graph input")
         outputs = self._graph(self.graph, self.plan, params)
+        if any(site.kind == "node" for site in self.sites):
+            # A failure before the first marked node must not name a node of an earlier call.
+            self.lines.insert(0, "    err[%d] = 0" % NODE_SLOT)
         parts = []
         for value, text in zip(self.graph.outputs, outputs):
             if value.kind == TENSOR_ARRAY:
@@ -291,6 +302,9 @@ class CodeGen:
             if lowering is None:
                 raise Unlowerable("no Numba lowering")
             ins = [self.expr(v) for v in node.inputs]
+            if _numba_may_raise(node):
+                self.uses_err = True
+                self.emit("err[%d] = %d" % (NODE_SLOT, self.site(node, "node") + 1))
             result = lowering(self, node, ins)
         except Unlowerable as error:
             if not self.collect:
@@ -402,6 +416,29 @@ class CodeGen:
         self.depth -= 1
 
 
+def _numba_may_raise(node):
+    """Can Numba raise an exception of its own in `node`'s code (see Checks)? Scalar code
+    cannot (error_model="numpy"); array code can, except element reads and writes (their
+    bounds are checked or proven) and ops that keep the shape of their one array operand
+    (elementwise with scalars, casts, copies, *_like)."""
+    if node.op.name in ("dim", "size"):
+        return False
+    arrays = [v for v in node.inputs if v.kind == TENSOR_ARRAY or v.shape]
+    if not arrays and not any(v.kind == TENSOR_ARRAY or v.shape for v in node.outputs):
+        return False
+    if node.op.name in ("get_item", "set_item"):
+        scalar_indices = all(not v.shape for v in node.inputs[2 if node.op.name == "set_item"
+                                                              else 1:])
+        if node.op.name == "get_item":
+            return not scalar_indices
+        value = node.inputs[1]
+        return not (scalar_indices and not value.shape
+                    and not any(isinstance(i, slice) for i in node.attrs.get("index", ())))
+    return not (len(arrays) == 1 and arrays[0].kind != TENSOR_ARRAY
+                and all(v.kind != TENSOR_ARRAY and v.shape == arrays[0].shape
+                        for v in node.outputs))
+
+
 def _tensor_array_shapes(graph):
     """{tensor-array Value: element shape} for every tensor array whose element shape some
     version of it knows (a `ta_new` without element_shape= learns it from later writes)."""
@@ -493,19 +530,13 @@ def generate_source(graph, owned_inputs=None):
         '@numba.njit(cache=True, error_model="numpy")',
         "def run_graph(%s):" % ", ".join(all_params),
     ]
-    # Print sites carry their formatting in the module's identity (they are registered by
-    # module name), so two graphs differing only in printed text get different modules.
-    site_keys = ["# site %d %s %r" % (i, s.kind, _site_key(s)) for i, s in enumerate(gen.sites)
-                 if s.kind == "print"]
+    # Callback sites (print, raise) carry what their callback does in the module's identity
+    # (they are registered by module name), so two graphs differing only in printed text
+    # get different modules.
+    site_keys = ["# site %d %s %r" % (i, s.kind, s.info["key"]) for i, s in enumerate(gen.sites)
+                 if "callback" in s.info]
     source = "\n".join(header + gen.lines + [""] + site_keys) + "\n"
     return source, gen
-
-
-def _site_key(site):
-    if site.kind == "print":
-        return (tuple(repr(i) for i in site.node.attrs["items"]), site.node.attrs["sep"],
-                site.node.attrs["end"])
-    return None
 
 
 def numba_unsupported_ops(graph):

@@ -53,8 +53,8 @@ class NumbaCompiledGraph:
         self.module, self.module_file = module_cache.load_module(self.source)
         self.dispatcher = self.module.run_graph
         for index, site in enumerate(self.sites):
-            if site.kind == "print":
-                support.register_site(self.module.__name__, index, site.info["printer"])
+            if "callback" in site.info:
+                support.register_site(self.module.__name__, index, site.info["callback"])
         self.owned_outputs = list(gen.plan.owned_outputs)
         self._constants = [array for _, array in gen.constants]
         self._variables = [variable for _, variable in gen.variables]
@@ -94,6 +94,9 @@ class NumbaCompiledGraph:
         if self._variables:
             lines.append("        _bufs = ()   # the NumPy interpreter updated the variables")
         lines.append("        return _fallback(%s)" % ", ".join(params))
+        if self._uses_err:
+            lines.append("    except Exception as e:")
+            lines.append("        _locate(e)")
         if self._variables:
             lines.append("    finally:")
             lines.append("        for v, b in zip(_vars, _bufs):")
@@ -128,6 +131,7 @@ class NumbaCompiledGraph:
         namespace = {
             "_disp": self._first_dispatch,
             "_GraphFail": GraphFail, "_Fallback": _Fallback, "_fail": self._raise_failure,
+            "_locate": self._raise_located,
             "_fallback": self._run_fallback,
             "_k": self._constants, "_vars": self._variables, "_var_in": _variable_in,
             "_var_out": _variable_out, "_scalar": _to_scalar, "_ta": _tensor_array_out,
@@ -210,11 +214,17 @@ class NumbaCompiledGraph:
 
     def translate(self, error):
         """The exception to raise for `error` from a direct call (GraphFail becomes the NumPy
-        interpreter's error; anything else is returned unchanged)."""
+        interpreter's error; Numba's own errors name the node that raised them)."""
         from runtime.executors.numba.support import GraphFail
         if isinstance(error, GraphFail):
             return failure_error(error, self.sites, self.graph, self._err)
-        return error
+        return located_error(error, self.sites, self.graph, self._err)
+
+    def _raise_located(self, error):
+        new = located_error(error, self.sites, self.graph, self._err)
+        if new is error:
+            raise error
+        raise new from None
 
     def _run_fallback(self, *inputs):
         return self._fallback_exec(*inputs)
@@ -273,6 +283,27 @@ def _shape_text(shape):
     return "(%s%s)" % (",".join(str(d) for d in shape), "," if len(shape) == 1 else "")
 
 
+def located_error(error, sites, graph, err):
+    """`error`, raised by Numba's own code inside a compiled graph (not a GraphFail), as the
+    NumPy interpreter reports a failing node: "While executing <node> created at <user
+    line>" (the node that was running: codegen's err[NODE_SLOT]), an IndexError as an
+    OutOfRangeError, Numba's lines about its generated file left out."""
+    marker = int(err[codegen.NODE_SLOT]) if err is not None else 0
+    if marker <= 0 or marker > len(sites) or getattr(error, "_rt_node_reported", False):
+        return error
+    where = "While executing %s" % describe_node(sites[marker - 1].node, graph)
+    message = "\n".join(line for line in str(error).splitlines()
+                        if module_cache.MODULE_PREFIX not in line).strip()
+    if isinstance(error, IndexError):
+        error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    else:
+        if len(error.args) == 1 and isinstance(error.args[0], str):
+            error.args = (message,)
+        error.add_note(where)
+    error._rt_node_reported = True
+    return error.with_traceback(None)   # Numba's implementation of NumPy is not the user's
+
+
 def failure_error(failure, sites, graph, err=None):
     """The NumPy interpreter's exception for a GraphFail from generated code."""
     args = failure.args
@@ -328,6 +359,27 @@ def failure_error(failure, sites, graph, err=None):
         error = ValueError("shape mismatch: value array of shape %s could not be broadcast to "
                            "indexing result of shape %s" % (_shape_text(value_shape),
                                                             _shape_text(target_shape)))
+        error.add_note(where)
+    elif kind == "product":
+        ranks_and_dims = [int(d) for d in err[:2 + int(err[0]) + int(err[1 + int(err[0])])]]
+        shape_a = tuple(ranks_and_dims[1:1 + ranks_and_dims[0]])
+        shape_b = tuple(ranks_and_dims[2 + ranks_and_dims[0]:])
+        inner_a, inner_b = site.info["axes"]
+        if shape_a[inner_a] != shape_b[inner_b] and site.info["name"] == "dot":
+            message = "shapes %s and %s not aligned: %d (dim %d) != %d (dim %d)" % (
+                _shape_text(shape_a), _shape_text(shape_b), shape_a[inner_a], inner_a,
+                shape_b[inner_b], inner_b)
+        elif shape_a[inner_a] != shape_b[inner_b]:
+            message = ("matmul: Input operand 1 has a mismatch in its core dimension 0, with "
+                       "gufunc signature (n?,k),(k,m?)->(n?,m?) (size %d is different from %d)"
+                       % (shape_b[inner_b], shape_a[inner_a]))
+        else:
+            message = ("operands could not be broadcast together with remapped shapes "
+                       "[original->remapped]: %s->(%d,newaxis,newaxis) %s->(%d,newaxis,newaxis)"
+                       "  and requested shape (%d,%d)" % (
+                           _shape_text(shape_a), shape_a[0], _shape_text(shape_b),
+                           shape_b[0], shape_a[1], shape_b[2]))
+        error = ValueError(message)
         error.add_note(where)
     elif kind == "squeeze":
         error = ValueError("cannot select an axis to squeeze out which has size not equal to one")

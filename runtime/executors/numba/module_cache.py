@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 
-_PREFIX = "_ag_numba_"
+MODULE_PREFIX = "_ag_numba_"   # generated module names (and files) start with it
 
 
 def cache_dir():
@@ -32,7 +32,7 @@ def cache_dir():
 
 def module_name_for(source, salt=""):
     digest = hashlib.sha256((salt + "\0" + source).encode("utf-8")).hexdigest()[:32]
-    return _PREFIX + digest
+    return MODULE_PREFIX + digest
 
 
 def load_module(source, salt=""):
