@@ -15,7 +15,7 @@ variable defined only by the body makes the loop assert that it iterated at leas
 
 import numpy as np
 
-from runtime import errors, loop_aliases, nest, ops
+from runtime import api, errors, loop_aliases, nest, ops
 from runtime.conditionals import (
     CondAlias, _bool_and_number, _cast_in, _describe, _is_eager_tensor_array,
     _is_graph_tensor_array, _is_number, _is_symbolic, _named_paths, _ordered_union,
@@ -389,13 +389,12 @@ def assert_iterated(ran, defines, loop=None, error=None):
 
 def assert_defined(defined, message, error=None):
     """Raises `error` (an rt.errors.InvalidArgumentError subclass, default
-    UndefinedVariableError) with `message` if `defined` is false: when the graph runs if it
-    is symbolic (an assert node in the graph being built), now if it is not."""
+    UndefinedVariableError) with `message` unless `defined`: when the graph runs if it is
+    symbolic (a conditional raise in the graph being built: rt.Raise), now if it is not."""
     error = error or errors.UndefinedVariableError
-    if isinstance(defined, Value) or _is_symbolic(defined):
-        ops.get("assert").bind([defined], message=message, items=(), error=error)
-    elif not defined:
-        raise error(message)
+    if isinstance(defined, Value):
+        defined = Tensor(defined)
+    api.Raise(error(message), unless=defined)
 
 
 def is_undefined(x):

@@ -386,9 +386,8 @@ raise_ = defop("raise", infer=lambda *inputs, exception, conditional: [],
                    "unless input 0 is true); the SLOTs of its arguments are the inputs")
 
 
-def _assert_kernel(message, items, error=None):
+def _assert_kernel(message, items):
     items = tuple(items)
-    error = error or errors.InvalidArgumentError
 
     def assert_(condition, *values):
         if not np.all(condition):
@@ -396,7 +395,7 @@ def _assert_kernel(message, items, error=None):
             if items:
                 it = iter(values)
                 text = " ".join(str(next(it)) if item is SLOT else str(item) for item in items)
-            raise error(text)
+            raise errors.InvalidArgumentError(text)
     return assert_
 
 
@@ -405,10 +404,9 @@ def _assert_format(node, namer):
                                 "".join(", " + namer(v) for v in node.inputs[1:]))
 
 
-assert_ = defop("assert", infer=lambda condition, *values, message, items, error=None: [],
+assert_ = defop("assert", infer=lambda condition, *values, message, items: [],
                 make_kernel=_assert_kernel, effect=True, format=_assert_format,
-                doc="raise InvalidArgumentError(message) when condition is false (`error`, "
-                    "if given: that subclass of it)")
+                doc="raise InvalidArgumentError(message) when condition is false")
 
 
 # --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering

@@ -334,8 +334,7 @@ def failure_error(failure, sites, graph, err=None):
                 else:
                     parts.append(str(item))
             text = " ".join(parts)
-        error_type = site.node.attrs.get("error") or errors.InvalidArgumentError
-        error = error_type("%s\n%s" % (text, where))
+        error = errors.InvalidArgumentError("%s\n%s" % (text, where))
     elif kind == "ta_write":
         message = ("TensorArray write index %d is out of range for size %d (create it with "
                    "dynamic_size=True to grow)" % (args[1], args[2]))
