@@ -864,3 +864,17 @@ def test_a_list_appended_to_and_returned_in_a_graph_loop_is_refused_naming_it():
                                            "list the loop builds"):
         function(returns_the_list_it_appends_to_in_the_first_iteration,
                  backend="numpy")(np.array([1.0]))
+
+
+def counts_in_a_condition(x):
+    counter = Counter()
+    hits = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0 and counter.add() > 1:   # add() runs where x[i] > 0 only
+            hits += 1
+    return counter.count, hits
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_what_an_and_or_operand_changes_is_carried(backend):
+    check(counts_in_a_condition, np.array([1.0, -1.0, 2.0, 3.0]), backend=backend)

@@ -322,20 +322,47 @@ def _defined(value):
 def if_exp(cond, if_true, if_false, expr_repr):
     """`a if cond else b` on a symbolic condition: an rt.cond of the two expressions."""
     pred = common.is_truthy_scalar_tensor(cond, "the condition of %r" % (expr_repr,))
-    return rt.cond(pred, if_true, if_false, names=[expr_repr])
+    return _expression_cond(pred, if_true, if_false, expr_repr)
 
 
 def and_(a, b_fn):
     """`a and b`: b is computed (in the graph) only when a is true; the result is b then,
     else a, as Python returns."""
     pred = common.is_truthy_scalar_tensor(a, "the left operand of 'and'")
-    return rt.cond(pred, b_fn, lambda: a, names=["the value of an 'and' expression"])
+    return _expression_cond(pred, b_fn, lambda: a, "the value of an 'and' expression")
 
 
 def or_(a, b_fn):
     """`a or b`: b is computed (in the graph) only when a is false."""
     pred = common.is_truthy_scalar_tensor(a, "the left operand of 'or'")
-    return rt.cond(pred, lambda: a, b_fn, names=["the value of an 'or' expression"])
+    return _expression_cond(pred, lambda: a, b_fn, "the value of an 'or' expression")
+
+
+def _expression_cond(pred, true_fn, false_fn, name):
+    """rt.cond of two expressions (functions); what they change besides their value (an
+    attribute a method they call sets: `counter.add(x) > 0 and ...`) is an output too,
+    as in a graph if."""
+    others = BlockVariables((true_fn, false_fn), ())
+    traced_outputs = []
+
+    def branch(fn):
+        def traced():
+            graph = rt.current_graph()
+            try:
+                out = [fn()]
+                changed = others.changed_and_restore()
+            except BaseException:
+                others.restore()
+                raise
+            traced_outputs.append((out, changed, graph))
+            if len(traced_outputs) == 2:
+                others.add_outputs(*traced_outputs)
+            return out
+        return traced
+
+    result = rt.cond(pred, branch(true_fn), branch(false_fn), names=[name])
+    others.set_outputs(result[1:])
+    return result[0]
 
 
 def not_(a):
