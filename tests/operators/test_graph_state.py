@@ -878,3 +878,31 @@ def counts_in_a_condition(x):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_what_an_and_or_operand_changes_is_carried(backend):
     check(counts_in_a_condition, np.array([1.0, -1.0, 2.0, 3.0]), backend=backend)
+
+
+# --- Python's errors on paths a graph traces but Python may not run ------------------------------
+
+def indexes_an_empty_list_in_a_loop(x):
+    vals = []
+    for i in range(x.shape[0]):
+        if vals[1]:          # IndexError when the loop runs, nothing when it does not
+            pass
+    return 1.0
+
+
+def looks_up_a_missing_key_in_a_branch(x):
+    d = {}
+    if x[0] > 0:
+        y = d["k"]           # KeyError where the branch runs
+    else:
+        y = 2.0
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[1.0], [-1.0], []])
+def test_python_errors_of_a_path_are_raised_where_the_graph_runs_it(x, backend):
+    x = np.array(x)
+    check_either(indexes_an_empty_list_in_a_loop, x, backend=backend)
+    if x.shape[0]:
+        check_either(looks_up_a_missing_key_in_a_branch, x, backend=backend)

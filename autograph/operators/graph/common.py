@@ -56,6 +56,25 @@ def undefined_error_type(name):
     return UnboundLocalError
 
 
+# Errors of Python itself that code in a graph branch or loop body raises while it is
+# traced (a list index out of range, a missing key, a name never defined): Python raises
+# them only when it runs that path, so the graph does (defer_error).
+_DEFERRED_ERRORS = (IndexError, KeyError, ZeroDivisionError, NameError)
+
+
+def defer_error(error):
+    """Records, in the branch or loop body being traced, that it raises `error` when it
+    runs; False (the caller re-raises) for an error that is not one of Python's own
+    (_DEFERRED_ERRORS) or is a refusal of graph mode."""
+    if isinstance(error, StagingError) or not isinstance(error, _DEFERRED_ERRORS):
+        return False
+    graph = rt.current_graph()
+    if graph is None or graph.parent is None:
+        return False
+    rt.Raise(error)
+    return True
+
+
 class LoopVariableError(StagingError, TypeError):
     """A graph loop variable changes in a way that cannot be reconciled."""
 

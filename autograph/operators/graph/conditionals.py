@@ -51,6 +51,7 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
     others = BlockVariables((body, orelse), names)
     outputs = []
     placeholders = set()   # return values given a placeholder on the no-return path
+    raising = []           # per branch traced: does it raise when it runs
     flagged = []           # (output index, (symbol, error, reason)): outputs some path may
                            # leave undefined
 
@@ -66,8 +67,14 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                 set_state(tuple(unbound(name, value, reason)
                                 for name, value in zip(names, init)))
                 others.unbind(reason)
+                raised = False
                 if block is not None:
-                    block()
+                    try:
+                        block()
+                    except Exception as error:
+                        if not common.defer_error(error):
+                            raise
+                        raised = True   # (the branch raises it when it runs)
                 now = list(get_state())
                 others.check_copies_of_unbound(names, now)
                 out = [special_values.Undefined(name) if is_unbound(value) else value
@@ -88,9 +95,16 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                 others.restore()   # (rt.cond puts back the handles the branch rebound)
                 raise
             outputs.append((out, changed, graph))
+            raising.append(raised)
             if len(outputs) == 2:
                 (then_out, then_changed, then_graph), \
                     (else_out, else_changed, else_graph) = outputs
+                # A branch that raises when it runs has no outputs to speak of: those of
+                # the other branch's types.
+                if raising == [True, False]:
+                    then_out[:] = [_never_used(b) for b in else_out]
+                elif raising == [False, True]:
+                    else_out[:] = [_never_used(a) for a in then_out]
                 unset, flags = _reconcile(then_out, else_out, init, names,
                                           orelse is not None, location)
                 placeholders.update(unset)
@@ -202,6 +216,13 @@ class BlockVariables:
     def set_outputs(self, values):
         for label, value in zip(self.extra, values):
             self.slots[label][1](value)
+
+
+def _never_used(value):
+    """A value like `value` for a path that raises before it would be used."""
+    if common.is_undefined(value) or not can_flag(value):
+        return value
+    return common.dummy_like(value)
 
 
 def unbound(name, value, reason):

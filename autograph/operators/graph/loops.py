@@ -230,7 +230,11 @@ class _GraphLoop:
                                      for name, value in zip(names, state)))
                 self.temporaries.unbind(reason)
                 counter = loop_values[0] if counter_init is not None else None
-                step_body(counter)
+                try:
+                    step_body(counter)
+                except Exception as error:
+                    if not common.defer_error(error):   # (else the body raises it when
+                        raise                           # it runs)
                 now = list(self.get_state())
                 self.temporaries.check_copies_of_unbound(names, now)
                 out = [special_values.Undefined(name) if conditionals.is_unbound(value)
