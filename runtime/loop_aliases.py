@@ -226,33 +226,34 @@ class EarlierArrays:
 
 def _sources(v, candidates, body_graph):
     """[(case, "var" or "array", target)]: what the body sets `v` to at the end of an
-    iteration, where `case` (None: always; else (condition Value, value it has then)) holds:
-    the object another variable (or `v`) started the iteration as, or an earlier array."""
-    returned = v.returned
-    if not is_tensor(returned):
-        return []
-    if isinstance(returned, CondAlias):
-        ends = returned._arrays
-    else:
-        ends = [(None, True, returned)]
+    iteration, where `case` (a tuple of (condition Value, value it has then): all hold)
+    holds: the object another variable (or `v`) started the iteration as, or an earlier
+    array (through the CondAliases of the body's ifs, one in another)."""
     found = []
-    for condition, when, handle in ends:
-        if condition is not None and condition.graph is not body_graph:
-            return []
-        case = None if condition is None else (condition, when)
-        owner = next((u for u in candidates if u.passed is handle), None)
+    pending = [((), v.returned)]
+    while pending:
+        case, returned = pending.pop()
+        if not is_tensor(returned):
+            continue
+        owner = next((u for u in candidates if u.passed is returned), None)
         if owner is not None:
             found.append((case, "var", owner))
-        elif _is_earlier_array(handle, body_graph):
-            found.append((case, "array", handle))
+        elif _is_earlier_array(returned, body_graph):
+            found.append((case, "array", returned))
+        elif isinstance(returned, CondAlias):
+            for condition, when, handle in returned._arrays:
+                if condition.graph is not body_graph:
+                    return []
+                pending.append((case + ((condition, when),), handle))
     return found
 
 
 def _holds(case):
-    if case is None:
-        return literal(np.True_)
-    condition, when = case
-    return condition if when else ops.get("logical_not").bind1([condition])
+    held = literal(np.True_)
+    for condition, when in case:
+        now = condition if when else ops.get("logical_not").bind1([condition])
+        held = ops.get("logical_and").bind1([held, now])
+    return held
 
 
 def _and(a, b):

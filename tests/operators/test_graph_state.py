@@ -906,3 +906,30 @@ def test_python_errors_of_a_path_are_raised_where_the_graph_runs_it(x, backend):
     check_either(indexes_an_empty_list_in_a_loop, x, backend=backend)
     if x.shape[0]:
         check_either(looks_up_a_missing_key_in_a_branch, x, backend=backend)
+
+
+def rebinds_under_ifs_of_an_unrolled_loop(x, k):
+    for i in range(len(x)):
+        x -= k               # the caller's array, while no if below rebinds x
+        for j in range(3):   # a Python loop: three graph ifs
+            if 1 < k:
+                x = x * 2
+
+
+def an_error_in_a_conditional_expression(x, y):
+    vals = []
+    for i in range(len(x)):
+        if y if x[i] else vals[1]:   # vals[1] only where x[i] is 0
+            pass
+    return 1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("k", [-2.0, 2.0])
+def test_fuzzer_findings_on_ifs_inside_loops(k, backend):
+    check(rebinds_under_ifs_of_an_unrolled_loop, np.array([1.0, -2.0]), np.array(k),
+          backend=backend)
+    check_either(an_error_in_a_conditional_expression, np.array([k]), np.float64(-1.5),
+                 backend=backend)
+    check_either(an_error_in_a_conditional_expression, np.array([0.0]), np.float64(-1.5),
+                 backend=backend)

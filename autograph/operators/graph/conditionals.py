@@ -219,10 +219,10 @@ class BlockVariables:
 
 
 def _never_used(value):
-    """A value like `value` for a path that raises before it would be used."""
-    if common.is_undefined(value) or not can_flag(value):
-        return value
-    return common.dummy_like(value)
+    """A value like `value` for a path that raises before it would be used: its tensors
+    zeros (a tensor of another branch cannot be used in this one), the rest as it is."""
+    return _map_leaves(value, lambda leaf: common.dummy_like(leaf) if rt.is_tensor(leaf)
+                       and not hasattr(leaf, "loop_length") else leaf)
 
 
 def unbound(name, value, reason):
@@ -365,18 +365,31 @@ def _expression_cond(pred, true_fn, false_fn, name):
     as in a graph if."""
     others = BlockVariables((true_fn, false_fn), ())
     traced_outputs = []
+    raising = []
 
     def branch(fn):
         def traced():
             graph = rt.current_graph()
             try:
-                out = [fn()]
+                try:
+                    out = [fn()]
+                    raising.append(False)
+                except Exception as error:
+                    if not common.defer_error(error):
+                        raise
+                    out = [None]   # (the branch raises it when it runs)
+                    raising.append(True)
                 changed = others.changed_and_restore()
             except BaseException:
                 others.restore()
                 raise
             traced_outputs.append((out, changed, graph))
             if len(traced_outputs) == 2:
+                (then_out, _, _), (else_out, _, _) = traced_outputs
+                if raising[0] and not raising[1]:
+                    then_out[0] = _never_used(else_out[0])
+                elif raising[1] and not raising[0]:
+                    else_out[0] = _never_used(then_out[0])
                 others.add_outputs(*traced_outputs)
             return out
         return traced
