@@ -82,6 +82,8 @@ def check(variables, implicit, body_graph, cond_graph):
         returned = v.returned
         aliased = getattr(returned, "aliased_arrays", None)   # an rt.cond's CondAlias
         if aliased is not None:
+            # (The body reads such an array as it was before the loop: what the variable
+            # wrote into it in an earlier iteration, or another name, would be missed.)
             written = {id(u.passed) for u in variables + implicit if u.written}
             outer = [h for h in aliased() if not _made_in(body_graph, h)]
             if outer and (v.written or any(id(h) in written for h in outer)):

@@ -933,3 +933,19 @@ def test_fuzzer_findings_on_ifs_inside_loops(k, backend):
                  backend=backend)
     check_either(an_error_in_a_conditional_expression, np.array([0.0]), np.float64(-1.5),
                  backend=backend)
+
+
+def writes_an_array_it_chose_under_an_if(x, y):
+    r = np.zeros(2)
+    for i in range(x.shape[0]):
+        r[0] += 1.0          # the array r is at this iteration's start
+        if x[i] > 0:
+            r = y            # ... which is y from here on
+    return r
+
+
+def test_an_array_chosen_under_an_if_and_written_in_a_loop_is_refused():
+    with pytest.raises(LoopVariableError, match="'r' is set in the loop body, under an if, "
+                                                "to an array from before the loop"):
+        function(writes_an_array_it_chose_under_an_if, backend="numpy")(
+            np.array([1.0, 2.0]), np.array([5.0, 6.0]))
