@@ -17,8 +17,10 @@ Measured on this machine (2 shared cores): numpy and to_graph ~50 programs/s, nu
 
 import argparse
 import collections
+import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -36,21 +38,44 @@ from tools.fuzz import generator  # noqa: E402
 from tools.fuzz.compare import CLASSES, FAILING, TARGETS, Verdict, normalise  # noqa: E402
 
 
-class InProcess:
-    """The workers' interface in this process: no timeout, compile caches in a temporary
-    directory (set before autograph is imported)."""
+class _Timeout(BaseException):
+    """Raised by the alarm; a BaseException, so the harness's `except Exception` lets it by."""
 
-    def __init__(self):
+
+@contextlib.contextmanager
+def _alarm(seconds):
+    """A timeout for Python code in the main thread (compiled code runs on until it returns)."""
+    def expire(signum, frame):
+        raise _Timeout()
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+class InProcess:
+    """The workers' interface in this process: compile caches in a temporary directory (set
+    before autograph is imported), a timeout by SIGALRM (it cannot stop compiled code)."""
+
+    def __init__(self, timeout):
+        self.timeout = timeout
         self.root = tempfile.mkdtemp(prefix="ag-fuzz-")
         os.environ["AUTOGRAPH_CACHE_DIR"] = os.path.join(self.root, "autograph")
         os.environ["NUMBA_CACHE_DIR"] = os.path.join(self.root, "numba")
         self.number = 0
 
-    def check(self, source, target):
+    def check(self, source, target, timeout=None):
         from tools.fuzz import compare
         self.number += 1
         start = time.perf_counter()
-        verdict = compare.check_source(source, target, self.root, "fuzz_program_%d" % self.number)
+        with _alarm(timeout or self.timeout):
+            try:
+                verdict = compare.check_source(source, target, self.root, "fuzz_program_%d" % self.number)
+            except _Timeout:
+                verdict = Verdict("timeout", "no result in %g s" % (timeout or self.timeout))
         return verdict, time.perf_counter() - start
 
     def close(self):
@@ -91,7 +116,8 @@ def build_parser():
     parser.add_argument("--program", type=int, help="run the program of this one seed and print it")
     parser.add_argument("--source", help="run the program in this file (a module defining f and ARGS)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per program (default 60)")
-    parser.add_argument("--in-process", action="store_true", help="no worker processes (no timeout)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="no worker processes (the timeout cannot stop compiled code)")
     parser.add_argument("--groups", type=int, default=12,
                         help="distinct failures listed per backend (default 12)")
     parser.add_argument("--json", help="write every verdict to this file")
@@ -101,14 +127,17 @@ def build_parser():
 
 def make_runner(args):
     if args.in_process:
-        return InProcess()
+        return InProcess(args.timeout)
     from tools.fuzz.workers import Pool
     return Pool(args.timeout)
 
 
+MINIMISE_TIMEOUT = 15.0  # seconds per candidate: a Numba compile takes up to ~6 s
+
+
 def fails_like(runner, target, verdict):
     key = verdict.key()
-    return lambda text: runner.check(text, target)[0].key() == key
+    return lambda text: runner.check(text, target, MINIMISE_TIMEOUT)[0].key() == key
 
 
 def shrink(runner, target, source, verdict, args):

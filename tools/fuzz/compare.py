@@ -50,8 +50,9 @@ The comparison rule (plain Python is the reference):
     as a float ("1.0"). The second call's printed output is not compared for traced
     targets: Python side effects run while tracing only (API.md, as tf.function); for
     `to_graph` it is.
-  * Array arguments after each call: same dtype, shape and values as after the Python call
-    (also after an exception).
+  * Array arguments after each call: same dtype, shape and values as after the Python call.
+  * When both raise the same exception type, nothing else is compared: an error raised while
+    tracing comes before anything the graph prints or writes when it runs.
 A program's class is the first call's, or the second call's when the first matches.
 """
 
@@ -210,6 +211,9 @@ def compare(expected, actual, target, compare_printed=True):
                 return verdict
             return Verdict("mismatch", "exception type: Python %s, %s %s" % (
                 type(expected.error).__name__, target, type(actual.error).__name__), verdict.message)
+        # Both raised the same type. Output and arguments are not compared: an error raised
+        # while tracing comes before anything the graph would print or write when it runs.
+        return Verdict("match", "")
     elif actual.error is not None:
         return classify_error(actual.error, None, target)
     else:

@@ -151,9 +151,12 @@ class Expressions:
         elem = self.element(ctx, ("a",))
         arrays = self.arrays(ctx)
         objs = self.defined(ctx, lambda v: v.kind.startswith("obj:"))
+        lists = self.defined(ctx, lambda v: v.kind == "list")
         sub = lambda: self.fexpr(ctx, depth - 1)  # noqa: E731
         options = [
             (None, 2, self.lit_f),
+            ("list_append", 1 if lists else 0, lambda: "sum(%s, 0.0)" % self.rng.choice(lists).name),
+            ("list_append", 0.3 if lists else 0, lambda: "%s[-1]" % self.rng.choice(lists).name),
             (None, 4 if floats else 0, lambda: self.rng.choice(floats).name),
             (None, 3 if elem else 0, lambda: elem),
             (None, 2 if deep else 0, lambda: "(%s %s %s)" % (sub(), self.rng.choice("+-"), sub())),
@@ -296,6 +299,7 @@ class Expressions:
         same = self.arrays(ctx, kind, length)
         int_same = self.arrays(ctx, "ai", length)
         objs = [v for v in self.defined(ctx, lambda v: v.kind == "obj:Buf") if length == "n"]
+        lists = self.defined(ctx, lambda v: v.kind == "list")
         sub = lambda: self.aexpr(ctx, depth - 1, length, kind)  # noqa: E731
         scal = (lambda: self.iexpr(ctx, depth - 1)) if kind == "ai" else (lambda: self.fexpr(ctx, depth - 1))
         creatable = length != "g"
@@ -328,6 +332,7 @@ class Expressions:
                 ("helper", 1.5 if deep and length == "n" and self.helpers_returning(ctx, "a") else 0,
                  lambda: self.call_helper(ctx, depth, "a")),
                 ("method", 1 if objs else 0, lambda: "%s.data" % self.rng.choice(objs).name),
+                ("list_append", 1 if length == "g" and lists else 0, lambda: "np.array(%s)" % self.rng.choice(lists).name),
             ]
         options = [o for o in options if o[1] > 0]
         if not options:  # a grown array that is not in scope any more: start a new one

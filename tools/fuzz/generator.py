@@ -467,7 +467,10 @@ class Generator(Expressions):
         if self.rng.random() < 0.5:
             lines = self.for_range(ctx) if self.rng.random() < 0.6 else self.while_stmt(ctx)
             header = next(i for i, line in enumerate(lines) if line.startswith(("for ", "while ")))
-            lines.insert(header + 1, "    %s = %s" % (name, self.fexpr(_Ctx(ctx.fn, before), 1)))
+            # After the statements that count a while loop (they must stay first).
+            first = lines[header]
+            counting = 0 if first.startswith("for ") else 3 if first == "while True:" else 1
+            lines.insert(header + 1 + counting, "    %s = %s" % (name, self.fexpr(_Ctx(ctx.fn, before), 1)))
         else:
             lines = ["if %s:" % self.condition(ctx, 1), "    %s = %s" % (name, self.fexpr(ctx, 1))]
             if self.rng.random() < 0.3:

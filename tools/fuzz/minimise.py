@@ -9,7 +9,8 @@ is spent). The edits, in the order tried:
     else branch;
   - replace an expression by one of its operands, drop an operand of and/or or a link of a
     chained comparison, replace an expression by a constant.
-"Fails the same way" is the caller's: tools/fuzz_graph_mode.py compares Verdict.key() (class,
+Edits keep every candidate terminating: the counter statements that bound a `while` and the
+counter test of its condition are never edited. "Fails the same way" is the caller's: tools/fuzz_graph_mode.py compares Verdict.key() (class,
 kind, message with digits blotted out).
 """
 
@@ -87,6 +88,7 @@ def _candidates(tree):
             yield lambda t, v=variant: _shorten_arrays(t, v, -1)
             yield lambda t, v=variant: _shorten_arrays(t, v, 0)
     nodes = list(ast.walk(tree))
+    in_while_tests = {id(n) for w in nodes if isinstance(w, ast.While) for n in ast.walk(w.test)}
     for index, node in enumerate(nodes):
         for field in ("body", "orelse"):
             statements = getattr(node, field, None)
@@ -95,6 +97,8 @@ def _candidates(tree):
             for position, statement in enumerate(statements):
                 if isinstance(node, ast.Module) and _is_kept(statement):
                     continue
+                if isinstance(node, ast.While) and field == "body" and _is_counting(node, statement):
+                    continue  # the counter that bounds the loop stays
                 yield lambda t, i=index, f=field, p=position: _edit_list(t, i, f, p, "delete")
                 if isinstance(statement, (ast.If, ast.For, ast.While)):
                     yield lambda t, i=index, f=field, p=position: _edit_list(t, i, f, p, "body")
@@ -102,6 +106,11 @@ def _candidates(tree):
                         yield lambda t, i=index, f=field, p=position: _edit_list(t, i, f, p, "orelse")
                         yield lambda t, i=index, f=field, p=position: _edit_list(t, i, f, p, "no else")
     for index, node in enumerate(nodes):
+        if id(node) in in_while_tests:
+            # A loop's test only loses what follows its counter test (`c < 3 and ...`).
+            if isinstance(node, ast.BoolOp) and isinstance(node.values[0], ast.Compare):
+                yield lambda t, i=index: _replace_expr(t, i, 0)
+            continue
         if (not isinstance(node, ast.expr) or isinstance(node, (ast.Name, ast.Constant, ast.Attribute))
                 or not isinstance(getattr(node, "ctx", ast.Load()), ast.Load) or _inside_args(tree, node)):
             continue
@@ -116,6 +125,18 @@ def _candidates(tree):
                 yield lambda t, i=index, p=position: _drop_link(t, i, p)
         for constant in (1.0, 1, True):
             yield lambda t, i=index, c=constant: _replace_expr(t, i, None, c)
+
+
+def _is_counting(loop, statement):
+    """Whether `statement` of a generated `while` body bounds the loop: `c += 1` of a counter
+    its test reads, and in `while True:` the `if c > bound: break`. Edits never touch them,
+    so every candidate terminates."""
+    counters = {n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)}
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name):
+        return statement.target.id in counters or isinstance(loop.test, ast.Constant)
+    return (isinstance(loop.test, ast.Constant) and isinstance(statement, ast.If)
+            and isinstance(statement.test, ast.Compare) and isinstance(statement.test.left, ast.Name)
+            and any(isinstance(b, ast.Break) for b in statement.body))
 
 
 def _operands(node):

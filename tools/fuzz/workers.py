@@ -65,13 +65,14 @@ class Worker:
             raise RuntimeError("fuzz worker for %s did not start" % self.target)
         self.served = 0
 
-    def check(self, source):
+    def check(self, source, timeout=None):
+        timeout = timeout or self.timeout
         if self.process is None or self.served >= RECYCLE:
             self.stop()
             self._start()
         self.served += 1
         self.conn.send((source, self.target))
-        if self.conn.poll(self.timeout):
+        if self.conn.poll(timeout):
             try:
                 fields, seconds = self.conn.recv()
                 return Verdict(*fields), seconds
@@ -79,7 +80,7 @@ class Worker:
                 self.stop()
                 return Verdict("internal error", "worker died", "the process exited while running"), 0.0
         self.stop()
-        return Verdict("timeout", "no result in %g s" % self.timeout), self.timeout
+        return Verdict("timeout", "no result in %g s" % timeout), timeout
 
     def stop(self):
         if self.process is None:
@@ -105,10 +106,10 @@ class Pool:
         self.root = tempfile.mkdtemp(prefix="ag-fuzz-")
         self.workers = {}
 
-    def check(self, source, target):
+    def check(self, source, target, timeout=None):
         if target not in self.workers:
             self.workers[target] = Worker(target, self.timeout, self.root)
-        return self.workers[target].check(source)
+        return self.workers[target].check(source, timeout)
 
     def close(self):
         for worker in self.workers.values():
