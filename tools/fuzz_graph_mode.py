@@ -249,6 +249,8 @@ def show(runner, args, backends, results):
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    # A terminated run still stops its workers and removes its temporary caches.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     run(args)
 
 
