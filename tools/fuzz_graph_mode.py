@@ -121,6 +121,8 @@ def build_parser():
     parser.add_argument("--groups", type=int, default=12,
                         help="distinct failures listed per backend (default 12)")
     parser.add_argument("--json", help="write every verdict to this file")
+    parser.add_argument("--xfail-list", action="store_true",
+                        help="print the failing seeds as the entries of tests/test_fuzz.py's XFAIL")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     return parser
 
@@ -186,6 +188,8 @@ def run(args):
                     print("  %s: %d/%d %s (%.0f s)" % (target, number, len(programs), dict(counts),
                                                       time.perf_counter() - start), file=sys.stderr)
             elapsed[target] = time.perf_counter() - start
+        if args.xfail_list:
+            return xfail_list(backends, results)
         report(args, backends, results, elapsed, weights, focus)
         if args.json:
             write_json(args.json, results)
@@ -226,6 +230,16 @@ def report(args, backends, results, elapsed, weights, focus):
             print("%5d  %s: %s\n       %s\n       seeds %s" % (len(members), cls, kind, message, seeds))
         if len(ranked) > args.groups:
             print("  ... %d more groups (--groups)" % (len(ranked) - args.groups))
+
+
+def xfail_list(backends, results):
+    from tools.fuzz.compare import acceptable
+    for target in backends:
+        print("    %r: {" % target)
+        for program, verdict, _ in results[target]:
+            if not acceptable(verdict):
+                print("        %d: %r," % (program.seed, verdict.reason()))
+        print("    },")
 
 
 def write_json(path, results):

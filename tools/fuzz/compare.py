@@ -105,9 +105,11 @@ class Verdict(NamedTuple):
 
     def reason(self, limit=110):
         """One line: class, kind and the start of the message (the xfail reasons of tests)."""
-        text = "%s: %s" % (self.cls, self.kind)
-        if self.message and self.cls != "mismatch" or not self.message.startswith(("result", "argument")):
-            text += ": " + self.message.replace("\n", " ")
+        message = re.sub(r"(/[\w.+-]+)+/([\w.+-]+\.py)", r"\2", self.message.replace("\n", " "))
+        if message.startswith(self.kind + ":"):  # the kind is the exception's type
+            text = "%s: %s" % (self.cls, message)
+        else:
+            text = "%s: %s" % (self.cls, self.kind) + (": " + message if message else "")
         text += "" if self.call == 1 else " (second call)"
         return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -355,7 +357,9 @@ def printed_difference(expected, actual, strict):
     if len(e_lines) != len(a_lines):
         return "%d lines expected, got %d (first extra: %r)" % (
             len(e_lines), len(a_lines), (e_lines[len(a_lines):] or a_lines[len(e_lines):])[0])
-    return "whitespace differs: %r vs %r" % (expected[-40:], actual[-40:])
+    if expected.endswith("\n") != actual.endswith("\n"):
+        return "the last newline differs: %r vs %r" % (expected[-40:], actual[-40:])
+    return None
 
 
 def _same_line(e, a, strict):

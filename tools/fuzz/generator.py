@@ -578,7 +578,7 @@ class Generator(Expressions):
         return self.rng.choice(plain)
 
     def module(self):
-        lines = ["# fuzz program, seed %d (tools/fuzz/generator.py)" % self.seed, "import numpy as np", ""]
+        lines = ["# fuzz program, seed %s (tools/fuzz/generator.py)" % self.seed, "import numpy as np", ""]
         helpers = []
         for number in range(2):
             if self.chance("helper", 0.7):
