@@ -97,11 +97,14 @@ class Verdict(NamedTuple):
     kind: str  # a short stable description: what differed, or the exception type
     message: str = ""  # the details (first line of the exception message, values)
     call: int = 1
+    python: str = ""  # what plain Python did: "returned" or the type of its exception
 
     def key(self):
-        """What 'fails the same way' means for the minimiser: class, kind, and the message
-        with numbers and names' digits blotted out."""
-        return (self.cls, self.kind, normalise(self.message) if self.cls != "mismatch" else "")
+        """What 'fails the same way' means for the minimiser: class, kind, what Python did,
+        and the message with digits blotted out (of a mismatch only when it is an error's:
+        differing values change as a program shrinks)."""
+        about_error = self.cls != "mismatch" or "raised" in self.kind or "exception" in self.kind
+        return (self.cls, self.kind, self.python, normalise(self.message) if about_error else "")
 
     def reason(self, limit=110):
         """One line: class, kind and the start of the message (the xfail reasons of tests)."""
@@ -194,17 +197,17 @@ def check_module(module, target):
 
 def _check_module(module, target):
     verdict = None
-    try:
-        staged = target_function(module.f, target)
-    except Exception as e:  # conversion refused or crashed before any call
-        staged, verdict = None, classify_error(e, None, target)
-    if verdict is not None:
-        return verdict
     for number, args in enumerate(module.ARGS[:2], 1):
         expected = call(module.f, args)
+        python = "returned" if expected.error is None else type(expected.error).__name__
+        if number == 1:
+            try:
+                staged = target_function(module.f, target)
+            except Exception as e:  # conversion refused or crashed before any call
+                return classify_error(e, None, target)._replace(python=python)
         actual = call(staged, args)
         verdict = compare(expected, actual, target, compare_printed=number == 1 or target == "to_graph")
-        verdict = verdict._replace(call=number)
+        verdict = verdict._replace(call=number, python=python)
         if verdict.cls != "match":
             return verdict
     return verdict
