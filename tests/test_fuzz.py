@@ -376,3 +376,6 @@ def test_the_minimiser_keeps_the_failure_and_loop_bounds():
     looping = "def f(x):\n    c = 0\n    while c < 3:\n        c += 1\n        x = x + 1.0\n    return x\n\nARGS = [(1.0,)]\n"
     small = minimise(looping, lambda text: "while" in text)
     assert "c += 1" in small and "c < 3" in small
+    looping = looping.replace("while c < 3:", "while True:").replace("c += 1", "c += 1\n        if c > 3:\n            break")
+    small = minimise(looping, lambda text: "while" in text)
+    assert "c += 1" in small and "if c > 3:\n            break" in small

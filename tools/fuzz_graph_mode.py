@@ -75,7 +75,8 @@ class InProcess:
             try:
                 verdict = compare.check_source(source, target, self.root, "fuzz_program_%d" % self.number)
             except _Timeout:
-                verdict = Verdict("timeout", "no result in %g s" % (timeout or self.timeout))
+                kind = "plain Python did not finish" if compare.running == "python" else "no result"
+                verdict = Verdict("timeout", "%s in %g s" % (kind, timeout or self.timeout))
         return verdict, time.perf_counter() - start
 
     def close(self):
@@ -138,6 +139,13 @@ MINIMISE_TIMEOUT = 15.0  # seconds per candidate: a Numba compile takes up to ~6
 
 
 def fails_like(runner, target, verdict):
+    """Whether a candidate fails like `verdict`; a hang is shrunk with a shorter timeout (in
+    process, a candidate where plain Python hangs is told apart and never kept)."""
+    if verdict.cls == "timeout":
+        def hangs(text):
+            candidate = runner.check(text, target, 5.0)[0]
+            return candidate.cls == "timeout" and not candidate.kind.startswith("plain Python")
+        return hangs
     key = verdict.key()
     return lambda text: runner.check(text, target, MINIMISE_TIMEOUT)[0].key() == key
 
@@ -153,7 +161,7 @@ def single(runner, args, backends, source, title):
     for target in backends:
         verdict, seconds = runner.check(source, target)
         print("%-8s %s  (%.2f s)" % (target, verdict.describe(), seconds))
-        if args.minimise and verdict.cls in FAILING and verdict.cls != "timeout":
+        if args.minimise and verdict.cls in FAILING:
             small = shrink(runner, target, source, verdict, args)
             print("minimised on %s (%s):\n%s" % (target, runner.check(small, target)[0].describe(), small))
 
@@ -256,7 +264,7 @@ def show(runner, args, backends, results):
             failing = [(p, v) for p, v, _ in results[target] if v.cls == cls][:args.show]
             for program, verdict in failing:
                 print("\n--- %s, seed %d: %s\n%s" % (target, program.seed, verdict.describe(), program.source))
-                if args.minimise and cls != "timeout":
+                if args.minimise:
                     small = shrink(runner, target, program.source, verdict, args)
                     print("--- minimised (%s):\n%s" % (runner.check(small, target)[0].describe(), small))
 

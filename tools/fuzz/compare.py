@@ -75,6 +75,7 @@ TARGETS = ("to_graph", "numpy", "numba", "auto")
 CLASSES = ("match", "mismatch", "internal error", "refusal", "misleading refusal", "timeout")
 FAILING = CLASSES[1:]
 RTOL, ATOL = 1e-9, 1e-12
+running = None  # "python" or "target": what runs now (a timeout says which did not finish)
 
 
 # Refusals docs/guide.md documents as limits: (exception type, text in the message, where).
@@ -196,9 +197,12 @@ def check_module(module, target):
 
 
 def _check_module(module, target):
+    global running
     verdict = None
     for number, args in enumerate(module.ARGS[:2], 1):
+        running = "python"
         expected = call(module.f, args)
+        running = "target"
         python = "returned" if expected.error is None else type(expected.error).__name__
         if number == 1:
             try:
@@ -252,7 +256,8 @@ def compare(expected, actual, target, compare_printed=True):
         if isinstance(e, np.ndarray):
             difference = difference_of(e, a, strict, "argument %d" % number)
             if difference:
-                return Verdict("mismatch", "argument contents after the call", difference[1])
+                return Verdict("mismatch", "argument contents after the call (%d-d array)" % e.ndim,
+                               difference[1])
     if compare_printed:
         difference = printed_difference(expected.printed, actual.printed, strict)
         if difference:

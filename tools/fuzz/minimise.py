@@ -89,7 +89,11 @@ def _candidates(tree):
             yield lambda t, v=variant: _shorten_arrays(t, v, 0)
     nodes = list(ast.walk(tree))
     in_while_tests = {id(n) for w in nodes if isinstance(w, ast.While) for n in ast.walk(w.test)}
+    counting = {id(n) for w in nodes if isinstance(w, ast.While) for s in w.body if _is_counting(w, s)
+                for n in ast.walk(s)}
     for index, node in enumerate(nodes):
+        if id(node) in counting:
+            continue
         for field in ("body", "orelse"):
             statements = getattr(node, field, None)
             if not isinstance(statements, list) or not statements or not isinstance(statements[0], ast.stmt):
@@ -106,6 +110,8 @@ def _candidates(tree):
                         yield lambda t, i=index, f=field, p=position: _edit_list(t, i, f, p, "orelse")
                         yield lambda t, i=index, f=field, p=position: _edit_list(t, i, f, p, "no else")
     for index, node in enumerate(nodes):
+        if id(node) in counting:
+            continue
         if id(node) in in_while_tests:
             # A loop's test only loses what follows its counter test (`c < 3 and ...`).
             if isinstance(node, ast.BoolOp) and isinstance(node.values[0], ast.Compare):
