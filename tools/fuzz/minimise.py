@@ -3,18 +3,21 @@
 `minimise(source, fails)` tries edits of the program's syntax tree, keeping each edit after
 which `fails(candidate_source)` is still true, until no edit helps (or the budget of checks
 is spent). The edits, in the order tried:
-  - drop an argument tuple of ARGS (keep the call that fails), drop a parameter of `f` with
-    its argument, shorten the argument arrays of a tuple by one element;
   - delete a statement; replace an if or a loop by its body (or the else branch); drop an
     else branch;
+  - drop an argument tuple of ARGS (keep the call that fails), drop a parameter of `f` with
+    its argument, shorten the argument arrays of a tuple by one element;
   - replace an expression by one of its operands, drop an operand of and/or or a link of a
     chained comparison, replace an expression by a constant.
-Edits keep every candidate terminating: the counter statements that bound a `while` and the
-counter test of its condition are never edited. "Fails the same way" is the caller's: tools/fuzz_graph_mode.py compares Verdict.key() (class,
-kind, message with digits blotted out).
+Candidates stay programs one would write: every name they read is bound somewhere (no
+dropped parameter left behind in a branch Python never runs), and every loop terminates (the
+statements that count a `while` and the counter test of its condition are never edited).
+"Fails the same way" is the caller's: tools/fuzz_graph_mode.py compares Verdict.key() (class,
+kind, what Python did, the message with digits blotted out).
 """
 
 import ast
+import builtins
 import copy
 
 _KEEP_TOP = ("f", "ARGS")
@@ -37,6 +40,8 @@ def minimise(source, fails, max_checks=400, log=None):
                 compile(text, "<candidate>", "exec")
             except (SyntaxError, ValueError, RecursionError):
                 continue
+            if _reads_unbound_names(candidate):
+                continue
             checks += 1
             if fails(text):
                 tree = ast.parse(text)
@@ -52,6 +57,21 @@ def minimise(source, fails, max_checks=400, log=None):
                 break
             start = 0  # one more full pass: an edit may enable an earlier one
     return _module_text(tree)
+
+
+def _reads_unbound_names(tree):
+    """Whether the program reads a name that nothing in it binds (nor builtins)."""
+    bound, loaded = set(dir(builtins)), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return bool(loaded - bound)
 
 
 def _module_text(tree):
@@ -75,18 +95,6 @@ def _function(tree):
 
 def _candidates(tree):
     """Edits: functions of a copy of `tree` returning the edited copy (or None)."""
-    args = _args_node(tree)
-    if isinstance(args, ast.List) and len(args.elts) == 2:
-        yield lambda t: _keep_variant(t, 0)
-        yield lambda t: _keep_variant(t, 1)
-    fn = _function(tree)
-    if fn is not None:
-        for position in range(len(fn.args.args)):
-            yield lambda t, p=position: _drop_parameter(t, p)
-    if isinstance(args, ast.List):
-        for variant in range(len(args.elts)):
-            yield lambda t, v=variant: _shorten_arrays(t, v, -1)
-            yield lambda t, v=variant: _shorten_arrays(t, v, 0)
     nodes = list(ast.walk(tree))
     in_while_tests = {id(n) for w in nodes if isinstance(w, ast.While) for n in ast.walk(w.test)}
     counting = {id(n) for w in nodes if isinstance(w, ast.While) for s in w.body if _is_counting(w, s)
@@ -109,6 +117,18 @@ def _candidates(tree):
                     if statement.orelse:
                         yield lambda t, i=index, f=field, p=position: _edit_list(t, i, f, p, "orelse")
                         yield lambda t, i=index, f=field, p=position: _edit_list(t, i, f, p, "no else")
+    args = _args_node(tree)
+    if isinstance(args, ast.List) and len(args.elts) == 2:
+        yield lambda t: _keep_variant(t, 0)
+        yield lambda t: _keep_variant(t, 1)
+    fn = _function(tree)
+    if fn is not None:
+        for position in range(len(fn.args.args)):
+            yield lambda t, p=position: _drop_parameter(t, p)
+    if isinstance(args, ast.List):
+        for variant in range(len(args.elts)):
+            yield lambda t, v=variant: _shorten_arrays(t, v, -1)
+            yield lambda t, v=variant: _shorten_arrays(t, v, 0)
     for index, node in enumerate(nodes):
         if id(node) in counting:
             continue
