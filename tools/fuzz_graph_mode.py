@@ -9,10 +9,12 @@ generator.py) run as plain Python and through `ag.to_graph` and `ag.function` on
 
 Each backend runs in a worker process of its own (tools/fuzz/workers.py) with a per-program
 timeout and private, temporary compile caches; `--in-process` runs in this process instead
-(no timeout). Run it against another worktree with PYTHONPATH set to that worktree: the
-program imports `autograph` and `runtime` from the path, the fuzzer from its own directory.
-Measured on this machine (2 shared cores): numpy and to_graph ~50 programs/s, numba and auto
-~1-2 programs/s (every program compiles; see --count's table for the figure of a run).
+(a SIGALRM timeout, which cannot stop compiled code). Run it against another worktree with
+PYTHONPATH set to that worktree: the program imports `autograph` and `runtime` from the path,
+the fuzzer from its own directory. Measured on this machine (2 cores shared with other
+work): to_graph and numpy ~100 programs/s in process when it is quiet, ~25/s with workers
+under load; numba 2.6 programs/s quiet, ~1/s under load (every program that traces
+compiles, 0.3-5 s). The table of a run says its own figure ("programs/second").
 """
 
 import argparse
