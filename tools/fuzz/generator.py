@@ -79,13 +79,16 @@ class _Fn:
 
 
 class _Ctx:
+    """Where a statement is generated: its function, the names in scope, the loops around."""
+
     def __init__(self, fn, scope, loops=(), nesting=0):
         self.fn = fn
         self.scope = scope  # name -> Var (mutated as statements are generated)
-        self.loops = loops  # enclosing loops: their index vars (or None)
+        self.loops = loops  # enclosing loops: their index Var (or None)
         self.nesting = nesting
 
     def inner(self, loop=False, index=None):
+        """The context of a nested block (a loop body when `loop`, with its index Var)."""
         loops = self.loops + ((index,) if loop else ())
         return _Ctx(self.fn, dict(self.scope), loops, self.nesting + 1)
 
@@ -334,9 +337,8 @@ class Generator(Expressions):
             choices.append((None, 2, lambda: ("range(%d)" % length, length)))
         choices.append((None, 0.5, lambda: ("range(0, %s, 2)" % self.bound(ctx), None)))
         iterable, index_of = self.pick(choices)
-        inner = ctx.inner(loop=True, index=None)
         var = Var(index, "i", index_of=index_of, fixed=True)
-        inner.loops = ctx.loops + (var,)
+        inner = ctx.inner(loop=True, index=var)
         inner.scope[index] = var
         return self.loop_body(ctx, "for %s in %s:" % (index, iterable), inner)
 
@@ -346,12 +348,11 @@ class Generator(Expressions):
             return self.for_range(ctx)
         array = self.rng.choice(arrays)
         element = self.fresh("e")
-        inner = ctx.inner(loop=True)
+        index = self.fresh("i") if self.rng.random() < 0.4 else None
+        var = Var(index, "i", index_of=array.length, fixed=True) if index else None
+        inner = ctx.inner(loop=True, index=var)
         inner.scope[element] = Var(element, "f" if array.kind == "a" else "i", fixed=True)
-        if self.rng.random() < 0.4:
-            index = self.fresh("i")
-            var = Var(index, "i", index_of=array.length, fixed=True)
-            inner.loops = ctx.loops + (var,)
+        if index:
             inner.scope[index] = var
             header = "for %s, %s in enumerate(%s):" % (index, element, array.name)
         else:
