@@ -82,6 +82,10 @@ running = None  # "python" or "target": what runs now (a timeout says which did 
 # tests/test_fuzz.py accepts them; every other refusal is a failure.
 DOCUMENTED_REFUSALS = (
     ("UndefinedInBranchError", "must also be defined in the", "docs/guide.md, 'Undefined names'"),
+    ("TypeError", "() of values of different types", "docs/guide.md, '`min` and `max` of values of different types'"),
+    ("LoopVariableError", "which a graph loop cannot do", "docs/guide.md, 'Aliases of an array that a graph loop writes in place'"),
+    ("StagingError", "which a graph loop cannot carry under another name", "docs/guide.md, 'A Python value ... that only one branch of a graph `if` defines'"),
+    ("TypeError", "is a bool on some paths and a number on others", "docs/guide.md, 'Returning a value that is a bool on one path and a number on another'"),
 )
 
 
