@@ -89,6 +89,35 @@ def _is_internal(filename):
     return filename.startswith("<frozen ")
 
 
+_LIBRARY_PREFIXES = (_NUMPY_DIR, os.path.dirname(os.path.abspath(os.__file__)) + os.sep)
+
+
+def mark_python_error(error):
+    """Marks `error` as Python's or NumPy's own, though the runtime or autograph raised it
+    on the user's behalf (NumPy's TypeError from an op's inference rule, which runs NumPy
+    on stand-ins: the error NumPy raises when it runs that code; a failed `assert`): see
+    raised_by_python. Returns `error`."""
+    error._rt_python_error = True
+    return error
+
+
+def raised_by_python(error):
+    """Did Python or NumPy raise `error` on the user's code, rather than the runtime or
+    autograph refusing something? True when the innermost frame of its traceback outside
+    NumPy and the standard library is the user's code (or code converted from it), or when
+    it is marked so (mark_python_error)."""
+    if getattr(error, "_rt_python_error", False):
+        return True
+    raiser = None
+    tb = error.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith(_LIBRARY_PREFIXES) and not filename.startswith("<frozen "):
+            raiser = filename
+        tb = tb.tb_next
+    return raiser is not None and not _is_internal(raiser)
+
+
 def capture_location():
     """The raw (filename, lineno, function_name) of the first frame outside the framework."""
     frame = sys._getframe(1)

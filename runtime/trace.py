@@ -611,9 +611,9 @@ class Function(functools.partial):
         return True
 
     def _refusal(self, error):
-        """Is `error` a refusal of graph mode (raised while tracing, never deferred)?"""
-        del error
-        return False
+        """Is `error` a refusal of graph mode (raised while tracing, never deferred), not
+        an error Python raised on the user's code (errors.raised_by_python)?"""
+        return not errors.raised_by_python(error)
 
     def _check_signature(self, arrays):
         specs = nest.flatten(self.input_signature)

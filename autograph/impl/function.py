@@ -5,7 +5,7 @@ import runtime as rt
 from runtime import errors as rt_errors
 from runtime import trace as rt_trace
 from autograph.core import ag_logging
-from autograph.errors import AutoGraphError, ConversionError, tracebacks
+from autograph.errors import ConversionError, tracebacks
 from autograph.impl import api
 from autograph.operators import graph as graph_paths
 
@@ -113,9 +113,9 @@ class Function(rt.Function):
             raise error
 
     def _refusal(self, error):
-        # Refusals of graph mode and conversion errors are raised while tracing; Python's
-        # own errors then wait for what the graph runs before them (rt.Function).
-        return isinstance(error, AutoGraphError)
+        # Refusals of graph mode are raised while tracing; Python's own errors wait for
+        # what the graph runs before them (rt.Function).
+        return not graph_paths.common.is_pythons_error(error)
 
     def _mark_list(self, leaf):
         if isinstance(leaf, graph_paths.TensorList):
