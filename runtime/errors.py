@@ -103,9 +103,11 @@ def mark_python_error(error):
 
 def raised_by_python(error):
     """Did Python or NumPy raise `error` on the user's code, rather than the runtime or
-    autograph refusing something? True when the innermost frame of its traceback outside
-    NumPy and the standard library is the user's code (or code converted from it), or when
-    it is marked so (mark_python_error)."""
+    autograph refusing something? True when it is marked so (mark_python_error), or when
+    the innermost frame of its traceback outside NumPy and the standard library is the
+    user's code (or code converted from it) and the error it was raised from, if any, is
+    Python's too (NumPy's "setting an array element with a sequence" comes from the
+    refusal of float() of a symbolic value)."""
     if getattr(error, "_rt_python_error", False):
         return True
     raiser = None
@@ -115,7 +117,11 @@ def raised_by_python(error):
         if not filename.startswith(_LIBRARY_PREFIXES) and not filename.startswith("<frozen "):
             raiser = filename
         tb = tb.tb_next
-    return raiser is not None and not _is_internal(raiser)
+    if raiser is None or _is_internal(raiser):
+        return False
+    linked = error.__cause__ if error.__cause__ is not None or error.__suppress_context__ \
+        else error.__context__
+    return linked is None or linked is error or raised_by_python(linked)
 
 
 def capture_location():

@@ -992,3 +992,21 @@ def test_a_refusal_in_a_branch_is_still_raised_while_tracing():
     with pytest.raises(TypeError, match="float"):
         function(converts_a_tensor_in_a_branch_of_unconverted_code, backend="numpy",
                  autograph=False).get_concrete_function(np.ones(2))
+
+
+def writes_a_symbolic_value_into_a_numpy_array_in_a_branch(x):
+    out = np.arange(3) * 1.0     # a NumPy array: a graph cannot write a tensor into it
+    if x[0] > 0:
+        out[2] = x[0]
+    return 1.0
+
+
+def test_numpys_error_caused_by_a_refusal_is_raised_while_tracing():
+    # NumPy's ValueError ("setting an array element with a sequence") comes from the
+    # refusal of float() of a symbolic value: a limit of graph mode, said at once, not an
+    # error of Python deferred to the path.
+    staged = function(writes_a_symbolic_value_into_a_numpy_array_in_a_branch, backend="numpy")
+    with pytest.raises(ValueError) as info:
+        staged.get_concrete_function(np.array([-1.0]))
+    assert isinstance(info.value.__cause__, TypeError)
+    assert "symbolic" in str(info.value.__cause__)
