@@ -260,13 +260,23 @@ def raised_when_run(exception, unless=None):
     symbolic = holds_symbolic(exception.args) or holds_symbolic(vars(exception))
     if not (symbolic or is_tensor(unless)) and (graph is None or graph.parent is None):
         return False
+    record_raise(exception, unless)
+    return True
+
+
+def record_raise(exception, unless=None, traceback=None):
+    """Records in the graph being built that it raises `exception` when it runs, unless
+    `unless` is true then; named by its node, or by `traceback` if given (see
+    ExceptionTemplate)."""
+    graph = current_graph()
     operands = [] if unless is None else [unless]
     template = ExceptionTemplate(type(exception), _template(exception.args, operands),
                                  _template(dict(vars(exception)), operands),
-                                 exception.__cause__, exception.__suppress_context__)
+                                 exception.__cause__, exception.__suppress_context__,
+                                 traceback)
     ops.get("raise").bind(operands, exception=template, conditional=unless is not None)
-    template.node = graph.nodes[-1]
-    return True
+    if traceback is None:
+        template.node = graph.nodes[-1]
 
 
 def Raise(exception, unless=None):

@@ -89,6 +89,41 @@ def _is_internal(filename):
     return filename.startswith("<frozen ")
 
 
+_LIBRARY_PREFIXES = (_NUMPY_DIR, os.path.dirname(os.path.abspath(os.__file__)) + os.sep)
+
+
+def mark_python_error(error):
+    """Marks `error` as Python's or NumPy's own, though the runtime or autograph raised it
+    on the user's behalf (NumPy's TypeError from an op's inference rule, which runs NumPy
+    on stand-ins: the error NumPy raises when it runs that code; a failed `assert`): see
+    raised_by_python. Returns `error`."""
+    error._rt_python_error = True
+    return error
+
+
+def raised_by_python(error):
+    """Did Python or NumPy raise `error` on the user's code, rather than the runtime or
+    autograph refusing something? True when it is marked so (mark_python_error), or when
+    the innermost frame of its traceback outside NumPy and the standard library is the
+    user's code (or code converted from it) and the error it was raised from, if any, is
+    Python's too (NumPy's "setting an array element with a sequence" comes from the
+    refusal of float() of a symbolic value)."""
+    if getattr(error, "_rt_python_error", False):
+        return True
+    raiser = None
+    tb = error.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if not filename.startswith(_LIBRARY_PREFIXES) and not filename.startswith("<frozen "):
+            raiser = filename
+        tb = tb.tb_next
+    if raiser is None or _is_internal(raiser):
+        return False
+    linked = error.__cause__ if error.__cause__ is not None or error.__suppress_context__ \
+        else error.__context__
+    return linked is None or linked is error or raised_by_python(linked)
+
+
 def capture_location():
     """The raw (filename, lineno, function_name) of the first frame outside the framework."""
     frame = sys._getframe(1)

@@ -210,6 +210,11 @@ class Graph:
         kept.reverse()
         self.nodes = kept
 
+    def may_fail_when_run(self):
+        """Has it an op that may raise or has an effect when it runs (anything but the
+        queries prune_unused_queries may drop)?"""
+        return any(node.op.name not in _NEVER_FAILING_QUERIES for node in self.nodes)
+
     def add_node(self, op, inputs, attrs, output_types, location=None):
         node = Node(op, [self.localize(v) for v in inputs], attrs, location, graph=self)
         for out_type in output_types:

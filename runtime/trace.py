@@ -14,6 +14,7 @@ import threading
 import numpy as np
 
 from runtime import errors, nest
+from runtime.api import record_raise
 from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
 from runtime.tensor import Tensor, bool_or_number, is_ndarray, is_tensor, mark_ndarray
@@ -557,7 +558,13 @@ class Function(functools.partial):
 
             traced_args = _replace_arrays(args, placeholder)
             traced_kwargs = _replace_arrays(kwargs, placeholder)
-            result = self._function_to_trace()(*traced_args, **traced_kwargs)
+            try:
+                result = self._function_to_trace()(*traced_args, **traced_kwargs)
+            except Exception as error:
+                if not self._raise_when_run(graph, error):
+                    raise
+                # Not cached: the next call traces again, as Python runs it again.
+                key, result = None, None
 
             output_values = []
             leaves = []
@@ -591,6 +598,22 @@ class Function(functools.partial):
         if key is not None:
             self._cache[key] = concrete
         return concrete
+
+    def _raise_when_run(self, graph, error):
+        """Records that `graph` raises `error`, raised while tracing, when it runs, and
+        returns True, if the ops traced before it may raise first, or have effects (as
+        Python runs them first: an index out of range, a failed assert, a print); False
+        (raise it now) for a refusal of graph mode (`_refusal`)."""
+        if current_graph() is not graph or not graph.may_fail_when_run() \
+                or self._refusal(error):
+            return False
+        record_raise(error, traceback=error.__traceback__)
+        return True
+
+    def _refusal(self, error):
+        """Is `error` a refusal of graph mode (raised while tracing, never deferred), not
+        an error Python raised on the user's code (errors.raised_by_python)?"""
+        return not errors.raised_by_python(error)
 
     def _check_signature(self, arrays):
         specs = nest.flatten(self.input_signature)

@@ -112,6 +112,11 @@ class Function(rt.Function):
         with tracebacks.rewriting_errors():
             raise error
 
+    def _refusal(self, error):
+        # Refusals of graph mode are raised while tracing; Python's own errors wait for
+        # what the graph runs before them (rt.Function).
+        return not graph_paths.common.is_pythons_error(error)
+
     def _mark_list(self, leaf):
         if isinstance(leaf, graph_paths.TensorList):
             self.output_transform = _restore_lists

@@ -44,5 +44,5 @@ def assert_stmt(test, message_fn):
     if not test:
         error = AssertionError() if message_fn is None else AssertionError(message_fn())
         if rt.current_graph() is None or not rt.raised_when_run(error):
-            raise error
+            raise rt.errors.mark_python_error(error)   # (the user's, raised here for them)
     return None

@@ -6,6 +6,7 @@ import operator
 
 import numpy as np
 
+from runtime import errors
 from runtime.executors.numba import lowering as nl
 from runtime.ops.inference import broadcast_shapes, dummy
 from runtime.ops.registry import defop, get
@@ -29,8 +30,14 @@ UFUNC_OPS = {}   # np.ufunc -> Op
 def _ufunc_infer(ufunc):
     def infer(*inputs):
         shape = broadcast_shapes(*[v.shape for v in inputs])
-        with np.errstate(all="ignore"):
-            results = ufunc(*[dummy(v) for v in inputs])
+        operands = [dummy(v) for v in inputs]
+        try:
+            with np.errstate(all="ignore"):
+                results = ufunc(*operands)
+        except TypeError as error:
+            # NumPy refuses these dtypes (a boolean subtract): the error it raises when
+            # the code runs, whatever the values.
+            raise errors.mark_python_error(error)
         if ufunc.nout == 1:
             results = (results,)
         return [(np.asarray(r).dtype, shape) for r in results]

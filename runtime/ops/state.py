@@ -233,17 +233,20 @@ class ExceptionTemplate:
     """The exception a `raise` makes when the graph runs: a new one of `kind` (the type
     raised while tracing) with `args` and attributes `state`, their SLOTs filled. `node`,
     the raise node (set once it is recorded), is named in the error, as the executors name
-    a failing node; the type stays the user's."""
+    a failing node; the type stays the user's. With `traceback` (an error raised while
+    tracing that the graph raises when it runs: see rt.function), the exception made has
+    that traceback, which names the user's line, instead of the node."""
 
-    __slots__ = ("kind", "args", "state", "cause", "suppress_context", "node")
+    __slots__ = ("kind", "args", "state", "cause", "suppress_context", "node", "traceback")
 
-    def __init__(self, kind, args, state, cause=None, suppress_context=False):
+    def __init__(self, kind, args, state, cause=None, suppress_context=False, traceback=None):
         self.kind = kind
         self.args = args
         self.state = state
         self.cause = cause
         self.suppress_context = suppress_context
         self.node = None
+        self.traceback = traceback
 
     def made(self, values):
         """The exception to raise, the SLOTs taken from the iterator `values`."""
@@ -256,6 +259,9 @@ class ExceptionTemplate:
         if self.cause is not None or self.suppress_context:
             error.__cause__ = self.cause
             error.__suppress_context__ = self.suppress_context
+        if self.traceback is not None:
+            error._rt_node_reported = True   # (its traceback says where)
+            return error.with_traceback(self.traceback)
         if self.node is not None:
             where = "While executing %s" % describe_node(self.node)
             if isinstance(error, errors.InvalidArgumentError):

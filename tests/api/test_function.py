@@ -425,3 +425,88 @@ def test_simultaneous_first_calls_from_threads_convert_and_trace_once_per_signat
         for i, value in enumerate(values):
             x, limit = inputs[(t + i) % 2]
             assert value == clipped_sum(x, limit) and type(value) is type(clipped_sum(x, limit))
+
+
+# --- an error raised while tracing, after ops that may raise first when the graph runs -------
+# (minimised fuzzer programs: Python raises the first error on its path; a graph raises an
+# error it met while tracing only after the ops traced before it, which may raise first.)
+
+def _indexes_then_raises(x):
+    x[1]                                   # IndexError where x is shorter
+    raise ValueError("bad value %d" % 0)
+
+
+def _asserts_then_reads_an_unbound_name(x, flag):
+    assert flag, x.shape                   # the message is symbolic: checked when run
+    if 0.0:
+        last = 1.0
+    return last
+
+
+def _asserts_on_a_tensor_then_indexes_an_empty_list(x):
+    assert not x.shape[0] <= 3.0, "bad value %d" % len(x)
+    vals = []
+    return vals[-1], 0 - len(x)
+
+
+def _loop_reads_an_unbound_name_then_raises(x, n):
+    c = 0
+    while c < len(x):
+        c += 1
+        last = last                        # noqa: F821 (UnboundLocalError if it runs)
+    raise RuntimeError("bad value %d" % n)
+
+
+def _prints_then_indexes_an_empty_list(x):
+    print("first", x[0])
+    return [][0]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_indexes_then_raises, (np.zeros(0),)),
+    (_indexes_then_raises, (np.zeros(3),)),
+    (_asserts_then_reads_an_unbound_name, (np.zeros(0), False)),
+    (_asserts_then_reads_an_unbound_name, (np.zeros(0), True)),
+    (_asserts_on_a_tensor_then_indexes_an_empty_list, (np.zeros(0),)),
+    (_asserts_on_a_tensor_then_indexes_an_empty_list, (np.zeros(5),)),
+    (_loop_reads_an_unbound_name_then_raises, (np.zeros(1), 4)),
+    (_loop_reads_an_unbound_name_then_raises, (np.zeros(0), 4)),
+    (_prints_then_indexes_an_empty_list, (np.zeros(0),)),
+    (_prints_then_indexes_an_empty_list, (np.ones(2),)),
+])
+def test_an_error_met_while_tracing_is_raised_after_what_the_graph_runs_before_it(fn, args):
+    run_both(fn, *args, backend="numpy", stage=function)
+
+
+@pytest.mark.parametrize("backend", ["numba", "auto"])
+def test_an_error_met_while_tracing_waits_for_the_ops_before_it_on_every_backend(backend):
+    for x in (np.zeros(0), np.zeros(2)):
+        run_both(_indexes_then_raises, x, backend=backend, stage=function)
+        run_both(_prints_then_indexes_an_empty_list, x, backend=backend, stage=function)
+
+
+def test_an_error_met_while_tracing_keeps_its_message_and_names_the_users_line():
+    staged = function(_indexes_then_raises, backend="numpy")
+    for _ in range(2):   # traced again on each call, as Python runs the code again
+        with pytest.raises(ValueError) as info:
+            staged(np.zeros(3))
+        assert str(info.value).startswith("bad value 0")
+        assert str(info.traceback[-1].path) == __file__
+        assert "raise ValueError" in str(info.traceback[-1].statement)
+    assert staged.trace_count == 2
+
+
+def _refused_after_an_index(x):
+    x[1]
+    y = 0.0
+    for i in range(x.shape[0]):
+        y = "text"           # a graph loop variable cannot become a str: refused
+    return y
+
+
+def test_a_refusal_met_while_tracing_is_raised_while_tracing():
+    # Only Python's own errors wait for the graph to run: a refusal of graph mode says at
+    # once what cannot be staged, also where an op before it would raise when run.
+    staged = function(_refused_after_an_index, backend="numpy")
+    with pytest.raises(ag.StagingError, match="'y'"):
+        staged.get_concrete_function(np.zeros(3))

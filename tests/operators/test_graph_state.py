@@ -949,3 +949,64 @@ def test_an_array_chosen_under_an_if_and_written_in_a_loop_is_refused():
                                                 "to an array from before the loop"):
         function(writes_an_array_it_chose_under_an_if, backend="numpy")(
             np.array([1.0, 2.0]), np.array([5.0, 6.0]))
+
+
+def negates_a_numpy_bool_in_a_branch(x, flag):
+    if x.shape[0]:
+        u = -np.abs(flag)    # np.abs(False) is np.False_: NumPy's TypeError where it runs
+    return 1.0
+
+
+def subtracts_bools_in_a_loop(x):
+    b = x > 0
+    for i in range(x.shape[0]):
+        b = b - b            # NumPy's boolean subtract TypeError when the loop runs
+    return 1.0
+
+
+def subtracts_bools_in_a_branch(x):
+    b = x > 0
+    if x.shape[0] > 2:
+        c = b - b
+    return 1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[], [1.0, -1.0, 2.0]])
+def test_numpys_errors_of_a_path_are_raised_where_the_graph_runs_it(x, backend):
+    # NumPy raised them while tracing (on Python values, or in an op's inference rule on
+    # the dtypes): Python raises them only where it runs that path.
+    x = np.array(x)
+    check_either(negates_a_numpy_bool_in_a_branch, x, False, backend=backend)
+    check_either(subtracts_bools_in_a_loop, x, backend=backend)
+    check_either(subtracts_bools_in_a_branch, x, backend=backend)
+
+
+def converts_a_tensor_in_a_branch_of_unconverted_code(x):
+    return rt.cond(x[0] > 0, lambda: float(x[0]), lambda: 0.0)
+
+
+def test_a_refusal_in_a_branch_is_still_raised_while_tracing():
+    # float() of a symbolic value is a refusal of graph mode (raised by the runtime), not
+    # an error of Python: it is not deferred to the path.
+    with pytest.raises(TypeError, match="float"):
+        function(converts_a_tensor_in_a_branch_of_unconverted_code, backend="numpy",
+                 autograph=False).get_concrete_function(np.ones(2))
+
+
+def writes_a_symbolic_value_into_a_numpy_array_in_a_branch(x):
+    out = np.arange(3) * 1.0     # a NumPy array: a graph cannot write a tensor into it
+    if x[0] > 0:
+        out[2] = x[0]
+    return 1.0
+
+
+def test_numpys_error_caused_by_a_refusal_is_raised_while_tracing():
+    # NumPy's ValueError ("setting an array element with a sequence") comes from the
+    # refusal of float() of a symbolic value: a limit of graph mode, said at once, not an
+    # error of Python deferred to the path.
+    staged = function(writes_a_symbolic_value_into_a_numpy_array_in_a_branch, backend="numpy")
+    with pytest.raises(ValueError) as info:
+        staged.get_concrete_function(np.array([-1.0]))
+    assert isinstance(info.value.__cause__, TypeError)
+    assert "symbolic" in str(info.value.__cause__)

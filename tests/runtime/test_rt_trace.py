@@ -156,6 +156,33 @@ def test_concrete_function():
     assert f.trace_count == 1
 
 
+def _reads_an_item_then_fails_while_tracing(x, table):
+    first = x[1]                 # an op that raises IndexError when the graph runs
+    rt.print("first", first)
+    return first + table["missing"]   # KeyError while tracing
+
+
+@pytest.mark.parametrize("x", [np.zeros(0), np.zeros(1), np.arange(3.0)])
+def test_an_error_raised_while_tracing_comes_after_the_ops_traced_before_it(x):
+    # Python raises the IndexError first where x is short, and prints before the KeyError;
+    # the graph raises the KeyError when it runs, after what it traced before it.
+    run_both(_reads_an_item_then_fails_while_tracing, x, {})
+    staged = rt.function(_reads_an_item_then_fails_while_tracing)
+    with pytest.raises(KeyError):
+        staged(np.arange(3.0), {})
+    with pytest.raises(KeyError):
+        staged(np.arange(3.0), {})
+    assert staged.trace_count == 2   # not cached: traced again, as Python runs again
+
+
+def test_an_error_raised_while_tracing_before_any_op_that_may_fail_is_raised_at_once():
+    def fails_at_once(x):
+        return x + {}["missing"]
+
+    with pytest.raises(KeyError):
+        rt.function(fails_at_once).get_concrete_function(np.zeros(2))
+
+
 def test_input_signature_fixes_shapes():
     shapes = []
 

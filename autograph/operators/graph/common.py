@@ -57,16 +57,24 @@ def undefined_error_type(name):
 
 
 # Errors of Python itself that code in a graph branch or loop body raises while it is
-# traced (a list index out of range, a missing key, a name never defined): Python raises
+# traced (a list index out of range, a missing key, a name never defined; and any error
+# Python or NumPy raised on the user's code: rt.errors.raised_by_python): Python raises
 # them only when it runs that path, so the graph does (defer_error).
 _DEFERRED_ERRORS = (IndexError, KeyError, ZeroDivisionError, NameError)
+
+
+def is_pythons_error(error):
+    """Is `error` one that Python raises on the user's code (_DEFERRED_ERRORS,
+    rt.errors.raised_by_python), not a refusal of graph mode?"""
+    return not isinstance(error, StagingError) and (
+        isinstance(error, _DEFERRED_ERRORS) or rt.errors.raised_by_python(error))
 
 
 def defer_error(error):
     """Records, in the branch or loop body being traced, that it raises `error` when it
     runs; False (the caller re-raises) for an error that is not one of Python's own
-    (_DEFERRED_ERRORS) or is a refusal of graph mode."""
-    if isinstance(error, StagingError) or not isinstance(error, _DEFERRED_ERRORS):
+    (is_pythons_error)."""
+    if not is_pythons_error(error):
         return False
     graph = rt.current_graph()
     if graph is None or graph.parent is None:
