@@ -168,7 +168,10 @@ class EarlierArrays:
                         if not any(a is array for a in possible[id(v)]):
                             possible[id(v)].append(array)
                             changed = True
-        if not any(possible[id(v)] and (v.written or sources[id(v)]) for v in candidates):
+        # (A variable the body rebinds is its earlier array after the loop if the loop
+        # did not iterate: `x` after `for ...: x = x * 2` run zero times.)
+        if not any(possible[id(v)] and not (v.returned_same() and not v.written)
+                   for v in candidates):
             return
         flag_in = {}
         for v in candidates:

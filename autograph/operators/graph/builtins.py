@@ -163,13 +163,26 @@ def _best_of(name, better, candidates, key):
     for candidate in candidates[1:]:
         candidate_key = candidate if key is None else key(candidate)
         replaces = better(candidate_key, best_key)
+        if candidate is best:
+            continue   # (the comparison ran, as in Python; the result is the same object)
         if rt.is_tensor(replaces):
             replaces = common.is_truthy_scalar_tensor(replaces, "a comparison in %s()" % name)
+            if _is_array(candidate) or _is_array(best):
+                # Python returns that very array: writes into the result land in it (an
+                # rt.cond output that is an earlier array on some path is a CondAlias).
+                best, best_key = rt.cond(replaces, lambda: (candidate, candidate_key),
+                                         lambda: (best, best_key), names=[name, "key"])
+                continue
             best = np.where(replaces, candidate, best)
             best_key = best if key is None else np.where(replaces, candidate_key, best_key)
         elif replaces:
             best, best_key = candidate, candidate_key
     return best
+
+
+def _is_array(value):
+    """An ndarray (not a NumPy scalar) whose identity Python keeps through min and max."""
+    return rt.is_tensor(value) and rt.is_ndarray(value)
 
 
 def _best_item(name, better, items, key):
