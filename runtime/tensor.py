@@ -283,12 +283,17 @@ class Tensor:
     cumprod = _method("cumprod")
     squeeze = _method("squeeze")
     ravel = _method("ravel")
-    copy = _method("copy")
     clip = _method("clip")
     dot = _method("dot")
     swapaxes = _method("swapaxes")
     round = _method("round")
     del _method
+
+    def copy(self, order="C"):
+        # (np.copy gives an array; the method keeps a NumPy scalar a scalar.)
+        copied = _numpy_api.copy(self, order)
+        copied._ndarray = is_ndarray(self)
+        return copied
 
     def flatten(self, order="C"):
         return Tensor(ops.get("flatten").bind1([self]))

@@ -102,6 +102,9 @@ def _from_sequence(numpy_fn):
             obj = obj.astype(dtype)
         elif numpy_fn is np.array and kwargs.get("copy", True):
             obj = np.copy(obj)
+        if not rt.is_ndarray(obj):
+            # (np.asarray of a NumPy scalar is a new 0-d array, written in place by `+=`.)
+            obj = np.copy(obj)
         return obj
     create.__name__ = numpy_fn.__name__
     return create
