@@ -170,6 +170,44 @@ def note_return_placeholders(names, values, placeholder_names):
                 _unset_returns[id(part)] = (part, flags[0])
 
 
+def return_is_set(name, value):
+    """At the end of a graph branch, for the return value variable: np.True_ where a
+    `return` set it on every path the branch takes, np.False_ where none did (the value
+    is the placeholder), else the bool tensor saying whether one did (the flag of an
+    inner statement that left it a placeholder on some paths)."""
+    if is_return_placeholder(name, value):
+        return np.False_
+    flags = _usable_flags(value)
+    if not flags:
+        return np.True_
+    return functools.reduce(np.logical_and, flags)
+
+
+def note_return_set(values, flags):
+    """After a graph if statement: the return values that it leaves a placeholder on some
+    paths ({index into `values`: the flag saying whether a `return` set it, or None where
+    every path did}), for check_returned. (Set on every path, a value is no longer one:
+    a Python object the statement passed through is the same object as its placeholder
+    of an inner statement, whose flag the statement did not carry out.)"""
+    for k, flag in flags.items():
+        for part in _placeholder_parts(values[k]):
+            if flag is None:
+                _unset_returns.pop(id(part), None)
+            else:
+                _unset_returns[id(part)] = (part, flag)
+
+
+def _usable_flags(value):
+    """The flags of the placeholders `value` holds that the graph being built can read
+    (one a branch registered is not: the statement it is in carries it out)."""
+    flags = {}
+    for part in _placeholder_parts(value):
+        entry = _unset_returns.get(id(part))
+        if entry is not None and entry[0] is part and is_graph_value(entry[1]):
+            flags[id(entry[1])] = entry[1]
+    return list(flags.values())
+
+
 def forget_return_placeholders():
     _unset_returns.clear()
 
