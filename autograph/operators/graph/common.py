@@ -558,6 +558,14 @@ def without_array_items(get_state, set_state, symbol_names):
 
 # --- attributes of Python objects that called functions mutate ---------------------------------
 
+def select(condition, x, y):
+    """np.where(condition, x, y) for values Python holds as NumPy scalars (an index, a
+    loop length, the best of min/max): rank 0, it is a scalar, where np.where's is a 0-d
+    array, which `+=` would write in place."""
+    chosen = np.where(condition, x, y)
+    return chosen if chosen.ndim else rt.Tensor(chosen.graph_value)
+
+
 def is_graph_value(value, graph=None):
     """A number or symbolic tensor a graph statement can carry as an output or loop variable
     (a tensor must belong to `graph`, by default the one being built, or one enclosing it)."""
