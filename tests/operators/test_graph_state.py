@@ -712,6 +712,39 @@ def test_a_name_a_loop_leaves_on_an_earlier_array_is_that_array(x, backend):
         check(fn, x, x[::-1].copy(), backend=backend)
 
 
+def rebinds_in_every_iteration(x, n):
+    for i in range(1, x.shape[0]):
+        x = np.abs(x)
+    x += n                  # the caller's array where the loop did not iterate (seed 9057)
+
+
+def rebinds_in_a_while_loop_then_writes(x):
+    count = 0
+    while count < len(x) and 2.5 <= x[0]:
+        count += 1
+        x = np.ones(1)
+        x += x[0]
+    x[-1] += 1.0            # (seed 9209)
+
+
+def writes_after_an_inner_loop_that_may_not_iterate(x):
+    for i in range(x.shape[0]):
+        for j in range(1, x.shape[0]):
+            x = x * 2.0
+        x[0] = 1.5          # the caller's array while the inner loop has not run (seed 4173)
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[2.0], [3.0, 1.0], []])
+def test_a_name_a_loop_rebinds_is_the_earlier_array_if_the_loop_did_not_iterate(x, backend):
+    x = np.array(x)
+    check(rebinds_in_every_iteration, x, np.int64(2), backend=backend)
+    check(writes_after_an_inner_loop_that_may_not_iterate, x, backend=backend)
+    if x.size:
+        check(rebinds_in_a_while_loop_then_writes, x, backend=backend)
+
+
 class Counter:
     def __init__(self):
         self.count = 0

@@ -170,11 +170,17 @@ def note_return_placeholders(names, values, placeholder_names):
                 _unset_returns[id(part)] = (part, flags[0])
 
 
-def return_is_set(name, value):
+def return_is_set(name, value, flags):
     """At the end of a graph branch, for the return value variable: np.True_ where a
     `return` set it on every path the branch takes, np.False_ where none did (the value
     is the placeholder), else the bool tensor saying whether one did (the flag of an
-    inner statement that left it a placeholder on some paths)."""
+    inner statement that left it a placeholder on some paths). `flags`: {name: value}
+    of the branch's variables, among them the `do_return` flags its returns set to True
+    (the only sign of a return that sets the value to the very object that was its
+    placeholder, `return found` where `found` is a list)."""
+    if any(flag is True and _RETURN_FLAG_NAME.match(flag_name)
+           for flag_name, flag in flags.items()):
+        return np.True_
     if is_return_placeholder(name, value):
         return np.False_
     flags = _usable_flags(value)

@@ -78,7 +78,9 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                         raised = True   # (the branch raises it when it runs)
                 now = list(get_state())
                 # (Now, before the other branch registers placeholders of its own.)
-                sets = [common.return_is_set(names[k], now[k]) for k in returns]
+                variables = dict(zip(names, now))
+                variables.update(others.current())
+                sets = [common.return_is_set(names[k], now[k], variables) for k in returns]
                 others.check_copies_of_unbound(names, now)
                 out = [special_values.Undefined(name) if is_unbound(value) else value
                        for name, value in zip(names, now)]
@@ -169,6 +171,10 @@ class BlockVariables:
         self.attributes = common.WatchedAttributes(blocks, skip=self.names | set(self.cells))
         self.slots = {}   # label -> (value before, setter)
         self.extra = []
+
+    def current(self):
+        """{name: value} of the variables now (EMPTY where unbound)."""
+        return {name: common.cell_value(cell) for name, cell in self.cells.items()}
 
     def unbind(self, reason):
         """Binds the variables not defined before the statement to Unbound values."""
