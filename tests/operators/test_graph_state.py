@@ -745,6 +745,37 @@ def test_a_name_a_loop_rebinds_is_the_earlier_array_if_the_loop_did_not_iterate(
         check(rebinds_in_a_while_loop_then_writes, x, backend=backend)
 
 
+def writes_in_a_loop_what_an_earlier_loop_left(x, n, m):
+    for i in range(n):
+        x = np.ones(x.shape)
+    count = 0
+    while count < m:
+        count += 1
+        x -= np.sum(x)      # the caller's array where the first loop did not iterate
+    return x
+
+
+def writes_in_a_loop_what_an_earlier_while_left(x, y, n):
+    count = 0
+    while count < n:
+        count += 1
+        y = np.zeros(1)
+    for i in range(x.shape[0]):
+        y += 3.0            # (seeds 1214, 1510)
+        y[0] += x[i]
+    return y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_writes_the_array_an_earlier_loop_may_have_left_a_name_on(backend):
+    for n, m in ((0, 2), (1, 2), (2, 0)):
+        n, m = np.int64(n), np.int64(m)
+        check(writes_in_a_loop_what_an_earlier_loop_left, np.array([1.0, 2.0]), n, m,
+              backend=backend)
+        check(writes_in_a_loop_what_an_earlier_while_left, np.array([1.0, 2.0]),
+              np.array([5.0]), n, backend=backend)
+
+
 class Counter:
     def __init__(self):
         self.count = 0

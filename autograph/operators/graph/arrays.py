@@ -1,6 +1,8 @@
 """NumPy array creation in traced code: np.zeros((n, m)) & co. with symbolic sizes cannot be
 intercepted by NumPy's protocols, so converted code calls these overloads instead
-(OVERLOADS is part of py_builtins.BUILTIN_OVERLOADS, the table `ag__.converted` consults)."""
+(OVERLOADS is part of py_builtins.BUILTIN_OVERLOADS, the table `ag__.converted` consults).
+While tracing, a new array is a graph array also when made of Python values (np.zeros(3),
+np.array([1.0, 2.0]), np.arange(3)): the graph may write symbolic values into it."""
 
 import numpy as np
 
