@@ -4,7 +4,8 @@ A Tensor is a Python *handle* on an SSA value. Item assignment (`t[i] = v`) and 
 operators on arrays record a new version and rebind the handle, so every Python alias of the
 handle sees the write, as with NumPy arrays. A rank-0 tensor is a NumPy scalar (immutable:
 `m -= 1` makes a new value) unless it is known to be a 0-d array: an ndarray argument of
-the trace, or a view `a[..., i]` made with an Ellipsis (`mark_ndarray`). `t.rebind(new)`
+the trace, a view `a[..., i]` made with an Ellipsis, or what a NumPy function that returns
+arrays made (np.where, np.copy, np.zeros_like...: `mark_ndarray`). `t.rebind(new)`
 points a handle at a new version (control flow uses it after a loop or branch);
 `t.graph_value` is the version it points at now.
 
