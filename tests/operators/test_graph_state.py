@@ -766,8 +766,24 @@ def writes_in_a_loop_what_an_earlier_while_left(x, y, n):
     return y
 
 
+def writes_through_the_array_an_if_chose_and_another_name(x, y, c, n):
+    z = x
+    if c > 0:
+        z = y
+    total = 0.0
+    for i in range(n):
+        z += 1.0
+        y[0] += 5.0          # seen through z where z is y
+        total += z[0]
+        x[-1] -= z[0]
+    return z, total
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_loop_writes_the_array_an_earlier_loop_may_have_left_a_name_on(backend):
+    for c in (1, -1):
+        check(writes_through_the_array_an_if_chose_and_another_name, np.array([1.0, 2.0]),
+              np.array([3.0, 4.0]), np.int64(c), np.int64(3), backend=backend)
     for n, m in ((0, 2), (1, 2), (2, 0)):
         n, m = np.int64(n), np.int64(m)
         check(writes_in_a_loop_what_an_earlier_loop_left, np.array([1.0, 2.0]), n, m,
