@@ -195,12 +195,18 @@ def note_return_set(values, flags):
     every path did}), for check_returned. (Set on every path, a value is no longer one:
     a Python object the statement passed through is the same object as its placeholder
     of an inner statement, whose flag the statement did not carry out.)"""
+    graph = rt.current_graph()
     for k, flag in flags.items():
         for part in _placeholder_parts(values[k]):
-            if flag is None:
-                _unset_returns.pop(id(part), None)
-            else:
+            if flag is not None:
                 _unset_returns[id(part)] = (part, flag)
+                continue
+            entry = _unset_returns.get(id(part))
+            # (Only one of this graph: a statement in a loop body that sets the value on
+            # all its paths does not set it where the loop does not iterate.)
+            if entry is not None and (not rt.is_tensor(entry[1])
+                                      or entry[1].graph_value.graph is graph):
+                del _unset_returns[id(part)]
 
 
 def _usable_flags(value):
