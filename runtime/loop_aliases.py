@@ -81,7 +81,8 @@ def check(variables, implicit, body_graph, cond_graph):
         # Later iterations: what the body returns is what the next one starts with.
         returned = v.returned
         aliased = getattr(returned, "aliased_arrays", None)   # an rt.cond's CondAlias
-        if aliased is not None:
+        if aliased is not None and not (v.keeps_handle and returned is v.passed):
+            # (One the variable starts the loop as and keeps is written where it is.)
             # (The body reads such an array as it was before the loop: what the variable
             # wrote into it in an earlier iteration, or another name, would be missed.)
             written = {id(u.passed) for u in variables + implicit if u.written}
@@ -168,7 +169,10 @@ class EarlierArrays:
                         if not any(a is array for a in possible[id(v)]):
                             possible[id(v)].append(array)
                             changed = True
-        if not any(possible[id(v)] and (v.written or sources[id(v)]) for v in candidates):
+        # (A variable the body rebinds is its earlier array after the loop if the loop
+        # did not iterate: `x` after `for ...: x = x * 2` run zero times.)
+        if not any(possible[id(v)] and not (v.returned_same() and not v.written)
+                   for v in candidates):
             return
         flag_in = {}
         for v in candidates:

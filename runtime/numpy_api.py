@@ -12,7 +12,7 @@ from runtime import ops, tensor
 from runtime.ops.elementwise import UFUNC_OPS
 from runtime.ops.reductions import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from runtime.ops.shapes import squeeze_axes
-from runtime.tensor import Tensor, cast, wrap
+from runtime.tensor import Tensor, cast, is_ndarray, mark_ndarray, wrap
 
 HANDLERS = {}
 _NOVALUE = np._NoValue
@@ -193,13 +193,20 @@ cumsum = implements(np.cumsum)(cumulative(np.cumsum))
 cumprod = implements(np.cumprod)(cumulative(np.cumprod))
 
 
+def _array(value):
+    """A handle on `value` that is an ndarray also at rank 0, as what np.where, np.copy,
+    np.zeros_like... return: a 0-d array is written in place by `+=` (its aliases see it)
+    and returned as a 0-d array, where a NumPy scalar is rebound."""
+    return mark_ndarray(Tensor(value))
+
+
 # --- elementwise helpers --------------------------------------------------------------------
 
 @implements(np.where)
 def where(condition, x=_NOVALUE, y=_NOVALUE):
     if x is _NOVALUE or y is _NOVALUE:
         raise not_supported("np.where(condition) (the one-argument form)")
-    return Tensor(ops.get("where").bind1([condition, x, y]))
+    return _array(ops.get("where").bind1([condition, x, y]))
 
 
 @implements(np.clip)
@@ -281,7 +288,9 @@ def expand_dims(a, axis):
 def squeeze(a, axis=None):
     value = ops.to_value(a)
     axes = squeeze_axes(value.shape, axis if not isinstance(axis, list) else tuple(axis))
-    return Tensor(ops.get("squeeze").bind1([value], axis=axes))
+    result = Tensor(ops.get("squeeze").bind1([value], axis=axes))
+    # (An array squeezed to rank 0 is a 0-d array; a NumPy scalar stays a scalar.)
+    return mark_ndarray(result) if is_ndarray(a) or not isinstance(a, Tensor) else result
 
 
 @implements(np.ravel)
@@ -293,7 +302,7 @@ def ravel(a, order="C"):
 
 @implements(np.copy)
 def copy(a, order="K", subok=False):
-    return Tensor(ops.get("copy").bind1([a]))
+    return _array(ops.get("copy").bind1([a]))
 
 
 @implements(np.concatenate)
@@ -346,7 +355,7 @@ def _like(name):
     def handler(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
         if shape is not None:
             raise not_supported("np.%s(..., shape=)" % name)
-        return Tensor(op.bind1([a], dtype=_dtype(dtype)))
+        return _array(op.bind1([a], dtype=_dtype(dtype)))
     return handler
 
 
@@ -359,7 +368,7 @@ empty_like = implements(np.empty_like)(_like("empty_like"))
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     if shape is not None:
         raise not_supported("np.full_like(..., shape=)")
-    return Tensor(ops.get("full_like").bind1([a, fill_value], dtype=_dtype(dtype)))
+    return _array(ops.get("full_like").bind1([a, fill_value], dtype=_dtype(dtype)))
 
 
 @implements(np.linspace)

@@ -4,7 +4,8 @@ A Tensor is a Python *handle* on an SSA value. Item assignment (`t[i] = v`) and 
 operators on arrays record a new version and rebind the handle, so every Python alias of the
 handle sees the write, as with NumPy arrays. A rank-0 tensor is a NumPy scalar (immutable:
 `m -= 1` makes a new value) unless it is known to be a 0-d array: an ndarray argument of
-the trace, or a view `a[..., i]` made with an Ellipsis (`mark_ndarray`). `t.rebind(new)`
+the trace, a view `a[..., i]` made with an Ellipsis, or what a NumPy function that returns
+arrays made (np.where, np.copy, np.zeros_like...: `mark_ndarray`). `t.rebind(new)`
 points a handle at a new version (control flow uses it after a loop or branch);
 `t.graph_value` is the version it points at now.
 
@@ -283,12 +284,17 @@ class Tensor:
     cumprod = _method("cumprod")
     squeeze = _method("squeeze")
     ravel = _method("ravel")
-    copy = _method("copy")
     clip = _method("clip")
     dot = _method("dot")
     swapaxes = _method("swapaxes")
     round = _method("round")
     del _method
+
+    def copy(self, order="C"):
+        # (np.copy gives an array; the method keeps a NumPy scalar a scalar.)
+        copied = _numpy_api.copy(self, order)
+        copied._ndarray = is_ndarray(self)
+        return copied
 
     def flatten(self, order="C"):
         return Tensor(ops.get("flatten").bind1([self]))

@@ -125,6 +125,31 @@ def test_arrays_created_with_python_sizes_take_symbolic_writes():
     check(static_size_array_is_writable, np.arange(7.0))
 
 
+def writes_symbolic_values_into_arrays_of_python_values(x, c):
+    grown = np.array([1.0, 2.0])
+    grown[-1] += c           # (fuzzer seeds 1760, 3126, 6129)
+    counted = np.arange(3) * 1.0
+    for e in x:
+        counted[2] = e       # (8828)
+    picked = np.arange(3)[x.shape[0] % 3]   # a symbolic index (8158)
+    summed = np.arange(3) * 1.0
+    summed += np.ones(3)     # a tensor operand (9830)
+    steps = np.linspace(0.0, 1.0, 3)
+    steps[1] = c
+    eye = np.eye(2)
+    eye[0, 1] = c
+    kept = np.asarray(grown)
+    kept[0] = c              # np.asarray of an array is that array
+    return grown, counted, picked, summed, steps, eye
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_arrays_of_python_values_take_symbolic_writes_and_indices(backend):
+    for x in (np.array([]), np.array([1.0, 4.0])):
+        check(writes_symbolic_values_into_arrays_of_python_values, x, np.float64(0.5),
+              backend=backend)
+
+
 def creation_outside_a_trace_is_numpy():
     return np.zeros((2, 2)), np.arange(3), np.linspace(0, 1, 3), np.eye(2)
 
@@ -333,6 +358,22 @@ def test_min_and_max_keep_pythons_nan_rule_and_empty_error():
               np.array([3.0, 2.0, 1.0])):
         assert_same_in_graphs(nan_aware_extremes, x)
     assert_same_in_graphs(empty_min, np.array([1.0]), np.array([]))
+
+
+def writes_into_the_max_of_arrays(a, b):
+    best = max(a, b)         # a or b itself, as Python returns one of the candidates
+    best += 1.0
+    same = max(a, a)         # (fuzzer seed 7098)
+    same *= 2.0
+    low = min(b, a, key=lambda v: -v)
+    low -= 0.5
+    return best, low
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_min_and_max_of_arrays_are_one_of_them_and_writes_land_in_it(backend):
+    for a, b in ((2.0, 3.0), (5.0, 1.0), (1.0, 1.0)):
+        check(writes_into_the_max_of_arrays, np.array(a), np.array(b), backend=backend)
 
 
 def mixed_extreme(x):

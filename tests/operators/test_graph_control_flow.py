@@ -727,6 +727,45 @@ def test_a_path_without_return_is_a_runtime_error_not_a_made_up_value():
     check(first_positive_or_minus_one, np.array([-1.0, 3.0]))
 
 
+def returns_in_an_if_in_a_graph_branch(y, k):
+    found = []
+    if k > 0:
+        if y[0] > 0:
+            return found
+    else:
+        return found           # (no return where k > 0 and y[0] <= 0: None)
+
+
+def returns_in_nested_ifs_on_every_path(y, k):
+    found = []                 # (fuzzer seed 8488)
+    if k > 0:
+        return found
+    if 1.0:
+        if y[0] > 0:
+            return found
+    return found
+
+
+def returns_a_tensor_in_an_if_in_a_graph_branch(y, k):
+    if k > 0:
+        if y[0] > 0:
+            return y[0]
+    else:
+        return y[-1]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_return_in_an_if_in_a_graph_branch_is_checked_where_the_function_ends(backend):
+    for fn in (returns_in_an_if_in_a_graph_branch, returns_a_tensor_in_an_if_in_a_graph_branch):
+        for args in ((np.array([1.0]), 1), (np.array([1.0]), -1)):
+            check(fn, *args, backend=backend)
+        assert fn(np.array([-1.0]), 1) is None
+        with pytest.raises(rt.errors.InvalidArgumentError, match="without a return statement"):
+            function(fn, backend=backend)(np.array([-1.0]), 1)
+    for args in ((np.array([1.0]), 1), (np.array([1.0]), -1), (np.array([-1.0]), -1)):
+        check(returns_in_nested_ifs_on_every_path, *args, backend=backend)
+
+
 # --- Python loops that turn into graph loops midway ------------------------------------
 
 

@@ -712,6 +712,86 @@ def test_a_name_a_loop_leaves_on_an_earlier_array_is_that_array(x, backend):
         check(fn, x, x[::-1].copy(), backend=backend)
 
 
+def rebinds_in_every_iteration(x, n):
+    for i in range(1, x.shape[0]):
+        x = np.abs(x)
+    x += n                  # the caller's array where the loop did not iterate (seed 9057)
+
+
+def rebinds_in_a_while_loop_then_writes(x):
+    count = 0
+    while count < len(x) and 2.5 <= x[0]:
+        count += 1
+        x = np.ones(1)
+        x += x[0]
+    x[-1] += 1.0            # (seed 9209)
+
+
+def writes_after_an_inner_loop_that_may_not_iterate(x):
+    for i in range(x.shape[0]):
+        for j in range(1, x.shape[0]):
+            x = x * 2.0
+        x[0] = 1.5          # the caller's array while the inner loop has not run (seed 4173)
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("x", [[2.0], [3.0, 1.0], []])
+def test_a_name_a_loop_rebinds_is_the_earlier_array_if_the_loop_did_not_iterate(x, backend):
+    x = np.array(x)
+    check(rebinds_in_every_iteration, x, np.int64(2), backend=backend)
+    check(writes_after_an_inner_loop_that_may_not_iterate, x, backend=backend)
+    if x.size:
+        check(rebinds_in_a_while_loop_then_writes, x, backend=backend)
+
+
+def writes_in_a_loop_what_an_earlier_loop_left(x, n, m):
+    for i in range(n):
+        x = np.ones(x.shape)
+    count = 0
+    while count < m:
+        count += 1
+        x -= np.sum(x)      # the caller's array where the first loop did not iterate
+    return x
+
+
+def writes_in_a_loop_what_an_earlier_while_left(x, y, n):
+    count = 0
+    while count < n:
+        count += 1
+        y = np.zeros(1)
+    for i in range(x.shape[0]):
+        y += 3.0            # (seeds 1214, 1510)
+        y[0] += x[i]
+    return y
+
+
+def writes_through_the_array_an_if_chose_and_another_name(x, y, c, n):
+    z = x
+    if c > 0:
+        z = y
+    total = 0.0
+    for i in range(n):
+        z += 1.0
+        y[0] += 5.0          # seen through z where z is y
+        total += z[0]
+        x[-1] -= z[0]
+    return z, total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_writes_the_array_an_earlier_loop_may_have_left_a_name_on(backend):
+    for c in (1, -1):
+        check(writes_through_the_array_an_if_chose_and_another_name, np.array([1.0, 2.0]),
+              np.array([3.0, 4.0]), np.int64(c), np.int64(3), backend=backend)
+    for n, m in ((0, 2), (1, 2), (2, 0)):
+        n, m = np.int64(n), np.int64(m)
+        check(writes_in_a_loop_what_an_earlier_loop_left, np.array([1.0, 2.0]), n, m,
+              backend=backend)
+        check(writes_in_a_loop_what_an_earlier_while_left, np.array([1.0, 2.0]),
+              np.array([5.0]), n, backend=backend)
+
+
 class Counter:
     def __init__(self):
         self.count = 0

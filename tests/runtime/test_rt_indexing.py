@@ -194,6 +194,28 @@ def test_a_0d_array_argument_is_mutated_through_its_aliases_a_numpy_scalar_is_no
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_0d_arrays_numpy_functions_make_are_written_through_their_aliases(backend):
+    # (Fuzzer seed 2035: np.where(t, t, 0) is a 0-d array, so `acc += base` in a loop
+    # doubles base, which acc is.)
+    def f(t, x):
+        base = np.where(t > 0, t, 0.5)
+        acc = base
+        for i in range(2):
+            acc += base
+        copied = np.copy(t)
+        alias = copied
+        alias *= 2.0
+        zeros = np.zeros_like(t)
+        other = zeros
+        other += 3.0
+        kept = t.copy()      # the method keeps a NumPy scalar a scalar
+        kept += 1.0
+        return base, copied, zeros, kept, t
+    for t in (np.float64(-0.75), np.float64(2.0), np.array(1.5)):
+        run_both(f, t, np.arange(2.0), backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_a_0d_array_argument_returned_or_written_is_the_callers_array(backend):
     def written(k, v):
         k[()] = v

@@ -1,6 +1,8 @@
 """NumPy array creation in traced code: np.zeros((n, m)) & co. with symbolic sizes cannot be
 intercepted by NumPy's protocols, so converted code calls these overloads instead
-(OVERLOADS is part of py_builtins.BUILTIN_OVERLOADS, the table `ag__.converted` consults)."""
+(OVERLOADS is part of py_builtins.BUILTIN_OVERLOADS, the table `ag__.converted` consults).
+While tracing, a new array is a graph array also when made of Python values (np.zeros(3),
+np.array([1.0, 2.0]), np.arange(3)): the graph may write symbolic values into it."""
 
 import numpy as np
 
@@ -56,9 +58,20 @@ def full(shape, fill_value, dtype=None, order="C", **kwargs):
     return rt.full(shape, fill_value, dtype)
 
 
+def _graph_array(array):
+    """A new NumPy array made while tracing from Python values, as a graph array (a
+    constant): like np.zeros's, the graph may write symbolic values into it (`a[i] = t`,
+    `a += t`) and index it with symbolic indices, which a NumPy array cannot take.
+    (Arrays of other kinds than numbers and bools, and 0-d arrays, stay NumPy's.)"""
+    if (not _tracing() or not isinstance(array, np.ndarray) or array.ndim == 0
+            or array.dtype.kind not in "biufc"):
+        return array
+    return rt.constant(array)
+
+
 def arange(*args, dtype=None, **kwargs):
     if not _has_symbolic(*args, *kwargs.values()):
-        return np.arange(*args, dtype=dtype, **kwargs)
+        return _graph_array(np.arange(*args, dtype=dtype, **kwargs))
     start = kwargs.pop("start", None)
     stop = kwargs.pop("stop", None)
     step = kwargs.pop("step", None)
@@ -75,14 +88,15 @@ def arange(*args, dtype=None, **kwargs):
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, **kwargs):
     if not _has_symbolic(start, stop, num):
-        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis, **kwargs)
+        made = np.linspace(start, stop, num, endpoint, retstep, dtype, axis, **kwargs)
+        return (_graph_array(made[0]), made[1]) if retstep else _graph_array(made)
     _no_extras("linspace", retstep=(retstep, False), axis=(axis, 0))
     return rt.linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", **kwargs):
     if not _has_symbolic(N, M, k):
-        return np.eye(N, M, k, dtype, order, **kwargs)
+        return _graph_array(np.eye(N, M, k, dtype, order, **kwargs))
     _no_extras("eye", order=(order, "C"))
     rows = rt.arange(0, N, 1, dtype=np.int64)
     cols = rt.arange(0, N if M is None else M, 1, dtype=np.int64)
@@ -96,11 +110,16 @@ def _from_sequence(numpy_fn):
         elif isinstance(obj, (list, tuple)) and _has_symbolic(*obj):
             obj = np.stack([lists.stacked_if_list(x) for x in obj])
         elif not rt.is_tensor(obj):
-            return numpy_fn(obj, *args, **kwargs)
+            made = numpy_fn(obj, *args, **kwargs)
+            # (np.asarray of an array is that very array.)
+            return made if made is obj else _graph_array(made)
         dtype = kwargs.pop("dtype", args[0] if args else None)
         if dtype is not None and np.dtype(dtype) != obj.dtype:
             obj = obj.astype(dtype)
         elif numpy_fn is np.array and kwargs.get("copy", True):
+            obj = np.copy(obj)
+        if not rt.is_ndarray(obj):
+            # (np.asarray of a NumPy scalar is a new 0-d array, written in place by `+=`.)
             obj = np.copy(obj)
         return obj
     create.__name__ = numpy_fn.__name__

@@ -117,7 +117,7 @@ def _extreme(name, better, reduce):
             if items.dtype.kind != "f":
                 return reduce(items)
             # Python keeps a NaN it starts with, and skips the later ones.
-            return np.where(np.isnan(items[0]), items[0], reduce(np.where(
+            return common.select(np.isnan(items[0]), items[0], reduce(np.where(
                 np.isnan(items), items[0], items)))
 
         if default is _NO_DEFAULT:
@@ -163,13 +163,27 @@ def _best_of(name, better, candidates, key):
     for candidate in candidates[1:]:
         candidate_key = candidate if key is None else key(candidate)
         replaces = better(candidate_key, best_key)
+        if candidate is best:
+            continue   # (the comparison ran, as in Python; the result is the same object)
         if rt.is_tensor(replaces):
             replaces = common.is_truthy_scalar_tensor(replaces, "a comparison in %s()" % name)
-            best = np.where(replaces, candidate, best)
-            best_key = best if key is None else np.where(replaces, candidate_key, best_key)
+            if _is_array(candidate) or _is_array(best):
+                # Python returns that very array: writes into the result land in it (an
+                # rt.cond output that is an earlier array on some path is a CondAlias).
+                best, best_key = rt.cond(replaces, lambda: (candidate, candidate_key),
+                                         lambda: (best, best_key), names=[name, "key"])
+                continue
+            best = common.select(replaces, candidate, best)
+            best_key = best if key is None else common.select(replaces, candidate_key,
+                                                              best_key)
         elif replaces:
             best, best_key = candidate, candidate_key
     return best
+
+
+def _is_array(value):
+    """An ndarray (not a NumPy scalar) whose identity Python keeps through min and max."""
+    return rt.is_tensor(value) and rt.is_ndarray(value)
 
 
 def _best_item(name, better, items, key):
@@ -183,7 +197,8 @@ def _best_item(name, better, items, key):
         item_key = key(item)
         replaces = common.is_truthy_scalar_tensor(better(item_key, best_key),
                                                   "a comparison in %s()" % name)
-        return (i + 1, np.where(replaces, item, best), np.where(replaces, item_key, best_key))
+        return (i + 1, common.select(replaces, item, best),
+                common.select(replaces, item_key, best_key))
 
     return rt.while_loop(lambda i, best, best_key: np.less(i, items.shape[0]), body,
                          (1, first, first_key), names=["i", name, "key"])[1]

@@ -178,6 +178,56 @@ def note_return_placeholders(names, values, placeholder_names):
                 _unset_returns[id(part)] = (part, flags[0])
 
 
+def return_is_set(name, value, flags):
+    """At the end of a graph branch, for the return value variable: np.True_ where a
+    `return` set it on every path the branch takes, np.False_ where none did (the value
+    is the placeholder), else the bool tensor saying whether one did (the flag of an
+    inner statement that left it a placeholder on some paths). `flags`: {name: value}
+    of the branch's variables, among them the `do_return` flags its returns set to True
+    (the only sign of a return that sets the value to the very object that was its
+    placeholder, `return found` where `found` is a list)."""
+    if any(flag is True and _RETURN_FLAG_NAME.match(flag_name)
+           for flag_name, flag in flags.items()):
+        return np.True_
+    if is_return_placeholder(name, value):
+        return np.False_
+    flags = _usable_flags(value)
+    if not flags:
+        return np.True_
+    return functools.reduce(np.logical_and, flags)
+
+
+def note_return_set(values, flags):
+    """After a graph if statement: the return values that it leaves a placeholder on some
+    paths ({index into `values`: the flag saying whether a `return` set it, or None where
+    every path did}), for check_returned. (Set on every path, a value is no longer one:
+    a Python object the statement passed through is the same object as its placeholder
+    of an inner statement, whose flag the statement did not carry out.)"""
+    graph = rt.current_graph()
+    for k, flag in flags.items():
+        for part in _placeholder_parts(values[k]):
+            if flag is not None:
+                _unset_returns[id(part)] = (part, flag)
+                continue
+            entry = _unset_returns.get(id(part))
+            # (Only one of this graph: a statement in a loop body that sets the value on
+            # all its paths does not set it where the loop does not iterate.)
+            if entry is not None and (not rt.is_tensor(entry[1])
+                                      or entry[1].graph_value.graph is graph):
+                del _unset_returns[id(part)]
+
+
+def _usable_flags(value):
+    """The flags of the placeholders `value` holds that the graph being built can read
+    (one a branch registered is not: the statement it is in carries it out)."""
+    flags = {}
+    for part in _placeholder_parts(value):
+        entry = _unset_returns.get(id(part))
+        if entry is not None and entry[0] is part and is_graph_value(entry[1]):
+            flags[id(entry[1])] = entry[1]
+    return list(flags.values())
+
+
 def forget_return_placeholders():
     _unset_returns.clear()
 
@@ -527,6 +577,14 @@ def without_array_items(get_state, set_state, symbol_names):
 
 
 # --- attributes of Python objects that called functions mutate ---------------------------------
+
+def select(condition, x, y):
+    """np.where(condition, x, y) for values Python holds as NumPy scalars (an index, a
+    loop length, the best of min/max): rank 0, it is a scalar, where np.where's is a 0-d
+    array, which `+=` would write in place."""
+    chosen = np.where(condition, x, y)
+    return chosen if chosen.ndim else rt.Tensor(chosen.graph_value)
+
 
 def is_graph_value(value, graph=None):
     """A number or symbolic tensor a graph statement can carry as an output or loop variable

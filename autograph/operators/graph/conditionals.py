@@ -50,10 +50,11 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
     init = tuple(get_state())
     others = BlockVariables((body, orelse), names)
     outputs = []
-    placeholders = set()   # return values given a placeholder on the no-return path
     raising = []           # per branch traced: does it raise when it runs
     flagged = []           # (output index, (symbol, error, reason)): outputs some path may
                            # leave undefined
+    returns = [k for k, name in enumerate(names) if common.is_return_value_name(name)]
+    returned = []          # per return value in `returns`: the output saying it is set
 
     def branch(block, label):
         def traced():
@@ -76,6 +77,10 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                             raise
                         raised = True   # (the branch raises it when it runs)
                 now = list(get_state())
+                # (Now, before the other branch registers placeholders of its own.)
+                variables = dict(zip(names, now))
+                variables.update(others.current())
+                sets = [common.return_is_set(names[k], now[k], variables) for k in returns]
                 others.check_copies_of_unbound(names, now)
                 out = [special_values.Undefined(name) if is_unbound(value) else value
                        for name, value in zip(names, now)]
@@ -94,20 +99,19 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
             except BaseException:
                 others.restore()   # (rt.cond puts back the handles the branch rebound)
                 raise
-            outputs.append((out, changed, graph))
+            outputs.append((out, changed, graph, sets))
             raising.append(raised)
             if len(outputs) == 2:
-                (then_out, then_changed, then_graph), \
-                    (else_out, else_changed, else_graph) = outputs
+                (then_out, then_changed, then_graph, then_sets), \
+                    (else_out, else_changed, else_graph, else_sets) = outputs
                 # A branch that raises when it runs has no outputs to speak of: those of
                 # the other branch's types.
                 if raising == [True, False]:
                     then_out[:] = [_never_used(b) for b in else_out]
                 elif raising == [False, True]:
                     else_out[:] = [_never_used(a) for a in then_out]
-                unset, flags = _reconcile(then_out, else_out, init, names,
-                                          orelse is not None, location)
-                placeholders.update(unset)
+                flags = _reconcile(then_out, else_out, init, names, orelse is not None,
+                                   location)
                 others.add_outputs((then_out, then_changed, then_graph),
                                    (else_out, else_changed, else_graph))
                 # After those: whether each output that some path may leave undefined is
@@ -116,6 +120,13 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                     then_out.append(then_defined)
                     else_out.append(else_defined)
                     flagged.append((k, source))
+                # After those: whether a `return` set the return value on the path taken.
+                for k, then_set, else_set in zip(returns, then_sets, else_sets):
+                    if then_set is np.True_ and else_set is np.True_:
+                        continue
+                    then_out.append(then_set)
+                    else_out.append(else_set)
+                    returned.append(k)
             return out
         return traced
 
@@ -129,13 +140,16 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
             # Nothing runs between a `return` and the function's end: the value returned
             # need not follow later writes into an array it is on some path.
             final[k] = _without_aliases(final[k])
-    defined = result[len(result) - len(flagged):]
+    extra = len(flagged) + len(returned)
+    defined = result[len(result) - extra:len(result) - len(returned)]
     for (k, source), flag in zip(flagged, defined):
         final[k] = special_values.MaybeUndefined(rt.constant(final[k]).graph_value, flag,
                                                  *source)
     set_state(tuple(final))
-    others.set_outputs(result[len(names):len(result) - len(flagged)])
-    common.note_return_placeholders(names, final, placeholders)
+    others.set_outputs(result[len(names):len(result) - extra])
+    set_flags = dict.fromkeys(returns)
+    set_flags.update(zip(returned, result[len(result) - len(returned):]))
+    common.note_return_set(final, set_flags)
     return None
 
 
@@ -157,6 +171,10 @@ class BlockVariables:
         self.attributes = common.WatchedAttributes(blocks, skip=self.names | set(self.cells))
         self.slots = {}   # label -> (value before, setter)
         self.extra = []
+
+    def current(self):
+        """{name: value} of the variables now (EMPTY where unbound)."""
+        return {name: common.cell_value(cell) for name, cell in self.cells.items()}
 
     def unbind(self, reason):
         """Binds the variables not defined before the statement to Unbound values."""
@@ -270,10 +288,9 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
     """Makes the two branches' outputs comparable, in place: a variable one branch does not
     define gets a placeholder there (zeros of the other's type) and a flag saying whether
     it is defined, as does one that may be undefined already (MaybeUndefined); return
-    values not set yet become placeholders of the other branch's value. Returns the names
-    given return placeholders, and [(index, then flag, else flag, (symbol, error, reason))]
-    of the outputs that need a flag."""
-    placeholders = set()
+    values not set yet become placeholders of the other branch's value. Returns
+    [(index, then flag, else flag, (symbol, error, reason))] of the outputs that need a
+    flag."""
     flags = []
     for k, name in enumerate(names):
         a, b = then_out[k], else_out[k]
@@ -313,10 +330,8 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
         b_placeholder = common.is_return_placeholder(name, b)
         if a_placeholder and not b_placeholder:
             then_out[k] = a = common.placeholder_like(b)
-            placeholders.add(name)
         elif b_placeholder and not a_placeholder:
             else_out[k] = b = common.placeholder_like(a)
-            placeholders.add(name)
         if a is b and nest.is_nested(a):
             then_out[k] = else_out[k] = _Same(k, a)
             continue
@@ -325,7 +340,7 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
             maybe = a if isinstance(a, special_values.MaybeUndefined) else b
             flags.append((k, _defined(a), _defined(b),
                           (maybe.symbol, maybe.error, maybe.reason)))
-    return placeholders, flags
+    return flags
 
 
 def can_flag(value):

@@ -6,7 +6,7 @@ import numpy as np
 
 import runtime as rt
 from runtime import errors as rt_errors
-from autograph.operators.graph import lists
+from autograph.operators.graph import common, lists
 
 class SymbolicIterable(rt.Tensor):
     """A lazy iterable (range, enumerate, zip) over symbolic values.
@@ -80,7 +80,7 @@ class SymbolicRange(SymbolicIterable):
         if rt.is_tensor(step):
             up = np.maximum(0, (stop - start + step - 1) // np.maximum(step, 1))
             down = np.maximum(0, (start - stop - step - 1) // np.maximum(-step, 1))
-            return np.where(step > 0, up, down)
+            return common.select(step > 0, up, down)
         if step > 0:
             return np.maximum(0, (stop - start + (step - 1)) // step)
         return np.maximum(0, (start - stop + (-step - 1)) // -step)

@@ -151,7 +151,7 @@ class TensorList(rt.Tensor):
 
 def _normalize_index(index, size):
     if rt.is_tensor(index):
-        return np.where(index < 0, index + size, index)
+        return common.select(index < 0, index + size, index)
     if index < 0:
         return size + index
     return index
