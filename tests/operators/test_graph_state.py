@@ -1074,8 +1074,11 @@ def test_a_refusal_in_a_branch_is_still_raised_while_tracing():
                  autograph=False).get_concrete_function(np.ones(2))
 
 
+_NUMPY_ARRAY_OF_THE_MODULE = np.arange(3) * 1.0
+
+
 def writes_a_symbolic_value_into_a_numpy_array_in_a_branch(x):
-    out = np.arange(3) * 1.0     # a NumPy array: a graph cannot write a tensor into it
+    out = _NUMPY_ARRAY_OF_THE_MODULE   # a NumPy array: a graph cannot write a tensor into it
     if x[0] > 0:
         out[2] = x[0]
     return 1.0
