@@ -369,7 +369,7 @@ def test_symbolic_results_are_numpy_scalars_of_their_kind_on_every_backend():
         assert (type(n), type(found)) == (np.int64, np.bool_) and (n, found) == (4, True)
 
 
-def test_a_returned_join_of_a_bool_and_a_number_is_refused_arithmetic_on_it_is_not():
+def test_a_returned_join_of_a_bool_and_a_number_is_what_the_path_taken_gave():
     def chosen(x):
         return rt.cond(x[0] > 0, lambda: True, lambda: 0)
 
@@ -377,8 +377,20 @@ def test_a_returned_join_of_a_bool_and_a_number_is_refused_arithmetic_on_it_is_n
         n = rt.while_loop(lambda i, n: i < x.shape[0], lambda i, n: (i + 1, n + 1), (0, False))
         return n[1]
 
-    for fn, where in ((chosen, "on the true branch"), (counted, "on entry to the loop")):
-        with pytest.raises(TypeError, match="the result is a bool on some paths and a number "
-                                            "on others: .*%s" % where):
-            rt.function(fn)(np.ones(2))
+    for fn in (chosen, counted):
+        for x in (np.ones(2), -np.ones(2), np.ones(0)):
+            if fn is chosen and x.shape[0] == 0:
+                continue
+            run_both(fn, x)
     run_both(lambda x: rt.cond(x[0] > 0, lambda: True, lambda: 0) + 1, np.ones(2))
+
+
+def test_a_sum_of_two_joins_whose_kinds_depend_on_different_conditions_is_refused():
+    def summed(x):
+        a = rt.cond(x[0] > 0, lambda: x[0], lambda: 1)
+        b = rt.cond(x[1] > 0, lambda: x[1], lambda: 1)
+        return a + b
+
+    with pytest.raises(TypeError, match="the result is float64 or int64 depending on the "
+                                        "path, which a graph cannot return or print"):
+        rt.function(summed)(np.ones(2))

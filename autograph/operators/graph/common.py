@@ -174,22 +174,55 @@ def forget_return_placeholders():
     _unset_returns.clear()
 
 
-def check_returned(result, function_name):
-    """A function whose result is such a placeholder when no `return` ran would return
-    None in Python: a graph cannot, so it asserts (when it runs) that a return ran. A
-    result that some path did not define (MaybeUndefined) asserts that it is."""
+def note_returned(value, flag):
+    """After a graph `if` whose paths differ in whether a `return` ran: `flag` (a bool
+    tensor) says whether one ran before the return value reached `value` (see
+    returned_flag)."""
+    for part in _placeholder_parts(value):
+        _unset_returns[id(part)] = (part, flag)
+
+
+def return_flag_name(name):
+    """The name of the `do_return` flag that goes with return value variable `name`."""
+    return "do_return" + name[len("retval_"):]
+
+
+def returned_flag(name, value, returned_here=False):
+    """Whether a `return` ran on the path where the return value variable `name` is
+    `value`: True where one ran in the block itself (`returned_here`: its flag is True;
+    the value may be an object a placeholder also is), False for its placeholder, the flag
+    noted for a value a statement gave a placeholder on some paths, else True."""
+    if returned_here:
+        return True
+    if is_return_placeholder(name, value):
+        return False
+    for part in _placeholder_parts(value):
+        entry = _unset_returns.get(id(part))
+        if entry is not None and entry[0] is part and _in_reach(entry[1]):
+            return entry[1]
+    return True
+
+
+def _in_reach(flag):
+    """Can the graph being built use `flag`? (A flag noted in an earlier trace of a loop
+    body, or in a branch that has ended, is stale: the statement around it noted its own.)"""
+    if not rt.is_tensor(flag):
+        return True
+    defined_in = flag.graph_value.graph
+    graph = rt.current_graph()
+    return defined_in is None or (graph is not None and defined_in.is_ancestor_of(graph))
+
+
+def check_returned(result):
+    """The flag saying whether a `return` ran, for a function whose `result` is, on the
+    paths where none ran, a placeholder (there Python returns None: so does the graph),
+    or None when a return ran on every path. A result that some path did not define
+    (MaybeUndefined) asserts that it is."""
     for leaf in _tensor_leaves(result):
         if isinstance(leaf, MaybeUndefined):
             leaf.check()   # a value some path did not define
-    flags = {}
-    for part in _placeholder_parts(result):
-        entry = _unset_returns.get(id(part))
-        if entry is not None and entry[0] is part:
-            flags[id(entry[1])] = entry[1]
-    for flag in flags.values():
-        rt.Assert(flag, "%s reached its end without a return statement, where Python returns "
-                  "None; a graph function must return a value on every path (add a return "
-                  "at the end)" % function_name)
+    flag = returned_flag("retval_", result)
+    return None if flag is True else flag
 
 
 def is_undefined(value):
@@ -204,7 +237,7 @@ def dummy_like(value):
     if rt.is_tensor(value):
         shape = tuple(d if d is not None else 0 for d in value.static_shape)
         zeros = np.zeros(shape, dtype=value.dtype)
-        return zeros[()] if not shape else zeros
+        return zeros[()] if not shape and not rt.is_ndarray(value) else zeros
     if isinstance(value, np.ndarray):
         return np.zeros_like(value)
     if isinstance(value, np.generic):
@@ -225,7 +258,10 @@ def placeholder_like(value):
     `value` (set on the others): zeros for graph values (dummy_like); a Python object the
     graph passes through (a list, a tuple holding None) is itself, as such a value must be
     the same object on every path. Never read there: a loop asserts it ran, a function
-    that a return ran (check_returned)."""
+    returns None there (check_returned). A Python number's is a NumPy zero, so that the
+    value joins into a graph value whose flag says where it was set."""
+    if isinstance(value, (bool, int, float, complex)):
+        return np.asarray(value).dtype.type(0)
     return dummy_like(value) if is_loop_value(value) else value
 
 

@@ -50,10 +50,10 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
     init = tuple(get_state())
     others = BlockVariables((body, orelse), names)
     outputs = []
-    placeholders = set()   # return values given a placeholder on the no-return path
     raising = []           # per branch traced: does it raise when it runs
     flagged = []           # (output index, (symbol, error, reason)): outputs some path may
                            # leave undefined
+    returned = []          # output indices of return values a `return` set on some paths
 
     def branch(block, label):
         def traced():
@@ -105,9 +105,14 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                     then_out[:] = [_never_used(b) for b in else_out]
                 elif raising == [False, True]:
                     else_out[:] = [_never_used(a) for a in then_out]
-                unset, flags = _reconcile(then_out, else_out, init, names,
-                                          orelse is not None, location)
-                placeholders.update(unset)
+                # Whether a `return` ran, per branch, where that differs (common.note_returned).
+                ran = [(k, common.returned_flag(name, then_out[k], _returns_itself(
+                            name, names, then_out, then_changed)),
+                        common.returned_flag(name, else_out[k], _returns_itself(
+                            name, names, else_out, else_changed)))
+                       for k, name in enumerate(names) if common.is_return_value_name(name)]
+                flags = _reconcile(then_out, else_out, init, names, orelse is not None,
+                                   location)
                 others.add_outputs((then_out, then_changed, then_graph),
                                    (else_out, else_changed, else_graph))
                 # After those: whether each output that some path may leave undefined is
@@ -116,6 +121,11 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                     then_out.append(then_defined)
                     else_out.append(else_defined)
                     flagged.append((k, source))
+                for k, then_ran, else_ran in ran:
+                    if then_ran is not True or else_ran is not True:
+                        then_out.append(then_ran)
+                        else_out.append(else_ran)
+                        returned.append(k)
             return out
         return traced
 
@@ -129,13 +139,15 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
             # Nothing runs between a `return` and the function's end: the value returned
             # need not follow later writes into an array it is on some path.
             final[k] = _without_aliases(final[k])
-    defined = result[len(result) - len(flagged):]
+    end = len(result) - len(returned)
+    defined = result[end - len(flagged):end]
     for (k, source), flag in zip(flagged, defined):
         final[k] = special_values.MaybeUndefined(rt.constant(final[k]).graph_value, flag,
                                                  *source)
+    for k, flag in zip(returned, result[end:]):
+        common.note_returned(final[k], flag)
     set_state(tuple(final))
-    others.set_outputs(result[len(names):len(result) - len(flagged)])
-    common.note_return_placeholders(names, final, placeholders)
+    others.set_outputs(result[len(names):end - len(flagged)])
     return None
 
 
@@ -218,6 +230,14 @@ class BlockVariables:
             self.slots[label][1](value)
 
 
+def _returns_itself(name, names, out, changed):
+    """Did a branch run a `return` itself (its `do_return` flag is True at its end), for
+    return value variable `name`? (`out`: the branch's outputs, `changed`: the other
+    variables it changed.)"""
+    flag = common.return_flag_name(name)
+    return (out[names.index(flag)] if flag in names else changed.get(flag)) is True
+
+
 def _never_used(value):
     """A value like `value` for a path that raises before it would be used: its tensors
     zeros (a tensor of another branch cannot be used in this one), the rest as it is."""
@@ -270,10 +290,9 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
     """Makes the two branches' outputs comparable, in place: a variable one branch does not
     define gets a placeholder there (zeros of the other's type) and a flag saying whether
     it is defined, as does one that may be undefined already (MaybeUndefined); return
-    values not set yet become placeholders of the other branch's value. Returns the names
-    given return placeholders, and [(index, then flag, else flag, (symbol, error, reason))]
+    values not set yet become placeholders of the other branch's value. Returns
+    [(index, then flag, else flag, (symbol, error, reason))]
     of the outputs that need a flag."""
-    placeholders = set()
     flags = []
     for k, name in enumerate(names):
         a, b = then_out[k], else_out[k]
@@ -313,10 +332,8 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
         b_placeholder = common.is_return_placeholder(name, b)
         if a_placeholder and not b_placeholder:
             then_out[k] = a = common.placeholder_like(b)
-            placeholders.add(name)
         elif b_placeholder and not a_placeholder:
             else_out[k] = b = common.placeholder_like(a)
-            placeholders.add(name)
         if a is b and nest.is_nested(a):
             then_out[k] = else_out[k] = _Same(k, a)
             continue
@@ -325,7 +342,7 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
             maybe = a if isinstance(a, special_values.MaybeUndefined) else b
             flags.append((k, _defined(a), _defined(b),
                           (maybe.symbol, maybe.error, maybe.reason)))
-    return placeholders, flags
+    return flags
 
 
 def can_flag(value):
