@@ -177,7 +177,7 @@ def as_kind(value, kind):
     taken: a NumPy scalar of its dtype (for Python scalars too), or a 0-d array."""
     dtype, _, ndarray = kind
     array = np.asarray(value)
-    if array.dtype.kind in "fc" and dtype.kind in "iu" and not abs(array) < 2.0 ** 53:
+    if array.dtype.kind in "fc" and dtype.kind in "iu" and not np.all(abs(array) < 2.0 ** 53):
         raise errors.InvalidArgumentError(
             "an integer %s that a graph joined with a float (as float64, on another path) "
             "is too large to be held exactly; make it a float, or an int, on every path"

@@ -759,6 +759,13 @@ def returns_from_a_loop_only(x):
         return v
 
 
+def returns_from_a_graph_loop_in_a_python_loop(xi, n):
+    v = 1.0
+    for i in range(n):
+        for e in xi:
+            return v
+
+
 def returns_a_list_in_a_nested_if_or_after_it(x):
     vals = []
     if 1.0:
@@ -784,6 +791,8 @@ def test_falling_off_the_end_on_some_paths_returns_none_as_python(backend):
         (returns_in_one_of_two_ifs, [(np.array([1.0, 1.0]),), (np.array([-1.0, 1.0]),),
                                      (np.array([-1.0, -1.0]),)]),
         (returns_from_a_loop_only, [(np.ones(2),), (np.ones(0),)]),
+        (returns_from_a_graph_loop_in_a_python_loop, [(np.ones(2, dtype=np.int64), 3),
+                                                      (np.ones(0, dtype=np.int64), 3)]),
         (returns_a_list_in_a_nested_if_or_after_it, [(np.array([3.0]),), (np.array([2.0]),)]),
         (returns_a_list_from_a_nested_if, [(np.array([1.0, 2.0]), True),
                                            (np.array([2.0, 1.0]), True),

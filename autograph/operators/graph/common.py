@@ -135,8 +135,7 @@ def jumps_away(branch_outputs, names):
 
 # --- return values set on some paths only --------------------------------------------------------
 
-_RETURN_FLAG_NAME = re.compile(r"^do_return(_\d+)?$")
-_unset_returns = {}   # id(value) -> (the value, do_return flag tensor); cleared per trace
+_unset_returns = {}   # id(value) -> (the value, returned flag tensor); cleared per trace
 _SCALARS = (str, bytes, bool, int, float, complex, np.generic, type(None))
 _UNCHANGING = (str, bytes, type(None))   # what a loop value may hold that stays as it is
 
@@ -157,17 +156,16 @@ def _placeholder_parts(value):
     return _tensor_leaves(value)
 
 
-def note_return_placeholders(names, values, placeholder_names):
-    """After a graph statement gave the return value a placeholder on the paths where no
-    `return` ran, remembers its tensors (or the Python object it is) with the statement's
-    `do_return` flag (see check_returned)."""
-    flags = [v for n, v in zip(names, values) if _RETURN_FLAG_NAME.match(n)]
-    if not placeholder_names or len(flags) != 1 or not rt.is_tensor(flags[0]):
-        return
-    for name, value in zip(names, values):
-        if name in placeholder_names:
-            for part in _placeholder_parts(value):
-                _unset_returns[id(part)] = (part, flags[0])
+def note_loop_returns(names, values):
+    """After a graph loop: its `do_return` flag (a loop variable, as the loop's test reads
+    it) says whether a `return` ran, before or in the loop, where the return value is what
+    it is now (see returned_flag)."""
+    state = dict(zip(names, values))
+    for name, value in state.items():
+        if is_return_value_name(name):
+            flag = state.get(return_flag_name(name))
+            if rt.is_tensor(flag):
+                note_returned(value, flag)
 
 
 def forget_return_placeholders():

@@ -54,6 +54,8 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
     flagged = []           # (output index, (symbol, error, reason)): outputs some path may
                            # leave undefined
     returned = []          # output indices of return values a `return` set on some paths
+    returns = [k for k, name in enumerate(names) if common.is_return_value_name(name)]
+    ran = []               # per branch traced: per return value, did a `return` run
 
     def branch(block, label):
         def traced():
@@ -96,6 +98,9 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                 raise
             outputs.append((out, changed, graph))
             raising.append(raised)
+            # Whether a `return` ran in the branch (common.note_returned), read in it.
+            ran.append([common.returned_flag(names[k], out[k], _returns_itself(
+                names[k], names, out, changed)) for k in returns])
             if len(outputs) == 2:
                 (then_out, then_changed, then_graph), \
                     (else_out, else_changed, else_graph) = outputs
@@ -105,12 +110,6 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                     then_out[:] = [_never_used(b) for b in else_out]
                 elif raising == [False, True]:
                     else_out[:] = [_never_used(a) for a in then_out]
-                # Whether a `return` ran, per branch, where that differs (common.note_returned).
-                ran = [(k, common.returned_flag(name, then_out[k], _returns_itself(
-                            name, names, then_out, then_changed)),
-                        common.returned_flag(name, else_out[k], _returns_itself(
-                            name, names, else_out, else_changed)))
-                       for k, name in enumerate(names) if common.is_return_value_name(name)]
                 flags = _reconcile(then_out, else_out, init, names, orelse is not None,
                                    location)
                 others.add_outputs((then_out, then_changed, then_graph),
@@ -121,7 +120,7 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                     then_out.append(then_defined)
                     else_out.append(else_defined)
                     flagged.append((k, source))
-                for k, then_ran, else_ran in ran:
+                for k, then_ran, else_ran in zip(returns, *ran):
                     if then_ran is not True or else_ran is not True:
                         then_out.append(then_ran)
                         else_out.append(else_ran)
