@@ -120,30 +120,71 @@ def _with_array(text, ndarray, value):
     return "a 0-d array of %s" % text if ndarray and not value.shape else text
 
 
-def propagate(infer, inputs, attrs, outputs):
+def propagate(infer, inputs, attrs, outputs, bind):
     """Marks the `outputs` of an op (its inference rule `infer`) on `inputs` that have a
     different kind on different paths: the kinds the op gives on each path, from its rule
     on the kinds its marked inputs have there. Inputs marked with one tag hold their kinds
-    together (`n + n`), and the outputs keep that tag; others combine every way, and
-    outputs whose kind still differs have no tag (returning them is refused)."""
+    together (`n + n`), and the outputs keep that tag; inputs with different tags (`a + b`,
+    chosen by two conditions) combine every way, and the outputs get a tag computed from
+    theirs (`bind(op name, inputs)` records an op). Without tags, outputs whose kind
+    still differs have none (returning them is refused)."""
     marks = [mixed(v) for v in inputs]
     if not any(marks):
         return
     description = next(m.description for m in marks if m is not None)
-    tags = {id(m.tag) for m in marks if m is not None}
-    if len(tags) == 1 and next(m for m in marks if m is not None).tag is not None:
-        tag = next(m for m in marks if m is not None).tag
-        codes = set.intersection(*[set(m.table) for m in marks if m is not None])
-        tables = [{} for _ in outputs]
-        for code in sorted(codes):
-            types = _infer_on(infer, inputs, attrs, [
-                None if m is None else m.table[code] for m in marks])
-            for table, t in zip(tables, types or ()):
-                table[code] = (np.dtype(t[0]), False, False)
-        for value, table in zip(outputs, tables):
-            if differs(table.values()):
-                _marks[value] = Mixed(table.values(), description, tag, table)
+    tags = []   # the distinct tags of the marked inputs, each once
+    for m in marks:
+        if m is not None and not any(m.tag is t for t in tags):
+            tags.append(m.tag)
+    if any(t is None for t in tags):
+        _mark_untagged(infer, inputs, attrs, outputs, marks, description)
         return
+    # Each combination of the tags' codes: the kinds of the outputs there.
+    codes = [sorted(set.intersection(*[set(m.table) for m in marks
+                                       if m is not None and m.tag is t])) for t in tags]
+    combinations = list(itertools.islice(itertools.product(*codes), _MAX_COMBINATIONS + 1))
+    if len(combinations) > _MAX_COMBINATIONS:
+        _mark_untagged(infer, inputs, attrs, outputs, marks, description)
+        return
+    tables = [{} for _ in outputs]
+    for combination in combinations:
+        chosen = dict(zip(map(id, tags), combination))
+        types = _infer_on(infer, inputs, attrs, [
+            None if m is None else m.table[chosen[id(m.tag)]] for m in marks])
+        for table, t in zip(tables, types or ()):
+            table[combination] = (np.dtype(t[0]), False, False)
+    for value, table in zip(outputs, tables):
+        if not differs(table.values()):
+            continue
+        if len(tags) == 1:
+            _marks[value] = Mixed(table.values(), description, tags[0],
+                                  {c: kind for (c,), kind in table.items()})
+        else:
+            _marks[value] = Mixed(table.values(), description,
+                                  _combined_tag(tags, table, bind))
+
+
+# Combinations of the codes of several tags an op's output tag is computed from, at most.
+_MAX_COMBINATIONS = 16
+
+
+def _combined_tag(tags, table, bind):
+    """An int8 Value holding the code of the kind `table` ({codes of `tags`: kind}) gives
+    for the codes the `tags` hold when the graph runs."""
+    items = sorted(table.items())
+    tag = literal(np.int8(code_of(items[0][1])))
+    for combination, kind in items[1:]:
+        test = None
+        for t, code in zip(tags, combination):
+            equal = bind("equal", [t, literal(np.int8(code))])
+            test = equal if test is None else bind("logical_and", [test, equal])
+        tag = bind("where", [test, literal(np.int8(code_of(kind))), tag])
+    return tag
+
+
+def _mark_untagged(infer, inputs, attrs, outputs, marks, description):
+    """Marks the outputs whose kind differs on some combination of the kinds of the
+    marked inputs, without a tag: the graph cannot say which they hold."""
     choices = [sorted(m.kinds, key=str) if m is not None else [None] for m in marks]
     found = [set() for _ in outputs]
     for combination in itertools.islice(itertools.product(*choices), 64):
@@ -210,5 +251,6 @@ def refusal(value, what):
         advice = ("make them one type on every path (`float(n)`, `int(n)`, or "
                   "`np.asarray(...)` for a 0-d array)")
     return ("%s, which a graph cannot return or print as Python does: it combines values "
-            "whose kinds depend on different choices, such as: %s. A graph value has one "
-            "type; %s" % (headline, found.description, advice))
+            "whose kinds depend on different choices, more than %d combinations of them, "
+            "such as: %s. A graph value has one type; %s"
+            % (headline, _MAX_COMBINATIONS, found.description, advice))

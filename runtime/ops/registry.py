@@ -77,7 +77,7 @@ class Op:
         node = graph.add_node(self, inputs, attrs, [_norm_type(t) for t in out_types],
                               location=errors.capture_location())
         # (An input whose kind depends on the path: so may the outputs' kinds.)
-        path_kinds.propagate(self.infer, inputs, attrs, node.outputs)
+        path_kinds.propagate(self.infer, inputs, attrs, node.outputs, _bind)
         return node.outputs
 
     def bind1(self, inputs, **attrs):
@@ -85,6 +85,11 @@ class Op:
 
     def __repr__(self):
         return "<Op %s>" % self.name
+
+
+def _bind(name, inputs):
+    """Records op `name` on `inputs`; its output Value."""
+    return get(name).bind1(inputs)
 
 
 def _norm_type(t):

@@ -452,21 +452,37 @@ def test_a_printed_value_whose_kind_depends_on_the_path_prints_as_python(backend
 def _two_joins_combined(x, n):
     a = x[0] if x[0] > 0 else n
     b = x[1] if x[1] > 0 else n
-    return a + b      # an int, or a float, depending on two choices
+    return a + b, a * b > 1, a / b      # an int, or a float, depending on two choices
 
 
-def test_combining_two_values_whose_kinds_depend_on_different_paths_is_refused():
-    # Each join says which kind it holds, but not what a sum of two of them is.
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_values_whose_kinds_depend_on_different_conditions_combine_as_in_python(backend):
+    staged = function(_two_joins_combined, backend=backend)
+    for x in ([1.0, -1.0], [1.0, 2.0], [-1.0, -1.0], [-1.0, 3.0]):
+        run_both(_two_joins_combined, np.array(x), 2, backend=backend,
+                 stage=lambda f, backend: staged)
+
+
+def _five_joins_combined(x, n):
+    a = x[0] if x[0] > 0 else n
+    b = x[1] if x[1] > 0 else n
+    c = x[2] if x[2] > 0 else n
+    d = x[3] if x[3] > 0 else n
+    e = x[4] if x[4] > 0 else n
+    return np.array([a, b, c, d, e])    # int64 or float64: 32 combinations of choices
+
+
+def test_combining_too_many_values_whose_kinds_depend_on_different_choices_is_refused():
     with pytest.raises(TypeError) as info:
-        function(_two_joins_combined, backend="numpy")(np.array([1.0, -1.0]), 2)
+        function(_five_joins_combined, backend="numpy")(np.ones(5), 2)
     message = str(info.value)
     assert message.startswith("the result is float64 or int64 depending on the path, which "
                               "a graph cannot return or print as Python does: ")
-    assert "it combines values whose kinds depend on different choices, such as: 'x[0] if " \
-        "x[0] > 0 else n' is f64[] on the true branch but a Python int on the false branch" \
-        in message
-    assert "(%s:%d in _two_joins_combined)" % (
-        __file__, _two_joins_combined.__code__.co_firstlineno + 1) in message
+    assert "it combines values whose kinds depend on different choices, more than 16 " \
+        "combinations of them, such as: 'x[0] if x[0] > 0 else n' is f64[] on the true " \
+        "branch but a Python int on the false branch" in message
+    assert "(%s:%d in _five_joins_combined)" % (
+        __file__, _five_joins_combined.__code__.co_firstlineno + 1) in message
 
 
 def _arithmetic_on_a_bool_or_number(x, flag):

@@ -385,12 +385,11 @@ def test_a_returned_join_of_a_bool_and_a_number_is_what_the_path_taken_gave():
     run_both(lambda x: rt.cond(x[0] > 0, lambda: True, lambda: 0) + 1, np.ones(2))
 
 
-def test_a_sum_of_two_joins_whose_kinds_depend_on_different_conditions_is_refused():
-    def summed(x):
+def test_joins_whose_kinds_depend_on_different_conditions_combine_as_in_python():
+    def combined(x):
         a = rt.cond(x[0] > 0, lambda: x[0], lambda: 1)
-        b = rt.cond(x[1] > 0, lambda: x[1], lambda: 1)
-        return a + b
+        b = rt.cond(x[1] > 0, lambda: x[1], lambda: True)
+        return a + b, a * 2, b
 
-    with pytest.raises(TypeError, match="the result is float64 or int64 depending on the "
-                                        "path, which a graph cannot return or print"):
-        rt.function(summed)(np.ones(2))
+    for x in ([1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]):
+        run_both(combined, np.array(x))
