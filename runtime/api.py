@@ -301,6 +301,15 @@ def Raise(exception, unless=None):
     return None
 
 
+def _raise_where(exception, condition):
+    """Records that the graph raises `exception` when it runs where the bool Value
+    `condition` holds (runtime/path_kinds.py: Python raises it on that path)."""
+    Raise(exception, unless=Tensor(ops.get("logical_not").bind1([condition])))
+
+
+path_kinds.use_raiser(_raise_where)
+
+
 def Assert(condition, message="", data=None):
     """Raise rt.errors.InvalidArgumentError(message) if `condition` is false: now if it is
     concrete, when the graph runs if it is symbolic. `data` values are printed after the

@@ -16,6 +16,7 @@ printing a marked value is refused when the function is traced (`refusal`): the 
 would show every path's value in the join's dtype (True as 1, 2 as 2.0).
 """
 
+import functools
 import itertools
 import weakref
 
@@ -120,7 +121,26 @@ def _with_array(text, ndarray, value):
     return "a 0-d array of %s" % text if ndarray and not value.shape else text
 
 
-def propagate(infer, inputs, attrs, outputs, bind):
+# Set while a Python operator (`-x`, `x + y`, `abs(x)`) binds its op (python_operator).
+_python_operators = [0]
+
+
+class python_operator:
+    """While it is active, ops are bound for Python operators: a Python bool they get acts
+    as the int it is in Python (`-True` is -1, `True + True` 2), but in `&`, `|`, `^`; a
+    NumPy function on one treats it as a NumPy bool (`np.negative(True)` raises)."""
+
+    def __enter__(self):
+        _python_operators[0] += 1
+
+    def __exit__(self, *exc_info):
+        _python_operators[0] -= 1
+
+
+_BOOL_OPERATORS = ("bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+def propagate(name, infer, inputs, attrs, outputs, bind):
     """Marks the `outputs` of an op (its inference rule `infer`) on `inputs` that have a
     different kind on different paths: the kinds the op gives on each path, from its rule
     on the kinds its marked inputs have there. Inputs marked with one tag hold their kinds
@@ -131,6 +151,8 @@ def propagate(infer, inputs, attrs, outputs, bind):
     marks = [mixed(v) for v in inputs]
     if not any(marks):
         return
+    if _python_operators[0] and name not in _BOOL_OPERATORS:
+        infer = functools.partial(_as_python_ints, infer)
     description = next(m.description for m in marks if m is not None)
     tags = []   # the distinct tags of the marked inputs, each once
     for m in marks:
@@ -151,7 +173,12 @@ def propagate(infer, inputs, attrs, outputs, bind):
         chosen = dict(zip(map(id, tags), combination))
         types = _infer_on(infer, inputs, attrs, [
             None if m is None else m.table[chosen[id(m.tag)]] for m in marks])
-        for table, t in zip(tables, types or ()):
+        if isinstance(types, Exception):
+            # Python raises it on that path (`-flag` of a bool): so does the graph there.
+            if _raise_where is not None and len(combinations) > 1:
+                _raise_where(types, _codes_test(tags, combination, bind))
+            continue
+        for table, t in zip(tables, types):
             table[combination] = (np.dtype(t[0]), False, False)
     for value, table in zip(outputs, tables):
         if not differs(table.values()):
@@ -174,12 +201,29 @@ def _combined_tag(tags, table, bind):
     items = sorted(table.items())
     tag = literal(np.int8(code_of(items[0][1])))
     for combination, kind in items[1:]:
-        test = None
-        for t, code in zip(tags, combination):
-            equal = bind("equal", [t, literal(np.int8(code))])
-            test = equal if test is None else bind("logical_and", [test, equal])
-        tag = bind("where", [test, literal(np.int8(code_of(kind))), tag])
+        tag = bind("where", [_codes_test(tags, combination, bind),
+                             literal(np.int8(code_of(kind))), tag])
     return tag
+
+
+def _codes_test(tags, codes, bind):
+    """A bool Value: do the `tags` hold `codes` when the graph runs?"""
+    test = None
+    for t, code in zip(tags, codes):
+        equal = bind("equal", [t, literal(np.int8(code))])
+        test = equal if test is None else bind("logical_and", [test, equal])
+    return test
+
+
+# Records that the graph raises an exception where a bool Value holds (runtime/api.py
+# plugs in rt.Raise when imported: it builds ops, so this module does not import it).
+_raise_where = None
+
+
+def use_raiser(raise_where):
+    """Called once by runtime/api.py: `raise_where(exception, condition)`."""
+    global _raise_where
+    _raise_where = raise_where
 
 
 def _mark_untagged(infer, inputs, attrs, outputs, marks, description):
@@ -188,21 +232,28 @@ def _mark_untagged(infer, inputs, attrs, outputs, marks, description):
     choices = [sorted(m.kinds, key=str) if m is not None else [None] for m in marks]
     found = [set() for _ in outputs]
     for combination in itertools.islice(itertools.product(*choices), 64):
-        for kinds, t in zip(found, _infer_on(infer, inputs, attrs, combination) or ()):
+        types = _infer_on(infer, inputs, attrs, combination)
+        for kinds, t in zip(found, () if isinstance(types, Exception) else types):
             kinds.add((np.dtype(t[0]), False, False))
     for value, kinds in zip(outputs, found):
         if differs(kinds):
             _marks[value] = Mixed(kinds, description)
 
 
+def _as_python_ints(infer, *operands, **attrs):
+    """`infer` with the Python bools among `operands` (weak bool literals) as Python ints."""
+    return infer(*[literal(int(v.literal)) if v.weak and v.dtype == np.bool_ else v
+                   for v in operands], **attrs)
+
+
 def _infer_on(infer, inputs, attrs, kinds):
-    """The op's output types on `inputs` where those with a kind in `kinds` have it; None
-    where the op refuses them (that path raises: it returns nothing)."""
+    """The op's output types on `inputs` where those with a kind in `kinds` have it; the
+    exception where the op refuses them (that path raises it: it returns nothing)."""
     operands = [v if kind is None else _stand_in(v, kind) for v, kind in zip(inputs, kinds)]
     try:
         return infer(*operands, **attrs)
-    except Exception:
-        return None
+    except Exception as error:
+        return error
 
 
 def _stand_in(value, kind):

@@ -16,7 +16,7 @@ base again. (Views made by reshape/transpose/ravel do not track their base.)
 
 import numpy as np
 
-from runtime import errors, ops
+from runtime import errors, ops, path_kinds
 from runtime.graph import Value, building, current_graph
 from runtime.markers import DYN
 from runtime.ops import broadcast_shapes, prod_or_none
@@ -395,7 +395,8 @@ def _apply(op, *args):
         values = [ops.to_value(a) for a in args]
     except TypeError:
         return NotImplemented
-    return wrap(op.bind(values))
+    with path_kinds.python_operator():   # (a Python bool is an int here: -True is -1)
+        return wrap(op.bind(values))
 
 
 def is_ndarray(x):

@@ -77,7 +77,7 @@ class Op:
         node = graph.add_node(self, inputs, attrs, [_norm_type(t) for t in out_types],
                               location=errors.capture_location())
         # (An input whose kind depends on the path: so may the outputs' kinds.)
-        path_kinds.propagate(self.infer, inputs, attrs, node.outputs, _bind)
+        path_kinds.propagate(self.name, self.infer, inputs, attrs, node.outputs, _bind)
         return node.outputs
 
     def bind1(self, inputs, **attrs):

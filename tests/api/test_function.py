@@ -435,6 +435,21 @@ def test_a_value_whose_kind_depends_on_the_path_comes_back_as_python_has_it(
         run_both(fn, *args, backend=backend, stage=lambda f, backend: staged)
 
 
+def _negative_of_a_bool_or_an_int(x, y, flag):
+    if np.all(x < 2.0):
+        flag -= flag            # an int on this path, a bool on the other
+    return y * np.exp(-np.abs(flag))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_an_operation_python_refuses_on_one_path_raises_there_when_the_graph_runs(backend):
+    # (Fuzzer seed 2455.) `-` of a bool is a TypeError in NumPy; of an int it is not.
+    staged = function(_negative_of_a_bool_or_an_int, backend=backend)
+    for x in (np.array([1.0]), np.array([3.0])):
+        run_both(_negative_of_a_bool_or_an_int, x, np.array([2.0]), False, backend=backend,
+                 stage=lambda f, backend: staged)
+
+
 def _printed_bool_or_number(x, flag):
     for i in range(1, x.shape[0]):
         print("flag", flag, f"{flag}", "%s" % (flag,))
@@ -492,7 +507,8 @@ def _arithmetic_on_a_bool_or_number(x, flag):
         if x[i] > 2:
             flag = True
     both = flag & True      # a bool or a number still: not returned
-    return flag + 1, flag * 2.5, -flag, flag > 0, (both | (flag > 0)) == 1, x[0] if flag else 0.0
+    return (flag + 1, flag * 2.5, -flag, flag > 0, (both | (flag > 0)) == 1,
+            x[0] if flag else 0.0, abs(flag), ~flag, flag + flag)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
