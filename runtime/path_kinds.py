@@ -8,12 +8,17 @@ the join one dtype, but Python's name holds, on each path, the value of that pat
 A kind is (dtype, Python scalar?, 0-d array?): a Python int and an np.int64 are one kind
 (API.md: Python numbers a graph computes come back as NumPy scalars of their kind).
 
-Such a join is marked (`mark`) with the kinds it may hold and a description of where it
-was made. Ops on a marked value compute the kind they give on each path (`propagate`, from
-each op's own inference rule): `n + 1` is still an int or a float, but `b / 2`, `b > 0`,
-`int(b)` and `True + 1` have one kind on every path and are not marked. Returning or
-printing a marked value is refused when the function is traced (`refusal`): the graph
-would show every path's value in the join's dtype (True as 1, 2 as 2.0).
+Such a join is marked (`mark`) with the kinds it may hold, a description of where it was
+made, and a kind tag: an int8 graph value (rt.cond's extra output, rt.while_loop's extra
+loop variable) holding, when the graph runs, the code (`code_of`) of the kind the path
+taken gave it. Ops on a marked value compute the kind they give on each path (`propagate`,
+from each op's own inference rule, on the kinds of the inputs' tags together): `n + 1` is
+still an int or a float, but `b / 2`, `b > 0`, `int(b)` and `True + 1` have one kind on
+every path and are not marked; where an op refuses a path's kind (`-` of a NumPy bool),
+the graph raises that error there. A returned (runtime/trace.py) or printed
+(runtime/api.py, markers.KindSlot) marked value is converted to the kind of the path taken
+(`as_kind`); only a value combining more than _MAX_COMBINATIONS choices has no tag, and
+returning or printing it is refused when the function is traced (`refusal`).
 """
 
 import functools
