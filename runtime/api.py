@@ -7,11 +7,12 @@ import sys
 
 import numpy as np
 
-from runtime import ops
+from runtime import ops, path_kinds
 from runtime.graph import current_graph
-from runtime.markers import SLOT
+from runtime.conditionals import kind_tag
+from runtime.markers import SLOT, KindSlot
 from runtime.ops.state import ExceptionTemplate, Text
-from runtime.tensor import Tensor, cast as _cast, is_tensor
+from runtime.tensor import Tensor, cast as _cast, is_ndarray, is_tensor
 
 
 class TensorSpec:
@@ -186,12 +187,31 @@ def holds_symbolic(value):
     return False
 
 
+def _kind_tag(value):
+    """For a value whose kind depends on the path (runtime/path_kinds.py), the Value saying
+    which kind it has when the graph runs; None for others. A TypeError when the graph
+    cannot say."""
+    if not is_tensor(value):
+        return None
+    found = path_kinds.mixed(value._value)
+    if found is None:
+        return None
+    tag = kind_tag(value._value, is_ndarray(value)) if found.tag is not None else None
+    if tag is None:
+        raise TypeError(path_kinds.refusal(value._value, "a value printed or formatted"))
+    return tag
+
+
 def _template(value, operands):
     """`value` as op attributes hold it: its symbolic values (appended to `operands`) are
     SLOTs, in Texts, tuples, lists and dicts (copied: later changes do not show)."""
     if _is_symbolic(value):
         operands.append(value)
-        return SLOT
+        tag = _kind_tag(value)
+        if tag is None:
+            return SLOT
+        operands.append(Tensor(tag))
+        return KindSlot(path_kinds.kinds_by_code(), path_kinds.as_kind)
     kind = type(value)
     if kind is Text:
         return Text(value.style, value.template, _template(value.args, operands),
@@ -289,6 +309,15 @@ def Raise(exception, unless=None):
     if not raised_when_run(exception, unless) and not (unless is not None and np.all(unless)):
         raise exception
     return None
+
+
+def _raise_where(exception, condition):
+    """Records that the graph raises `exception` when it runs where the bool Value
+    `condition` holds (runtime/path_kinds.py: Python raises it on that path)."""
+    Raise(exception, unless=Tensor(ops.get("logical_not").bind1([condition])))
+
+
+path_kinds.use_raiser(_raise_where)
 
 
 def Assert(condition, message="", data=None):

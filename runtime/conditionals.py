@@ -12,10 +12,9 @@ writes that array there. The helpers here are rt.while_loop's too (runtime/contr
 
 import numpy as np
 
-from runtime import errors, nest, ops
+from runtime import errors, nest, ops, path_kinds
 from runtime.graph import TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph, literal
-from runtime.tensor import (Tensor, _defining_graph, bool_or_number, is_ndarray, is_tensor,
-                            mark_bool_or_number, mark_ndarray)
+from runtime.tensor import Tensor, _defining_graph, is_ndarray, is_tensor, mark_ndarray
 from runtime.tensor_array import TensorArray
 
 
@@ -83,14 +82,39 @@ def _join_dtypes(a, b):
     return np.result_type(operand(a), operand(b))
 
 
-def _bool_and_number(name, a, path_a, b, path_b, location):
-    """How a join of `a` and `b` says it holds a bool on one path and a number on another
-    (tensor.mark_bool_or_number: an error if it is returned), or None."""
-    known = bool_or_number(a) or bool_or_number(b)
-    if known or (a.dtype == np.bool_) == (b.dtype == np.bool_):
-        return known
-    return "%s is %s on %s but %s on %s (%s)" % (name, _describe(a), path_a, _describe(b),
-                                                 path_b, errors.format_location(location))
+def _holds_0d_array(x):
+    """Does leaf `x` (of a branch's or loop's output) stand for a 0-d array (not a scalar)?"""
+    if is_tensor(x):
+        return is_ndarray(x)
+    return isinstance(x, np.ndarray) and x.ndim == 0
+
+
+def _mixed_kinds(name, a, a_leaf, path_a, b, b_leaf, path_b, location):
+    """The path_kinds.Mixed of a join of Values `a` and `b` (the values of leaves `a_leaf`,
+    `b_leaf` on paths `path_a`, `path_b`) whose kinds differ, or None."""
+    return path_kinds.join(name, a, _holds_0d_array(a_leaf), path_a, b,
+                           _holds_0d_array(b_leaf), path_b, errors.format_location(location),
+                           _describe)
+
+
+def kind_tag(value, ndarray=False):
+    """An int8 Value, in the graph being built, holding when the graph runs the code
+    (path_kinds.code_of) of the kind `value` has on the path taken: its own kind's, or its
+    mark's tag translated; None for a value marked without a tag."""
+    found = path_kinds.mixed(value)
+    if found is None:
+        return literal(np.int8(path_kinds.code_of(path_kinds.kind_of(value, ndarray))))
+    if found.tag is None:
+        return None
+    tag = current_graph().localize(found.tag)
+    items = sorted(found.table.items())
+    if all(code == path_kinds.code_of(kind) for code, kind in items):
+        return tag
+    chosen = literal(np.int8(path_kinds.code_of(items[0][1])))
+    for code, kind in items[1:]:   # (the value's kinds differ from its tag's origin's)
+        chosen = ops.get("where").bind1([ops.get("equal").bind1([tag, literal(np.int8(code))]),
+                                         literal(np.int8(path_kinds.code_of(kind))), chosen])
+    return chosen
 
 
 def _join_shapes(name, a, b):
@@ -167,8 +191,19 @@ def cond(pred, true_fn, false_fn, names=None):
 
     output_leaves = []     # ("static", Python value), ("value", index into outputs, aliases)
     then_outputs, else_outputs, output_types = [], [], []
-    mixed = {}             # output index -> it is a bool on one path, a number on another
+    mixed = {}             # output index -> path_kinds.Mixed: its kind depends on the path
     flexible = []          # per output: a list-like TensorArray (dtype follows writes)
+
+    def _kind_tags(name, va, a, vb, b):
+        """The index of an output saying which kind the output of `va`, `vb` has, or
+        None when a branch cannot say."""
+        tags = []
+        for graph, value, leaf in ((then_graph, va, a), (else_graph, vb, b)):
+            with building(graph):
+                tags.append(kind_tag(value, _holds_0d_array(leaf)))
+        if None in tags:
+            return None
+        return add_output("the kind of %s" % name, *tags)
 
     def add_output(name, a, b, a_end=None, b_end=None):
         va = a_end or (a if isinstance(a, Value) else _value_of(a, then_graph))
@@ -188,8 +223,10 @@ def cond(pred, true_fn, false_fn, names=None):
         else:
             dtype = _join_dtypes(va, vb)
             shape = _join_shapes(name, va.shape, vb.shape)
-            mixed[len(output_types)] = _bool_and_number(
-                name, va, "the true branch", vb, "the false branch", location)
+            found = _mixed_kinds(name, va, a, "the true branch", vb, b, "the false branch",
+                                 location)
+            if found is not None:
+                mixed[len(output_types)] = (found, _kind_tags(name, va, a, vb, b))
         then_outputs.append(then_graph.localize(_cast_in(then_graph, va, dtype)))
         else_outputs.append(else_graph.localize(_cast_in(else_graph, vb, dtype)))
         output_types.append((dtype, shape, va.kind))
@@ -247,9 +284,10 @@ def cond(pred, true_fn, false_fn, names=None):
 
     node = _cond_node(outer, pred._value, then_graph, else_graph, then_outputs, else_outputs,
                       output_types, location)
-    for index, text in mixed.items():
-        if text:
-            mark_bool_or_number(node.outputs[index], text)
+    for index, (found, tag) in mixed.items():
+        if tag is not None:
+            found.tag = node.outputs[tag]
+        path_kinds.mark(node.outputs[index], found)
     for handle, index in carried_outputs:
         handle.rebind(node.outputs[index])
     leaves = []

@@ -15,14 +15,14 @@ variable defined only by the body makes the loop assert that it iterated at leas
 
 import numpy as np
 
-from runtime import api, errors, loop_aliases, nest, ops
+from runtime import api, errors, loop_aliases, nest, ops, path_kinds
 from runtime.conditionals import (
-    CondAlias, _bool_and_number, _cast_in, _describe, _is_eager_tensor_array,
+    CondAlias, _cast_in, _describe, _holds_0d_array, _is_eager_tensor_array,
     _is_graph_tensor_array, _is_number, _is_symbolic, _named_paths, _ordered_union,
-    _same_static, _structure_text, _value_of, _wrap)
+    _same_static, _structure_text, _value_of, _wrap, kind_tag)
 from runtime.graph import (TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph,
                            literal, type_str)
-from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_bool_or_number
+from runtime.tensor import Tensor, is_ndarray, is_tensor
 
 _MAX_RETRACES = 10   # traces of a loop body until its loop variables' types settle
 _MAX_RESTARTS = 3    # RestartLoop requests of one loop
@@ -130,7 +130,10 @@ class _LoopVar:
         self.keeps_handle = handle is not None and is_ndarray(handle)
         self.undefined = None   # the marker object, for a variable the body defines
         self.flexible = False   # a TensorArray whose dtype follows what is written
-        self.bool_or_number = None   # see conditionals._bool_and_number
+        # path_kinds.Mixed when its kind on entry and after iterations differ (True + 1.0)
+        self.mixed = None
+        self.tag_lost = False   # a path cannot say which kind it holds (path_kinds)
+        self.init_0d_array = handle is not None and _holds_0d_array(handle)
         self.location = None
         # Seen in the last trace of the body: the handle it got and its placeholder, what
         # it returned, and whether it wrote into the handle it got.
@@ -171,6 +174,7 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             array = np.asarray(leaf)
             value = literal(array[()]) if array.ndim == 0 else _value_of(array, outer)
             variables.append(_LoopVar(name, TENSOR, value.dtype, value.shape, value))
+            variables[-1].init_0d_array = _holds_0d_array(leaf)
         elif is_undefined(leaf):
             # Defined by the body: its type comes from the first trace of the body.
             variables.append(_LoopVar(name, None, np.float64, None, None))
@@ -190,8 +194,11 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         counter = _LoopVar("<iteration counter>", TENSOR, np.int64, (), literal(np.int64(0)))
     implicit = []        # _LoopVar for outer handles assigned to in the body
 
+    kind_tags = {}       # id(loop variable) -> _LoopVar of its kind tag (path_kinds)
+
     def all_vars():
-        return variables + implicit + flags + ([counter] if counter is not None else [])
+        return (variables + implicit + flags + list(kind_tags.values())
+                + ([counter] if counter is not None else []))
 
     def trace(fn, label):
         """Traces `fn` (the cond or the body) on placeholders of the loop variables, and
@@ -204,6 +211,14 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             with building(graph):
                 placeholders = [graph.add_input(v.dtype, v.shape, v.kind)
                                 if v.kind is not None else None for v in current]
+                tag_placeholders = dict(zip(map(id, current), placeholders))
+                for v, ph in zip(current, placeholders):
+                    if ph is not None and v.mixed is not None:
+                        # (The body sees what each path may hold, and which it holds.)
+                        tag = kind_tags.get(id(v))
+                        path_kinds.mark(ph, path_kinds.Mixed(
+                            v.mixed.kinds, v.mixed.description,
+                            tag and tag_placeholders[id(tag)]))
                 user_leaves = []
                 on_handle = {}   # id(initial handle) -> placeholder it stands for
                 given = []       # (loop variable, handle it gets, its placeholder)
@@ -288,6 +303,11 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             outputs.append(v.handle._value)
         for v in flags:
             outputs.append(literal(np.True_))
+        for x, v in enumerate(variables):
+            if id(v) in kind_tags:
+                tag = kind_tag(outputs[x], _holds_0d_array(v.returned))
+                v.tag_lost = v.tag_lost or tag is None
+                outputs.append(literal(np.int8(0)) if tag is None else tag)
         if counter is not None:
             outputs.append(ops.get("add").bind1([placeholders[-1], 1]))
         return outputs
@@ -299,6 +319,20 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             v.location = location
             if _reconcile(v, out):
                 changed = True
+        for v, out in zip(variables, body_outputs):
+            if _settle_kinds(v, out):
+                changed = True
+            if v.mixed is not None and id(v) not in kind_tags and not v.tag_lost:
+                # Which kind it holds, as a loop variable of its own (kind_tag).
+                with building(outer):
+                    init = (kind_tag(v.init, v.init_0d_array) if v.init is not None
+                            else literal(np.int8(0)))
+                if init is None:
+                    v.tag_lost = True
+                else:
+                    kind_tags[id(v)] = _LoopVar("<the kind of %s>" % v.name, TENSOR, np.int8,
+                                                (), init)
+                    changed = True
         for v in variables:
             if loop_aliases.settle_handle(v):
                 changed = True
@@ -339,8 +373,11 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                           types, location=location)
     results = node.outputs
     for v, result in zip(final, results):
-        if v.bool_or_number:
-            mark_bool_or_number(result, v.bool_or_number)
+        if v.mixed is not None:
+            tag = kind_tags.get(id(v))
+            path_kinds.mark(result, path_kinds.Mixed(
+                v.mixed.kinds, v.mixed.description,
+                None if tag is None or v.tag_lost else results[final.index(tag)]))
     arrays.finish(results[len(final):])
     out_leaves = []
     for kind, x in leaves:
@@ -421,6 +458,23 @@ def _static_name(paths, leaves, obj):
     return "?"
 
 
+def _settle_kinds(v, out):
+    """Records the kinds user loop variable `v` may hold after the loop, from its initial
+    value and body output `out` (path_kinds); True if they changed (the body is traced
+    again, its placeholder marked)."""
+    if v.kind != TENSOR:
+        return False
+    if v.init is None:
+        found = path_kinds.mixed(out)
+    else:
+        found = path_kinds.join("loop variable %s" % v.name, v.init, v.init_0d_array,
+                                "entry to the loop", out, _holds_0d_array(v.returned),
+                                "an iteration", errors.format_location(v.location), _describe)
+    before = v.mixed.kinds if v.mixed is not None else None
+    v.mixed = found if found is not None else v.mixed
+    return (v.mixed.kinds if v.mixed is not None else None) != before
+
+
 def _reconcile(v, out):
     """Widen loop variable `v` to also hold `out` (a body output). True if `v` changed."""
     if v.kind is None:   # undefined before the loop: take the body's type
@@ -447,10 +501,6 @@ def _reconcile(v, out):
         changed = shape != v.shape
         v.shape = shape
         return changed
-    if v.init is not None and v.bool_or_number is None:
-        v.bool_or_number = _bool_and_number("loop variable %s" % v.name, v.init,
-                                            "entry to the loop", out, "an iteration",
-                                            v.location)
     dtype = np.result_type(v.dtype, out.literal if out.weak else out.dtype)
     if len(out.shape) != len(v.shape):
         raise TypeError("loop variable %s changes from %s before the loop to %s in the body; "

@@ -15,11 +15,9 @@ as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`
 base again. (Views made by reshape/transpose/ravel do not track their base.)
 """
 
-import weakref
-
 import numpy as np
 
-from runtime import errors, ops
+from runtime import errors, ops, path_kinds
 from runtime.graph import Value, building, current_graph
 from runtime.markers import DYN
 from runtime.ops import broadcast_shapes, prod_or_none
@@ -403,17 +401,8 @@ def _apply(op, *args):
         values = [ops.to_value(a) for a in args]
     except TypeError:
         return NotImplemented
-    result = wrap(op.bind(values))
-    if op.name in _BOOL_PRESERVING and all(v.dtype == np.bool_ or bool_or_number(v)
-                                           for v in values):
-        # True & True is a bool, 1 & True a number: the result is either, as its operand.
-        described = [bool_or_number(v) for v in values if bool_or_number(v)]
-        if described:
-            mark_bool_or_number(result._value, described[0])
-    return result
-
-
-_BOOL_PRESERVING = ("bitwise_and", "bitwise_or", "bitwise_xor")
+    with path_kinds.python_operator():   # (a Python bool is an int here: -True is -1)
+        return wrap(op.bind(values))
 
 
 def is_ndarray(x):
@@ -428,29 +417,6 @@ def mark_ndarray(tensor):
     returned as a 0-d array. Returns `tensor`."""
     tensor._ndarray = True
     return tensor
-
-
-# Values that hold a bool on some paths and a number on others: {Value: description}.
-_bool_or_number = weakref.WeakKeyDictionary()
-
-
-def mark_bool_or_number(value, description):
-    """Records that `value` (a join of rt.cond or rt.while_loop) holds a bool on some paths
-    and a number on others: NumPy's promotion made it a number, so a Python True it stands
-    for would come back as 1. Arithmetic on it gives what Python gives (True + 1 is 2), but
-    returning it is an error (see bool_or_number)."""
-    _bool_or_number[value] = description
-
-
-def bool_or_number(value):
-    """The description of `value` if it holds a bool on some paths and a number on others
-    (also when it reads such a value from an outer graph), else None."""
-    while value is not None:
-        description = _bool_or_number.get(value)
-        if description is not None or value.node is not None or value.graph is None:
-            return description
-        value = next((outer for outer, inner in value.graph.captured if inner is value), None)
-    return None
 
 
 def _apply_inplace(target, op, other):

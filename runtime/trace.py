@@ -13,14 +13,27 @@ import threading
 
 import numpy as np
 
-from runtime import errors, nest
+from runtime import errors, nest, path_kinds
 from runtime.api import record_raise
+from runtime.conditionals import kind_tag
 from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
-from runtime.tensor import Tensor, bool_or_number, is_ndarray, is_tensor, mark_ndarray
+from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_ndarray
 
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
 _ARRAY = np.ndarray
+
+
+class NoneUnless:
+    """What a traced function returns when it returns `value` where `flag` (a bool tensor,
+    or a Python bool) holds and None elsewhere (a function that falls off its end on some
+    paths): the staged function returns None where the flag is false."""
+
+    __slots__ = ("value", "flag")
+
+    def __init__(self, value, flag):
+        self.value = value
+        self.flag = flag
 
 
 class _Placeholder:
@@ -78,13 +91,18 @@ class ConcreteFunction:
     """One trace: `.graph` (print it), `.inputs` / `.outputs` (graph Values), callable."""
 
     def __init__(self, graph, output_structure, output_leaves, writebacks, backend,
-                 owned_inputs, keepalive, ndarray_outputs=()):
+                 owned_inputs, keepalive, ndarray_outputs=(), returned=None, kinds=()):
         self.graph = graph
         self.inputs = list(graph.inputs)
         self.outputs = list(graph.outputs)
         self._output_structure = output_structure
         self._output_leaves = output_leaves    # ("out", index) or ("py", object)
         self._writebacks = writebacks          # [(input index, output index)]
+        self._returned = returned              # output index of NoneUnless's flag, or None
+        # [(output index, index of the output saying its kind)]: results whose kind depends
+        # on the path (runtime/path_kinds.py), and the kinds the codes stand for.
+        self._kinds = list(kinds)
+        self._kinds_by_code = path_kinds.kinds_by_code()
         self._keepalive = keepalive
         self.backend = backend
         self.executable = get_executor(backend)(graph, owned_inputs)
@@ -116,7 +134,8 @@ class ConcreteFunction:
                 fixes.append((i, _copy_unless_input))
         self._fixes = fixes
         single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
-                  and output_structure is None and not writebacks and not returned_arguments)
+                  and output_structure is None and not writebacks and not returned_arguments
+                  and returned is None and not kinds)
         self._single_unfixed = single and not fixes
         # `call_arrays(*flat_arrays) -> result`: the per-call path, specialised here once so
         # a call does only what this trace needs.
@@ -154,12 +173,18 @@ class ConcreteFunction:
             target, new = inputs[i], outputs[j]
             if new is not target:
                 np.copyto(target, new)
+        if self._returned is not None and not outputs[self._returned]:
+            return None
         if self._fixes or self._returned_arguments:
             outputs = list(outputs)
             for i, fix in self._fixes:
                 outputs[i] = fix(outputs[i], inputs)
             for k, i in self._returned_arguments.items():
                 outputs[k] = inputs[i]
+        if self._kinds:
+            outputs = list(outputs)
+            for i, tag in self._kinds:
+                outputs[i] = path_kinds.as_kind(outputs[i], self._kinds_by_code[int(outputs[tag])])
         leaves = [outputs[x] if kind == "out" else x for kind, x in self._output_leaves]
         if self._output_structure is None:
             return leaves[0]
@@ -187,16 +212,18 @@ def _result_paths(result):
     return ["the result" + path for path, _ in nest.flatten_with_paths(result)]
 
 
-def _refuse_bool_or_number(leaf, path):
-    """A returned value that is a bool on some paths and a number on others cannot come
-    back as Python returns it (see tensor.mark_bool_or_number): a TypeError at trace time."""
-    description = bool_or_number(leaf._value)
-    if description is not None:
-        raise TypeError(
-            "%s is a bool on some paths and a number on others: %s. A graph value has one "
-            "dtype, so a bool returned there would come back as a number (True as 1); make "
-            "both bools (e.g. `x != 0`) or both numbers (e.g. `int(flag)`)"
-            % (path, description))
+def _kind_tag(leaf, path):
+    """For a returned value whose kind depends on the path (a bool on one path and a number
+    on another, an int or a float, a 0-d array or a scalar: runtime/path_kinds.py), the
+    Value saying which when the graph runs; None for others. A TypeError at trace time
+    when the graph cannot say (the value combines several such joins)."""
+    found = path_kinds.mixed(leaf._value)
+    if found is None:
+        return None
+    tag = kind_tag(leaf._value, is_ndarray(leaf)) if found.tag is not None else None
+    if tag is None:
+        raise TypeError(path_kinds.refusal(leaf._value, path))
+    return tag
 
 
 def _as_scalar(value, inputs):
@@ -565,15 +592,24 @@ class Function(functools.partial):
                     raise
                 # Not cached: the next call traces again, as Python runs it again.
                 key, result = None, None
+            returned = None
+            if isinstance(result, NoneUnless):
+                result, returned = (result.value, result.flag) if result.flag is not False \
+                    else (None, None)
+                if not is_tensor(returned):
+                    returned = None
 
             output_values = []
             leaves = []
             ndarray_outputs = set()   # rank-0 outputs that the function holds as 0-d arrays
             from runtime.tensor_array import TensorArray
             flat = nest.flatten(result) if nest.is_nested(result) else [result]
+            kind_tags = []   # (output index, its kind tag): see _kind_tag
             for path, leaf in zip(_result_paths(result), flat):
                 if is_tensor(leaf):
-                    _refuse_bool_or_number(leaf, path)
+                    tag = _kind_tag(leaf, path)
+                    if tag is not None:
+                        kind_tags.append((len(output_values), tag))
                     leaves.append(("out", len(output_values)))
                     if is_ndarray(leaf):
                         ndarray_outputs.add(len(output_values))
@@ -583,6 +619,13 @@ class Function(functools.partial):
                     output_values.append(graph.localize(leaf._value))
                 else:
                     leaves.append(("py", leaf))
+            kinds = []
+            for index, tag in kind_tags:
+                kinds.append((index, len(output_values)))
+                output_values.append(graph.localize(tag))
+            if returned is not None:   # (NoneUnless's flag: after the result's outputs)
+                output_values.append(graph.localize(returned._value))
+                returned = len(output_values) - 1
             writebacks = []
             for i, handle in enumerate(handles):
                 if handle._value is not graph.inputs[i] and isinstance(arrays[i], np.ndarray):
@@ -594,7 +637,7 @@ class Function(functools.partial):
         keepalive = _objects_in((args, kwargs))
         concrete = ConcreteFunction(graph, result if nest.is_nested(result) else None,
                                     leaves, writebacks, self.backend, owned_inputs, keepalive,
-                                    ndarray_outputs)
+                                    ndarray_outputs, returned, kinds)
         if key is not None:
             self._cache[key] = concrete
         return concrete

@@ -28,7 +28,6 @@ XFAIL = {
     'to_graph': {
     },
     'numpy': {
-        57: 'mismatch: result: dtype: result[0]: dtype int64 expected, got float64 (np.float64(0.0))',
     },
     'numba': {
     },

@@ -88,10 +88,14 @@ class Function(rt.Function):
                 try:
                     with self._front_end():
                         result = converted(*args, **kwargs)
-                    graph_paths.common.check_returned(result, self._name)
+                    returned = graph_paths.common.check_returned(result)
                 finally:
                     graph_paths.common.forget_return_placeholders()
-                return _map_leaves(self._mark_list, result)
+                result = _map_leaves(self._mark_list, result)
+                if returned is not None:
+                    # (Where no `return` ran, Python returns None: so does the graph.)
+                    result = rt_trace.NoneUnless(result, returned)
+                return result
 
             self._traced = traced
         return self._traced

@@ -22,7 +22,7 @@ returns the output Values.
 
 import numpy as np
 
-from runtime import errors
+from runtime import errors, path_kinds
 from runtime.graph import TENSOR, Value, current_graph, literal
 
 REGISTRY = {}
@@ -76,6 +76,8 @@ class Op:
         out_types = self.infer(*inputs, **attrs)
         node = graph.add_node(self, inputs, attrs, [_norm_type(t) for t in out_types],
                               location=errors.capture_location())
+        # (An input whose kind depends on the path: so may the outputs' kinds.)
+        path_kinds.propagate(self.name, self.infer, inputs, attrs, node.outputs, _bind)
         return node.outputs
 
     def bind1(self, inputs, **attrs):
@@ -83,6 +85,11 @@ class Op:
 
     def __repr__(self):
         return "<Op %s>" % self.name
+
+
+def _bind(name, inputs):
+    """Records op `name` on `inputs`; its output Value."""
+    return get(name).bind1(inputs)
 
 
 def _norm_type(t):

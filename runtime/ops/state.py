@@ -8,7 +8,7 @@ import numpy as np
 from runtime import errors
 from runtime.executors.numba import lowering as nl
 from runtime.graph import TENSOR_ARRAY, describe_node
-from runtime.markers import SLOT
+from runtime.markers import SLOT, KindSlot
 from runtime.ops.inference import broadcast_shapes, dummy
 from runtime.ops.registry import defop, get
 from runtime.ops.shapes import unify_dims
@@ -290,6 +290,8 @@ def fill(template, values):
     if template is SLOT:
         return _numpy_value(next(values))
     kind = type(template)
+    if kind is KindSlot:
+        return template.fill(values)
     if kind is Text:
         return template.formatted(values)
     if kind is tuple or kind is list:
@@ -304,6 +306,8 @@ def slot_count(template):
     if template is SLOT:
         return 1
     kind = type(template)
+    if kind is KindSlot:
+        return 2
     if kind is Text:
         return slot_count(template.args) + slot_count(template.kwargs)
     if kind is ExceptionTemplate:
@@ -342,6 +346,8 @@ def _template_text(template, inputs, namer):
     if template is SLOT:
         return namer(next(inputs))
     kind = type(template)
+    if kind is KindSlot:   # (a value, and the code of its kind)
+        return "%s as %s" % (namer(next(inputs)), namer(next(inputs)))
     if kind is Text:
         if template.style == "%":
             return "(%r %% %s)" % (template.template,

@@ -718,11 +718,10 @@ def first_positive_or_minus_one(x):
     return -1
 
 
-def test_a_path_without_return_is_a_runtime_error_not_a_made_up_value():
+def test_a_path_without_return_returns_none_as_python_never_a_made_up_value():
     check(first_positive, np.array([-1.0, 2.0]))
     assert first_positive(np.array([-1.0])) is None
-    with pytest.raises(rt.errors.InvalidArgumentError, match="without a return statement"):
-        function(first_positive, backend="numpy")(np.array([-1.0]))
+    check(first_positive, np.array([-1.0]))
     check(first_positive_or_minus_one, np.array([-1.0]))
     check(first_positive_or_minus_one, np.array([-1.0, 3.0]))
 
@@ -757,13 +756,90 @@ def returns_a_tensor_in_an_if_in_a_graph_branch(y, k):
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_a_return_in_an_if_in_a_graph_branch_is_checked_where_the_function_ends(backend):
     for fn in (returns_in_an_if_in_a_graph_branch, returns_a_tensor_in_an_if_in_a_graph_branch):
-        for args in ((np.array([1.0]), 1), (np.array([1.0]), -1)):
-            check(fn, *args, backend=backend)
-        assert fn(np.array([-1.0]), 1) is None
-        with pytest.raises(rt.errors.InvalidArgumentError, match="without a return statement"):
-            function(fn, backend=backend)(np.array([-1.0]), 1)
+        staged = function(fn, backend=backend)
+        for args in ((np.array([1.0]), 1), (np.array([1.0]), -1), (np.array([-1.0]), 1)):
+            check(fn, *args, backend=backend, staged=staged)
+        assert staged(np.array([-1.0]), 1) is None
     for args in ((np.array([1.0]), 1), (np.array([1.0]), -1), (np.array([-1.0]), -1)):
         check(returns_in_nested_ifs_on_every_path, *args, backend=backend)
+
+
+# Found by the fuzzer (tools/fuzz, seeds 707, 1313, 3201, 6210, 858, 928, 2534, 2737, 1170,
+# 1486), minimised: Python returns None where the function falls off its end; the graph
+# made up a value there (zeros) or raised.
+
+def returns_in_a_branch_only(x):
+    if x[0] > 0:
+        return 2.0
+
+
+def returns_a_python_int_in_a_branch_only(x):
+    c = 0
+    if len(x):
+        return c
+
+
+def returns_a_0d_array_in_a_branch_only(x, k):
+    if x.shape[0]:
+        return k
+
+
+def returns_in_one_of_two_ifs(x):
+    if x[0] > 0:
+        return (1.0, 1)
+    if x[1] > 0:
+        return (x[1], 2)
+
+
+def returns_from_a_loop_only(x):
+    v = 1.0
+    for e in x:
+        return v
+
+
+def returns_from_a_graph_loop_in_a_python_loop(xi, n):
+    v = 1.0
+    for i in range(n):
+        for e in xi:
+            return v
+
+
+def returns_a_list_in_a_nested_if_or_after_it(x):
+    vals = []
+    if 1.0:
+        if np.all(x > 2.0):
+            return vals
+    return vals
+
+
+def returns_a_list_from_a_nested_if(x, flag):
+    vals = []
+    if x[0] < x[-1]:
+        if flag:
+            return vals
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_falling_off_the_end_on_some_paths_returns_none_as_python(backend):
+    cases = [
+        (returns_in_a_branch_only, [(np.array([1.0]),), (np.array([-1.0]),)]),
+        (returns_a_python_int_in_a_branch_only, [(np.ones(1),), (np.ones(0),)]),
+        (returns_a_0d_array_in_a_branch_only, [(np.ones(1), np.array(1.5)),
+                                               (np.ones(0), np.array(1.5))]),
+        (returns_in_one_of_two_ifs, [(np.array([1.0, 1.0]),), (np.array([-1.0, 1.0]),),
+                                     (np.array([-1.0, -1.0]),)]),
+        (returns_from_a_loop_only, [(np.ones(2),), (np.ones(0),)]),
+        (returns_from_a_graph_loop_in_a_python_loop, [(np.ones(2, dtype=np.int64), 3),
+                                                      (np.ones(0, dtype=np.int64), 3)]),
+        (returns_a_list_in_a_nested_if_or_after_it, [(np.array([3.0]),), (np.array([2.0]),)]),
+        (returns_a_list_from_a_nested_if, [(np.array([1.0, 2.0]), True),
+                                           (np.array([2.0, 1.0]), True),
+                                           (np.array([1.0, 2.0]), False)]),
+    ]
+    for fn, arguments in cases:
+        staged = function(fn, backend=backend)
+        for args in arguments:
+            check(fn, *args, staged=staged)
 
 
 # --- Python loops that turn into graph loops midway ------------------------------------

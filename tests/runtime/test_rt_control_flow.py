@@ -33,14 +33,15 @@ def test_cond_traces_both_branches_into_one_graph():
     assert f.trace_count == 1
 
 
-def test_cond_promotes_dtypes_and_python_numbers():
+def test_cond_promotes_dtypes_and_python_numbers_and_returns_the_kind_of_the_path_taken():
     f = rt.function(lambda x: rt.cond(x > 0, lambda: x.astype(np.int32), lambda: x * 0.5))
-    assert f(np.int64(4)).dtype == np.float64
+    assert f.get_concrete_function(np.int64(4)).outputs[0].dtype == np.float64   # (promoted)
+    assert type(f(np.int64(4))) is np.int32 and type(f(np.int64(-4))) is np.float64
     g = rt.function(lambda x: rt.cond(x > 0, lambda: 1, lambda: 2.5))
-    assert g(np.int64(1)) == 1.0 and g(np.int64(-1)) == 2.5
-    assert g(np.int64(1)).dtype == np.float64
+    assert g(np.int64(1)) == 1 and g(np.int64(-1)) == 2.5
+    assert type(g(np.int64(1))) is np.int64 and type(g(np.int64(-1))) is np.float64
     h = rt.function(lambda x: rt.cond(x > 0, lambda: x, lambda: 0))
-    assert h(np.float32(-2)).dtype == np.float32
+    assert type(h(np.float32(-2))) is np.int64 and type(h(np.float32(2))) is np.float32
 
 
 def test_cond_python_values_equal_in_both_branches_pass_through():

@@ -85,7 +85,7 @@ DOCUMENTED_REFUSALS = (
     ("TypeError", "() of values of different types", "docs/guide.md, '`min` and `max` of values of different types'"),
     ("LoopVariableError", "which a graph loop cannot do", "docs/guide.md, 'Aliases of an array that a graph loop writes in place'"),
     ("StagingError", "which a graph loop cannot carry under another name", "docs/guide.md, 'A Python value ... that only one branch of a graph `if` defines'"),
-    ("TypeError", "is a bool on some paths and a number on others", "docs/guide.md, 'Returning a value that is a bool on one path and a number on another'"),
+    ("TypeError", "which a graph cannot return or print as Python does: it combines values whose kinds depend on different choices", "docs/guide.md, 'Combining many values whose type depends on the path'"),
 )
 
 

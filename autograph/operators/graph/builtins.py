@@ -47,7 +47,8 @@ def zip_(*iterables_, strict=False):
 
 
 def abs_(value):
-    return np.abs(lists.stacked_if_list(value))
+    # (Python's abs, not np.abs: of a Python bool it is an int, as the tensor's __abs__ says.)
+    return builtins.abs(lists.stacked_if_list(value))
 
 
 def _scalar(value, kind):

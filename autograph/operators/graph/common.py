@@ -143,8 +143,7 @@ def jumps_away(branch_outputs, names):
 
 # --- return values set on some paths only --------------------------------------------------------
 
-_RETURN_FLAG_NAME = re.compile(r"^do_return(_\d+)?$")
-_unset_returns = {}   # id(value) -> (the value, do_return flag tensor); cleared per trace
+_unset_returns = {}   # id(value) -> (the value, returned flag tensor); cleared per trace
 _SCALARS = (str, bytes, bool, int, float, complex, np.generic, type(None))
 _UNCHANGING = (str, bytes, type(None))   # what a loop value may hold that stays as it is
 
@@ -165,89 +164,71 @@ def _placeholder_parts(value):
     return _tensor_leaves(value)
 
 
-def note_return_placeholders(names, values, placeholder_names):
-    """After a graph statement gave the return value a placeholder on the paths where no
-    `return` ran, remembers its tensors (or the Python object it is) with the statement's
-    `do_return` flag (see check_returned)."""
-    flags = [v for n, v in zip(names, values) if _RETURN_FLAG_NAME.match(n)]
-    if not placeholder_names or len(flags) != 1 or not rt.is_tensor(flags[0]):
-        return
-    for name, value in zip(names, values):
-        if name in placeholder_names:
-            for part in _placeholder_parts(value):
-                _unset_returns[id(part)] = (part, flags[0])
-
-
-def return_is_set(name, value, flags):
-    """At the end of a graph branch, for the return value variable: np.True_ where a
-    `return` set it on every path the branch takes, np.False_ where none did (the value
-    is the placeholder), else the bool tensor saying whether one did (the flag of an
-    inner statement that left it a placeholder on some paths). `flags`: {name: value}
-    of the branch's variables, among them the `do_return` flags its returns set to True
-    (the only sign of a return that sets the value to the very object that was its
-    placeholder, `return found` where `found` is a list)."""
-    if any(flag is True and _RETURN_FLAG_NAME.match(flag_name)
-           for flag_name, flag in flags.items()):
-        return np.True_
-    if is_return_placeholder(name, value):
-        return np.False_
-    flags = _usable_flags(value)
-    if not flags:
-        return np.True_
-    return functools.reduce(np.logical_and, flags)
-
-
-def note_return_set(values, flags):
-    """After a graph if statement: the return values that it leaves a placeholder on some
-    paths ({index into `values`: the flag saying whether a `return` set it, or None where
-    every path did}), for check_returned. (Set on every path, a value is no longer one:
-    a Python object the statement passed through is the same object as its placeholder
-    of an inner statement, whose flag the statement did not carry out.)"""
-    graph = rt.current_graph()
-    for k, flag in flags.items():
-        for part in _placeholder_parts(values[k]):
-            if flag is not None:
-                _unset_returns[id(part)] = (part, flag)
-                continue
-            entry = _unset_returns.get(id(part))
-            # (Only one of this graph: a statement in a loop body that sets the value on
-            # all its paths does not set it where the loop does not iterate.)
-            if entry is not None and (not rt.is_tensor(entry[1])
-                                      or entry[1].graph_value.graph is graph):
-                del _unset_returns[id(part)]
-
-
-def _usable_flags(value):
-    """The flags of the placeholders `value` holds that the graph being built can read
-    (one a branch registered is not: the statement it is in carries it out)."""
-    flags = {}
-    for part in _placeholder_parts(value):
-        entry = _unset_returns.get(id(part))
-        if entry is not None and entry[0] is part and is_graph_value(entry[1]):
-            flags[id(entry[1])] = entry[1]
-    return list(flags.values())
+def note_loop_returns(names, values):
+    """After a graph loop: its `do_return` flag (a loop variable, as the loop's test reads
+    it) says whether a `return` ran, before or in the loop, where the return value is what
+    it is now (see returned_flag)."""
+    state = dict(zip(names, values))
+    for name, value in state.items():
+        if is_return_value_name(name):
+            flag = state.get(return_flag_name(name))
+            if rt.is_tensor(flag):
+                note_returned(value, flag)
 
 
 def forget_return_placeholders():
     _unset_returns.clear()
 
 
-def check_returned(result, function_name):
-    """A function whose result is such a placeholder when no `return` ran would return
-    None in Python: a graph cannot, so it asserts (when it runs) that a return ran. A
-    result that some path did not define (MaybeUndefined) asserts that it is."""
+def note_returned(value, flag):
+    """After a graph `if` whose paths differ in whether a `return` ran: `flag` (a bool
+    tensor) says whether one ran before the return value reached `value` (see
+    returned_flag)."""
+    for part in _placeholder_parts(value):
+        _unset_returns[id(part)] = (part, flag)
+
+
+def return_flag_name(name):
+    """The name of the `do_return` flag that goes with return value variable `name`."""
+    return "do_return" + name[len("retval_"):]
+
+
+def returned_flag(name, value, returned_here=False):
+    """Whether a `return` ran on the path where the return value variable `name` is
+    `value`: True where one ran in the block itself (`returned_here`: its flag is True;
+    the value may be an object a placeholder also is), False for its placeholder, the flag
+    noted for a value a statement gave a placeholder on some paths, else True."""
+    if returned_here:
+        return True
+    if is_return_placeholder(name, value):
+        return False
+    for part in _placeholder_parts(value):
+        entry = _unset_returns.get(id(part))
+        if entry is not None and entry[0] is part and _in_reach(entry[1]):
+            return entry[1]
+    return True
+
+
+def _in_reach(flag):
+    """Can the graph being built use `flag`? (A flag noted in an earlier trace of a loop
+    body, or in a branch that has ended, is stale: the statement around it noted its own.)"""
+    if not rt.is_tensor(flag):
+        return True
+    defined_in = flag.graph_value.graph
+    graph = rt.current_graph()
+    return defined_in is None or (graph is not None and defined_in.is_ancestor_of(graph))
+
+
+def check_returned(result):
+    """The flag saying whether a `return` ran, for a function whose `result` is, on the
+    paths where none ran, a placeholder (there Python returns None: so does the graph),
+    or None when a return ran on every path. A result that some path did not define
+    (MaybeUndefined) asserts that it is."""
     for leaf in _tensor_leaves(result):
         if isinstance(leaf, MaybeUndefined):
             leaf.check()   # a value some path did not define
-    flags = {}
-    for part in _placeholder_parts(result):
-        entry = _unset_returns.get(id(part))
-        if entry is not None and entry[0] is part:
-            flags[id(entry[1])] = entry[1]
-    for flag in flags.values():
-        rt.Assert(flag, "%s reached its end without a return statement, where Python returns "
-                  "None; a graph function must return a value on every path (add a return "
-                  "at the end)" % function_name)
+    flag = returned_flag("retval_", result)
+    return None if flag is True else flag
 
 
 def is_undefined(value):
@@ -262,7 +243,7 @@ def dummy_like(value):
     if rt.is_tensor(value):
         shape = tuple(d if d is not None else 0 for d in value.static_shape)
         zeros = np.zeros(shape, dtype=value.dtype)
-        return zeros[()] if not shape else zeros
+        return zeros[()] if not shape and not rt.is_ndarray(value) else zeros
     if isinstance(value, np.ndarray):
         return np.zeros_like(value)
     if isinstance(value, np.generic):
@@ -283,7 +264,10 @@ def placeholder_like(value):
     `value` (set on the others): zeros for graph values (dummy_like); a Python object the
     graph passes through (a list, a tuple holding None) is itself, as such a value must be
     the same object on every path. Never read there: a loop asserts it ran, a function
-    that a return ran (check_returned)."""
+    returns None there (check_returned). A Python number's is a NumPy zero, so that the
+    value joins into a graph value whose flag says where it was set."""
+    if isinstance(value, (bool, int, float, complex)):
+        return np.asarray(value).dtype.type(0)
     return dummy_like(value) if is_loop_value(value) else value
 
 

@@ -53,8 +53,9 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
     raising = []           # per branch traced: does it raise when it runs
     flagged = []           # (output index, (symbol, error, reason)): outputs some path may
                            # leave undefined
+    returned = []          # output indices of return values a `return` set on some paths
     returns = [k for k, name in enumerate(names) if common.is_return_value_name(name)]
-    returned = []          # per return value in `returns`: the output saying it is set
+    ran = []               # per branch traced: per return value, did a `return` run
 
     def branch(block, label):
         def traced():
@@ -77,10 +78,6 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                             raise
                         raised = True   # (the branch raises it when it runs)
                 now = list(get_state())
-                # (Now, before the other branch registers placeholders of its own.)
-                variables = dict(zip(names, now))
-                variables.update(others.current())
-                sets = [common.return_is_set(names[k], now[k], variables) for k in returns]
                 others.check_copies_of_unbound(names, now)
                 out = [special_values.Undefined(name) if is_unbound(value) else value
                        for name, value in zip(names, now)]
@@ -99,11 +96,14 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
             except BaseException:
                 others.restore()   # (rt.cond puts back the handles the branch rebound)
                 raise
-            outputs.append((out, changed, graph, sets))
+            outputs.append((out, changed, graph))
             raising.append(raised)
+            # Whether a `return` ran in the branch (common.note_returned), read in it.
+            ran.append([common.returned_flag(names[k], out[k], _returns_itself(
+                names[k], names, out, changed)) for k in returns])
             if len(outputs) == 2:
-                (then_out, then_changed, then_graph, then_sets), \
-                    (else_out, else_changed, else_graph, else_sets) = outputs
+                (then_out, then_changed, then_graph), \
+                    (else_out, else_changed, else_graph) = outputs
                 # A branch that raises when it runs has no outputs to speak of: those of
                 # the other branch's types.
                 if raising == [True, False]:
@@ -120,13 +120,11 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
                     then_out.append(then_defined)
                     else_out.append(else_defined)
                     flagged.append((k, source))
-                # After those: whether a `return` set the return value on the path taken.
-                for k, then_set, else_set in zip(returns, then_sets, else_sets):
-                    if then_set is np.True_ and else_set is np.True_:
-                        continue
-                    then_out.append(then_set)
-                    else_out.append(else_set)
-                    returned.append(k)
+                for k, then_ran, else_ran in zip(returns, *ran):
+                    if then_ran is not True or else_ran is not True:
+                        then_out.append(then_ran)
+                        else_out.append(else_ran)
+                        returned.append(k)
             return out
         return traced
 
@@ -140,16 +138,15 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
             # Nothing runs between a `return` and the function's end: the value returned
             # need not follow later writes into an array it is on some path.
             final[k] = _without_aliases(final[k])
-    extra = len(flagged) + len(returned)
-    defined = result[len(result) - extra:len(result) - len(returned)]
+    end = len(result) - len(returned)
+    defined = result[end - len(flagged):end]
     for (k, source), flag in zip(flagged, defined):
         final[k] = special_values.MaybeUndefined(rt.constant(final[k]).graph_value, flag,
                                                  *source)
+    for k, flag in zip(returned, result[end:]):
+        common.note_returned(final[k], flag)
     set_state(tuple(final))
-    others.set_outputs(result[len(names):len(result) - extra])
-    set_flags = dict.fromkeys(returns)
-    set_flags.update(zip(returned, result[len(result) - len(returned):]))
-    common.note_return_set(final, set_flags)
+    others.set_outputs(result[len(names):end - len(flagged)])
     return None
 
 
@@ -171,10 +168,6 @@ class BlockVariables:
         self.attributes = common.WatchedAttributes(blocks, skip=self.names | set(self.cells))
         self.slots = {}   # label -> (value before, setter)
         self.extra = []
-
-    def current(self):
-        """{name: value} of the variables now (EMPTY where unbound)."""
-        return {name: common.cell_value(cell) for name, cell in self.cells.items()}
 
     def unbind(self, reason):
         """Binds the variables not defined before the statement to Unbound values."""
@@ -236,6 +229,14 @@ class BlockVariables:
             self.slots[label][1](value)
 
 
+def _returns_itself(name, names, out, changed):
+    """Did a branch run a `return` itself (its `do_return` flag is True at its end), for
+    return value variable `name`? (`out`: the branch's outputs, `changed`: the other
+    variables it changed.)"""
+    flag = common.return_flag_name(name)
+    return (out[names.index(flag)] if flag in names else changed.get(flag)) is True
+
+
 def _never_used(value):
     """A value like `value` for a path that raises before it would be used: its tensors
     zeros (a tensor of another branch cannot be used in this one), the rest as it is."""
@@ -289,8 +290,8 @@ def _reconcile(then_out, else_out, init, names, has_else, location):
     define gets a placeholder there (zeros of the other's type) and a flag saying whether
     it is defined, as does one that may be undefined already (MaybeUndefined); return
     values not set yet become placeholders of the other branch's value. Returns
-    [(index, then flag, else flag, (symbol, error, reason))] of the outputs that need a
-    flag."""
+    [(index, then flag, else flag, (symbol, error, reason))]
+    of the outputs that need a flag."""
     flags = []
     for k, name in enumerate(names):
         a, b = then_out[k], else_out[k]

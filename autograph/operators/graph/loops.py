@@ -90,7 +90,6 @@ class _GraphLoop:
             if isinstance(value, special_values.MaybeUndefined):
                 self.maybe[k] = (value.defined, (value.symbol, value.error, value.reason))
                 prepared[k] = rt.Tensor(value.graph_value)
-        self.return_placeholders = set()
         self.attributes = []   # (label, object, attribute) carried as extra loop variables
         at_entry = common.WatchedAttributes((self.body,))
 
@@ -143,8 +142,8 @@ class _GraphLoop:
             if what == "defined":
                 prepared[k] = common.placeholder_like(detail)
                 if not common.is_undefined(init[k]):
-                    self.return_placeholders.add(name)
-                elif conditionals.can_flag(detail):
+                    continue   # (a return value the loop sets: its do_return says where)
+                if conditionals.can_flag(detail):
                     prepared[k] = common.dummy_like(detail)   # (numbers too: a tensor)
                     self.maybe[k] = (np.False_, (
                         common.quoted(name), common.undefined_error_type(name),
@@ -287,7 +286,7 @@ class _GraphLoop:
             set_attributes(results)
             final = list(state_of(results))
             self.set_state(tuple(final))
-            common.note_return_placeholders(names, final, self.return_placeholders)
+            common.note_loop_returns(names, final)
             if self.must_iterate:
                 ran = results[1] if counter_init is not None else results[0]
                 for error, defines in _by_error_type(self.must_iterate).items():

@@ -1,0 +1,312 @@
+"""Values whose kind depends on the path a graph run takes.
+
+A graph value has one dtype. Where control flow joins values of different kinds (rt.cond's
+branches, a loop variable's value on entry and after an iteration), NumPy's promotion gives
+the join one dtype, but Python's name holds, on each path, the value of that path's kind:
+`b = x[0] if c else n` is a Python int on one path and an np.float64 on the other,
+`found = 0 ... found = True` an int or a bool, `k = 1.5` a float where `k` was a 0-d array.
+A kind is (dtype, Python scalar?, 0-d array?): a Python int and an np.int64 are one kind
+(API.md: Python numbers a graph computes come back as NumPy scalars of their kind).
+
+Such a join is marked (`mark`) with the kinds it may hold, a description of where it was
+made, and a kind tag: an int8 graph value (rt.cond's extra output, rt.while_loop's extra
+loop variable) holding, when the graph runs, the code (`code_of`) of the kind the path
+taken gave it. Ops on a marked value compute the kind they give on each path (`propagate`,
+from each op's own inference rule, on the kinds of the inputs' tags together): `n + 1` is
+still an int or a float, but `b / 2`, `b > 0`, `int(b)` and `True + 1` have one kind on
+every path and are not marked; where an op refuses a path's kind (`-` of a NumPy bool),
+the graph raises that error there. A returned (runtime/trace.py) or printed
+(runtime/api.py, markers.KindSlot) marked value is converted to the kind of the path taken
+(`as_kind`); only a value combining more than _MAX_COMBINATIONS choices has no tag, and
+returning or printing it is refused when the function is traced (`refusal`).
+"""
+
+import functools
+import itertools
+import weakref
+
+import numpy as np
+
+from runtime import errors
+from runtime.graph import Value, literal
+
+# {Value: Mixed}: values that hold a different kind on different paths.
+_marks = weakref.WeakKeyDictionary()
+
+# Representative Python scalars of each dtype kind (weak operands of the inference rules).
+_PYTHON_SCALARS = {"b": True, "i": 1, "f": 1.0, "c": 1j}
+
+
+class Mixed:
+    """The kinds a value may hold (a frozenset of (dtype, Python scalar, 0-d array)), the
+    description of the join that made it so, and, when the graph knows at run time which
+    kind the path taken gave it, `tag`: an int8 Value holding a code (`code_of`), and
+    `table`: {code: the value's kind when the tag holds it}."""
+
+    __slots__ = ("kinds", "description", "tag", "table")
+
+    def __init__(self, kinds, description, tag=None, table=None):
+        self.kinds = frozenset(kinds)
+        self.description = description
+        self.tag = tag
+        self.table = table if table is not None else {code_of(k): k for k in self.kinds}
+
+
+# Every kind seen, by code (the codes tags hold; they only grow).
+_codes = {}
+_kinds = []
+
+
+def code_of(kind):
+    """The small int code of `kind` (what a tag holds at run time)."""
+    code = _codes.get(kind)
+    if code is None:
+        code = _codes[kind] = len(_kinds)
+        _kinds.append(kind)
+    return code
+
+
+def kinds_by_code():
+    """The kinds of all codes so far (a list: code -> kind)."""
+    return list(_kinds)
+
+
+def kind_of(value, ndarray=False):
+    """The kind of Value `value` on the paths where it is what it is: (dtype, Python
+    scalar, 0-d array); `ndarray` says a rank-0 value stands for a 0-d array."""
+    return (value.dtype, bool(value.weak), bool(ndarray) and not value.shape)
+
+
+def kinds_of(value, ndarray=False):
+    """The kinds `value` may hold: those of its mark, or its own."""
+    found = mixed(value)
+    return found.kinds if found is not None else frozenset([kind_of(value, ndarray)])
+
+
+def mark(value, found):
+    """Records that `value` holds one of several kinds (a Mixed), or nothing for None."""
+    if found is not None:
+        _marks[value] = found
+
+
+def mixed(value):
+    """The Mixed of `value` (also when it is the placeholder by which a nested graph reads
+    such a value), or None."""
+    if not _marks:
+        return None
+    while value is not None:
+        found = _marks.get(value)
+        if found is not None or value.node is not None or value.graph is None:
+            return found
+        value = next((outer for outer, inner in value.graph.captured if inner is value), None)
+    return None
+
+
+def differs(kinds):
+    """Do `kinds` differ in what Python shows of them (dtype, or array or scalar)?"""
+    return len({(dtype, ndarray) for dtype, _, ndarray in kinds}) > 1
+
+
+def join(name, a, a_ndarray, path_a, b, b_ndarray, path_b, location_text, describe):
+    """The Mixed of a join of Values `a` (on `path_a`) and `b` (on `path_b`) whose kinds
+    differ, else None. `describe(value)` says what a value is, for the message."""
+    kinds = kinds_of(a, a_ndarray) | kinds_of(b, b_ndarray)
+    if not differs(kinds):
+        return None
+    known = mixed(a) or mixed(b)
+    if known is not None and (kinds_of(a, a_ndarray) == kinds or kinds_of(b, b_ndarray)
+                              == kinds):
+        return Mixed(kinds, known.description)   # (nothing new: the earlier join says it)
+    return Mixed(kinds, "%s is %s on %s but %s on %s (%s)" % (
+        name, _with_array(describe(a), a_ndarray, a), path_a,
+        _with_array(describe(b), b_ndarray, b), path_b, location_text))
+
+
+def _with_array(text, ndarray, value):
+    return "a 0-d array of %s" % text if ndarray and not value.shape else text
+
+
+# Set while a Python operator (`-x`, `x + y`, `abs(x)`) binds its op (python_operator).
+_python_operators = [0]
+
+
+class python_operator:
+    """While it is active, ops are bound for Python operators: a Python bool they get acts
+    as the int it is in Python (`-True` is -1, `True + True` 2), but in `&`, `|`, `^`; a
+    NumPy function on one treats it as a NumPy bool (`np.negative(True)` raises)."""
+
+    def __enter__(self):
+        _python_operators[0] += 1
+
+    def __exit__(self, *exc_info):
+        _python_operators[0] -= 1
+
+
+_BOOL_OPERATORS = ("bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+def propagate(name, infer, inputs, attrs, outputs, bind):
+    """Marks the `outputs` of an op (its inference rule `infer`) on `inputs` that have a
+    different kind on different paths: the kinds the op gives on each path, from its rule
+    on the kinds its marked inputs have there. Inputs marked with one tag hold their kinds
+    together (`n + n`), and the outputs keep that tag; inputs with different tags (`a + b`,
+    chosen by two conditions) combine every way, and the outputs get a tag computed from
+    theirs (`bind(op name, inputs)` records an op). Without tags, outputs whose kind
+    still differs have none (returning them is refused)."""
+    marks = [mixed(v) for v in inputs]
+    if not any(marks):
+        return
+    if _python_operators[0] and name not in _BOOL_OPERATORS:
+        infer = functools.partial(_as_python_ints, infer)
+    description = next(m.description for m in marks if m is not None)
+    tags = []   # the distinct tags of the marked inputs, each once
+    for m in marks:
+        if m is not None and not any(m.tag is t for t in tags):
+            tags.append(m.tag)
+    if any(t is None for t in tags):
+        _mark_untagged(infer, inputs, attrs, outputs, marks, description)
+        return
+    # Each combination of the tags' codes: the kinds of the outputs there.
+    codes = [sorted(set.intersection(*[set(m.table) for m in marks
+                                       if m is not None and m.tag is t])) for t in tags]
+    combinations = list(itertools.islice(itertools.product(*codes), _MAX_COMBINATIONS + 1))
+    if len(combinations) > _MAX_COMBINATIONS:
+        _mark_untagged(infer, inputs, attrs, outputs, marks, description)
+        return
+    tables = [{} for _ in outputs]
+    for combination in combinations:
+        chosen = dict(zip(map(id, tags), combination))
+        types = _infer_on(infer, inputs, attrs, [
+            None if m is None else m.table[chosen[id(m.tag)]] for m in marks])
+        if isinstance(types, Exception):
+            # Python raises it on that path (`-flag` of a bool): so does the graph there.
+            if _raise_where is not None and len(combinations) > 1:
+                _raise_where(types, _codes_test(tags, combination, bind))
+            continue
+        for table, t in zip(tables, types):
+            table[combination] = (np.dtype(t[0]), False, False)
+    for value, table in zip(outputs, tables):
+        if not differs(table.values()):
+            continue
+        if len(tags) == 1:
+            _marks[value] = Mixed(table.values(), description, tags[0],
+                                  {c: kind for (c,), kind in table.items()})
+        else:
+            _marks[value] = Mixed(table.values(), description,
+                                  _combined_tag(tags, table, bind))
+
+
+# Combinations of the codes of several tags an op's output tag is computed from, at most.
+_MAX_COMBINATIONS = 16
+
+
+def _combined_tag(tags, table, bind):
+    """An int8 Value holding the code of the kind `table` ({codes of `tags`: kind}) gives
+    for the codes the `tags` hold when the graph runs."""
+    items = sorted(table.items())
+    tag = literal(np.int8(code_of(items[0][1])))
+    for combination, kind in items[1:]:
+        tag = bind("where", [_codes_test(tags, combination, bind),
+                             literal(np.int8(code_of(kind))), tag])
+    return tag
+
+
+def _codes_test(tags, codes, bind):
+    """A bool Value: do the `tags` hold `codes` when the graph runs?"""
+    test = None
+    for t, code in zip(tags, codes):
+        equal = bind("equal", [t, literal(np.int8(code))])
+        test = equal if test is None else bind("logical_and", [test, equal])
+    return test
+
+
+# Records that the graph raises an exception where a bool Value holds (runtime/api.py
+# plugs in rt.Raise when imported: it builds ops, so this module does not import it).
+_raise_where = None
+
+
+def use_raiser(raise_where):
+    """Called once by runtime/api.py: `raise_where(exception, condition)`."""
+    global _raise_where
+    _raise_where = raise_where
+
+
+def _mark_untagged(infer, inputs, attrs, outputs, marks, description):
+    """Marks the outputs whose kind differs on some combination of the kinds of the
+    marked inputs, without a tag: the graph cannot say which they hold."""
+    choices = [sorted(m.kinds, key=str) if m is not None else [None] for m in marks]
+    found = [set() for _ in outputs]
+    for combination in itertools.islice(itertools.product(*choices), 64):
+        types = _infer_on(infer, inputs, attrs, combination)
+        for kinds, t in zip(found, () if isinstance(types, Exception) else types):
+            kinds.add((np.dtype(t[0]), False, False))
+    for value, kinds in zip(outputs, found):
+        if differs(kinds):
+            _marks[value] = Mixed(kinds, description)
+
+
+def _as_python_ints(infer, *operands, **attrs):
+    """`infer` with the Python bools among `operands` (weak bool literals) as Python ints."""
+    return infer(*[literal(int(v.literal)) if v.weak and v.dtype == np.bool_ else v
+                   for v in operands], **attrs)
+
+
+def _infer_on(infer, inputs, attrs, kinds):
+    """The op's output types on `inputs` where those with a kind in `kinds` have it; the
+    exception where the op refuses them (that path raises it: it returns nothing)."""
+    operands = [v if kind is None else _stand_in(v, kind) for v, kind in zip(inputs, kinds)]
+    try:
+        return infer(*operands, **attrs)
+    except Exception as error:
+        return error
+
+
+def _stand_in(value, kind):
+    """A Value like `value` of kind `kind` (a Python scalar kind is a weak literal)."""
+    dtype, python, _ = kind
+    if python and not value.shape and dtype.kind in _PYTHON_SCALARS:
+        return literal(_PYTHON_SCALARS[dtype.kind])
+    return Value(dtype, value.shape, kind=value.kind)
+
+
+def as_kind(value, kind):
+    """The run-time `value` of a join (in the join's dtype) as `kind`, the kind of the path
+    taken: a NumPy scalar of its dtype (for Python scalars too), or a 0-d array."""
+    dtype, _, ndarray = kind
+    array = np.asarray(value)
+    if array.dtype.kind in "fc" and dtype.kind in "iu" and not np.all(abs(array) < 2.0 ** 53):
+        raise errors.InvalidArgumentError(
+            "an integer %s that a graph joined with a float (as float64, on another path) "
+            "is too large to be held exactly; make it a float, or an int, on every path"
+            % array)
+    converted = array.astype(dtype)
+    return np.array(converted) if ndarray else converted[()]
+
+
+def kind_text(kind):
+    dtype, python, ndarray = kind
+    if ndarray:
+        return "a 0-d %s array" % dtype.name
+    return dtype.name
+
+
+def refusal(value, what):
+    """The TypeError message for `what` ("the result[0]", "a value printed") of Value
+    `value` when it holds different kinds on different paths and the graph cannot tell
+    which (it has no tag), else None."""
+    found = mixed(value)
+    if found is None or found.tag is not None:
+        return None
+    texts = sorted({kind_text(k) for k in found.kinds})
+    dtypes = {k[0] for k in found.kinds}
+    if any(d == np.bool_ for d in dtypes) and len(dtypes) > 1:
+        headline = "%s is a bool on some paths and a number on others" % what
+        advice = "make them bools (`x != 0`) or numbers (`int(flag)`) on every path"
+    else:
+        headline = "%s is %s depending on the path" % (what, " or ".join(texts))
+        advice = ("make them one type on every path (`float(n)`, `int(n)`, or "
+                  "`np.asarray(...)` for a 0-d array)")
+    return ("%s, which a graph cannot return or print as Python does: it combines values "
+            "whose kinds depend on different choices, more than %d combinations of them, "
+            "such as: %s. A graph value has one type; %s"
+            % (headline, _MAX_COMBINATIONS, found.description, advice))
