@@ -81,6 +81,20 @@ def test_min_max_sum_any_all():
     check(extremes, np.array([3.0, 1.0, 2.0]), np.float64(1.5), np.float64(-4.0))
 
 
+def integer_extremes(n, k, flag):
+    return min(n, k), max(n, 3, k), min(n, n), max(k, 0), min(flag, n > 2), max(flag, True)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_min_max_of_integers_and_bools(backend):
+    # (One np.minimum / np.maximum op each: the same value as Python's comparisons.)
+    staged = None
+    for args in ((np.int64(5), np.int64(-2), np.True_), (np.int64(1), np.int64(1), np.False_)):
+        staged = check(integer_extremes, *args, backend=backend, staged=staged)
+    text = str(staged.get_concrete_function(*args).graph)
+    assert "minimum" in text and "where" not in text
+
+
 def test_sum_of_rows_is_elementwise_like_python():
     check(lambda m: sum(m), np.arange(6.0).reshape(3, 2))
 

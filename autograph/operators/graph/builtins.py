@@ -86,11 +86,12 @@ def bool_(value):
 _NO_DEFAULT = object()
 
 
-def _extreme(name, better, reduce):
+def _extreme(name, better, reduce, pairwise):
     """min or max of symbolic values, as Python computes them: the first of the best
     candidates (by `key`), each later one replacing the best one only when `better`
     (strictly: a NaN never does). Python returns one of the candidates, whose type then
-    depends on the values: candidates of different dtypes are refused."""
+    depends on the values: candidates of different dtypes are refused. `pairwise`
+    (np.minimum, np.maximum) gives the same value for integers and bools in one op."""
     builtin = getattr(builtins, name)
 
     def extreme(*args, key=None, default=_NO_DEFAULT):
@@ -100,12 +101,12 @@ def _extreme(name, better, reduce):
             if default is not _NO_DEFAULT:
                 raise TypeError("Cannot specify a default for %s() with multiple positional "
                                 "arguments" % name)
-            return _best_of(name, better, list(args), key)
+            return _best_of(name, better, pairwise, list(args), key)
         iterable = lists.stacked_if_list(args[0])
         if not rt.is_tensor(iterable):   # a Python iterable holding symbolic values
             candidates = list(iterable)
             if candidates:
-                return _best_of(name, better, candidates, key)
+                return _best_of(name, better, pairwise, candidates, key)
             if default is _NO_DEFAULT:
                 return builtin(candidates)   # Python's error
             return default
@@ -155,13 +156,18 @@ def _same_dtypes(name, dtypes):
                                          name, name))
 
 
-def _best_of(name, better, candidates, key):
+def _best_of(name, better, pairwise, candidates, key):
     """The best of a Python list of candidates, some symbolic."""
     candidates = [lists.stacked_if_list(c) for c in candidates]
     _same_dtypes(name, [_dtype_of(c) for c in candidates])
     best = candidates[0]
     best_key = best if key is None else key(best)
     for candidate in candidates[1:]:
+        if (key is None and candidate is not best and _is_symbolic_scalar(candidate, best)
+                and _dtype_of(best).kind in "iub"):
+            # No NaN, no signed zero: the same value as Python's, in one op, not two.
+            best = pairwise(candidate, best)
+            continue
         candidate_key = candidate if key is None else key(candidate)
         replaces = better(candidate_key, best_key)
         if candidate is best:
@@ -180,6 +186,11 @@ def _best_of(name, better, candidates, key):
         elif replaces:
             best, best_key = candidate, candidate_key
     return best
+
+
+def _is_symbolic_scalar(a, b):
+    """Is one of `a`, `b` symbolic, and neither an array?"""
+    return (rt.is_tensor(a) or rt.is_tensor(b)) and not (_is_array(a) or _is_array(b))
 
 
 def _is_array(value):
@@ -205,8 +216,8 @@ def _best_item(name, better, items, key):
                          (1, first, first_key), names=["i", name, "key"])[1]
 
 
-min_ = _extreme("min", np.less, np.min)
-max_ = _extreme("max", np.greater, np.max)
+min_ = _extreme("min", np.less, np.min, np.minimum)
+max_ = _extreme("max", np.greater, np.max, np.maximum)
 
 
 def sum_(iterable, start=0):
