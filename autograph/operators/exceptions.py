@@ -29,9 +29,19 @@ def raised(exception, cause=_NO_CAUSE):
     if cause is not _NO_CAUSE:
         exception.__cause__ = (None if cause is None else _instance(
             cause, "exception causes must derive from BaseException"))
-    if rt.current_graph() is None or not rt.raised_when_run(exception):
+    if rt.current_graph() is None or not _symbolic(exception):
+        # Raised now, also in a graph branch or loop body, and also from a function they
+        # call: the statement being traced defers it to when the graph runs that path
+        # (common.defer_error), as Python raises it only there, through the callers.
         return exception
+    rt.raised_when_run(exception)
     return None
+
+
+def _symbolic(exception):
+    """Do the exception's arguments or attributes hold symbolic values (formatted when
+    the graph runs)?"""
+    return rt.holds_symbolic(exception.args) or rt.holds_symbolic(vars(exception))
 
 
 def assert_stmt(test, message_fn):

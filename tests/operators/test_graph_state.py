@@ -1092,3 +1092,29 @@ def test_numpys_error_caused_by_a_refusal_is_raised_while_tracing():
         staged.get_concrete_function(np.array([-1.0]))
     assert isinstance(info.value.__cause__, TypeError)
     assert "symbolic" in str(info.value.__cause__)
+
+
+def _checked(value, limit):
+    if limit >= 1.5:
+        raise ValueError("bad value %d" % limit)   # (on Python values while tracing)
+    return value
+
+
+def raises_in_a_helper_called_in_a_graph_branch(x, n):
+    if n <= x[0]:
+        return x[-1], 1
+    y = np.where(x > 2.5, x - 2.0, _checked(1.0, n))   # (fuzzer seed 3504)
+    return y[0], 2
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_raise_a_called_function_reaches_in_a_graph_branch_raises_there_as_in_python(backend):
+    staged = function(raises_in_a_helper_called_in_a_graph_branch, backend=backend)
+    check(raises_in_a_helper_called_in_a_graph_branch, np.array([3.0, -1.0]), 2,
+          backend=backend, staged=staged)
+    with pytest.raises(ValueError, match="bad value 2"):
+        raises_in_a_helper_called_in_a_graph_branch(np.array([1.0, -3.0]), 2)
+    with pytest.raises(ValueError, match="bad value 2"):
+        staged(np.array([1.0, -3.0]), 2)
+    check(raises_in_a_helper_called_in_a_graph_branch, np.array([1.0, 3.0]), 1,
+          backend=backend)
