@@ -19,6 +19,14 @@ the graph raises that error there. A returned (runtime/trace.py) or printed
 (runtime/api.py, markers.KindSlot) marked value is converted to the kind of the path taken
 (`as_kind`); only a value combining more than _MAX_COMBINATIONS choices has no tag, and
 returning or printing it is refused when the function is traced (`refusal`).
+
+A value that is a Python scalar on every path is recorded too (`is_python`: weak literals,
+and `mark_python`: joins and loop variables whose every path gives one, `not t`, `bool(t)`,
+range items, shape dims, and Python operators on Python scalars), because Python's
+operators treat a Python bool as the int it is (`True + True` is 2, where `np.True_ +
+np.True_` is True): `bind_python_operator` binds a Python operator's op as Python does on
+them, also for a bool that is a Python bool on some paths and a NumPy bool on others (a
+join whose kinds differ in that alone, so it has a tag saying which the path gave).
 """
 
 import functools
@@ -225,9 +233,11 @@ def _both_ways(name, values, bind_op, bind):
         raise TypeError(
             "a value that is a Python bool on some paths and a NumPy bool on others is an "
             "operand of np.%s, which treats them differently (True + True is 2, np.True_ + "
-            "np.True_ is True), and the graph cannot tell which it is on the path taken: %s. "
-            "Make it one of them on every path: `bool(x)` for a Python bool, `np.bool_(x)` "
-            "for a NumPy bool" % (name, found[0].description))
+            "np.True_ is True); a graph gives each path its result only where they depend "
+            "on one choice, and these depend on several, such as: %s. Make such a value one of "
+            "the two on every path: `bool(x)` for a Python bool, `np.bool_(x)` for a NumPy "
+            "bool"
+            % (name, found[0].description))
     table = found[0].table
     python_codes = [code for code, (dtype, python, _) in sorted(table.items())
                     if python and dtype == np.bool_]
