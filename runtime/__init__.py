@@ -12,7 +12,7 @@ from runtime.api import (Assert, Raise, TensorSpec, Text, arange, cast, constant
 from runtime.conditionals import cond
 from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
-from runtime.tensor import Tensor, is_ndarray, is_tensor
+from runtime.tensor import Tensor, as_python_scalar, is_ndarray, is_tensor
 from runtime.tensor_array import TensorArray
 from runtime.trace import (ConcreteFunction, Function, function, functions_run_eagerly,
                            run_functions_eagerly)
@@ -23,9 +23,10 @@ InvalidArgumentError = errors.InvalidArgumentError
 
 __all__ = [
     "Assert", "ConcreteFunction", "Function", "Graph", "InvalidArgumentError", "Raise",
-    "Tensor", "TensorArray", "TensorSpec", "Text", "Variable", "arange", "cast", "cond",
-    "constant", "current_graph", "empty", "empty_like", "errors", "format_text", "full",
-    "full_like", "function", "functions_run_eagerly", "holds_symbolic", "is_ndarray",
-    "is_tensor", "linspace", "ndim", "ones", "ones_like", "print", "raised_when_run",
-    "range", "run_functions_eagerly", "shape", "size", "while_loop", "zeros", "zeros_like",
+    "Tensor", "TensorArray", "TensorSpec", "Text", "Variable", "arange", "as_python_scalar",
+    "cast", "cond", "constant", "current_graph", "empty", "empty_like", "errors",
+    "format_text", "full", "full_like", "function", "functions_run_eagerly",
+    "holds_symbolic", "is_ndarray", "is_tensor", "linspace", "ndim", "ones", "ones_like",
+    "print", "raised_when_run", "range", "run_functions_eagerly", "shape", "size",
+    "while_loop", "zeros", "zeros_like",
 ]

@@ -192,6 +192,7 @@ def cond(pred, true_fn, false_fn, names=None):
     output_leaves = []     # ("static", Python value), ("value", index into outputs, aliases)
     then_outputs, else_outputs, output_types = [], [], []
     mixed = {}             # output index -> path_kinds.Mixed: its kind depends on the path
+    python = []            # output indexes that are Python scalars on both paths
     flexible = []          # per output: a list-like TensorArray (dtype follows writes)
 
     def _kind_tags(name, va, a, vb, b):
@@ -227,6 +228,8 @@ def cond(pred, true_fn, false_fn, names=None):
                                  location)
             if found is not None:
                 mixed[len(output_types)] = (found, _kind_tags(name, va, a, vb, b))
+            if path_kinds.is_python(va) and path_kinds.is_python(vb):
+                python.append(len(output_types))
         then_outputs.append(then_graph.localize(_cast_in(then_graph, va, dtype)))
         else_outputs.append(else_graph.localize(_cast_in(else_graph, vb, dtype)))
         output_types.append((dtype, shape, va.kind))
@@ -288,6 +291,8 @@ def cond(pred, true_fn, false_fn, names=None):
         if tag is not None:
             found.tag = node.outputs[tag]
         path_kinds.mark(node.outputs[index], found)
+    for index in python:
+        path_kinds.mark_python(node.outputs[index])
     for handle, index in carried_outputs:
         handle.rebind(node.outputs[index])
     leaves = []

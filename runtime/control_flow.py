@@ -133,6 +133,8 @@ class _LoopVar:
         # path_kinds.Mixed when its kind on entry and after iterations differ (True + 1.0)
         self.mixed = None
         self.tag_lost = False   # a path cannot say which kind it holds (path_kinds)
+        # A Python scalar on entry and after every iteration (path_kinds.is_python).
+        self.python = init is None or path_kinds.is_python(init)
         self.init_0d_array = handle is not None and _holds_0d_array(handle)
         self.location = None
         # Seen in the last trace of the body: the handle it got and its placeholder, what
@@ -172,7 +174,9 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                             "the traced function to use it in a graph loop" % name)
         elif _is_number(leaf) or isinstance(leaf, np.ndarray):
             array = np.asarray(leaf)
-            value = literal(array[()]) if array.ndim == 0 else _value_of(array, outer)
+            # (A Python scalar stays one: weak, and a Python bool acts as an int in `+`.)
+            value = (literal(leaf) if _is_number(leaf) else literal(array[()])
+                     if array.ndim == 0 else _value_of(array, outer))
             variables.append(_LoopVar(name, TENSOR, value.dtype, value.shape, value))
             variables[-1].init_0d_array = _holds_0d_array(leaf)
         elif is_undefined(leaf):
@@ -213,6 +217,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                                 if v.kind is not None else None for v in current]
                 tag_placeholders = dict(zip(map(id, current), placeholders))
                 for v, ph in zip(current, placeholders):
+                    if ph is not None and v in variables and v.kind == TENSOR:
+                        path_kinds.mark_python(ph, v.python)
                     if ph is not None and v.mixed is not None:
                         # (The body sees what each path may hold, and which it holds.)
                         tag = kind_tags.get(id(v))
@@ -322,6 +328,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
         for v, out in zip(variables, body_outputs):
             if _settle_kinds(v, out):
                 changed = True
+            if v.python and v.kind == TENSOR and not path_kinds.is_python(out):
+                v.python, changed = False, True
             if v.mixed is not None and id(v) not in kind_tags and not v.tag_lost:
                 # Which kind it holds, as a loop variable of its own (kind_tag).
                 with building(outer):
@@ -373,6 +381,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
                           types, location=location)
     results = node.outputs
     for v, result in zip(final, results):
+        if v in variables and v.kind == TENSOR:
+            path_kinds.mark_python(result, v.python)
         if v.mixed is not None:
             tag = kind_tags.get(id(v))
             path_kinds.mark(result, path_kinds.Mixed(

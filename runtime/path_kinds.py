@@ -19,6 +19,14 @@ the graph raises that error there. A returned (runtime/trace.py) or printed
 (runtime/api.py, markers.KindSlot) marked value is converted to the kind of the path taken
 (`as_kind`); only a value combining more than _MAX_COMBINATIONS choices has no tag, and
 returning or printing it is refused when the function is traced (`refusal`).
+
+A value that is a Python scalar on every path is recorded too (`is_python`: weak literals,
+and `mark_python`: joins and loop variables whose every path gives one, `not t`, `bool(t)`,
+range items, shape dims, and Python operators on Python scalars), because Python's
+operators treat a Python bool as the int it is (`True + True` is 2, where `np.True_ +
+np.True_` is True): `bind_python_operator` binds a Python operator's op as Python does on
+them, also for a bool that is a Python bool on some paths and a NumPy bool on others (a
+join whose kinds differ in that alone, so it has a tag saying which the path gave).
 """
 
 import functools
@@ -32,6 +40,9 @@ from runtime.graph import Value, literal
 
 # {Value: Mixed}: values that hold a different kind on different paths.
 _marks = weakref.WeakKeyDictionary()
+
+# Values that are not literals but stand for Python scalars on every path (`python`).
+_python = weakref.WeakSet()
 
 # Representative Python scalars of each dtype kind (weak operands of the inference rules).
 _PYTHON_SCALARS = {"b": True, "i": 1, "f": 1.0, "c": 1j}
@@ -74,7 +85,37 @@ def kinds_by_code():
 def kind_of(value, ndarray=False):
     """The kind of Value `value` on the paths where it is what it is: (dtype, Python
     scalar, 0-d array); `ndarray` says a rank-0 value stands for a 0-d array."""
-    return (value.dtype, bool(value.weak), bool(ndarray) and not value.shape)
+    return (value.dtype, is_python(value), bool(ndarray) and not value.shape)
+
+
+def is_python(value):
+    """Does Value `value` stand for a Python scalar on every path: a weak literal, or a
+    value recorded by `mark_python` (also read by a nested graph through a placeholder)?"""
+    if value.weak:
+        return True
+    if not _python:
+        return False
+    return _origin(value, _python.__contains__) is not None
+
+
+def mark_python(value, python=True):
+    """Records that the rank-0 Value `value` (no literal) stands for a Python scalar on
+    every path (a join or loop variable whose every path is one, `not t`, `bool(t)`, an
+    item of `range`, a Python operator on Python scalars), when `python` is true."""
+    if python and not value.weak and value.shape == () and not value.is_literal:
+        _python.add(value)
+
+
+def _origin(value, recorded):
+    """`value`, or the outer value a placeholder of a nested graph reads, for which
+    `recorded(v)` holds; else None."""
+    while value is not None:
+        if recorded(value):
+            return value
+        if value.node is not None or value.graph is None:
+            return None
+        value = next((outer for outer, inner in value.graph.captured if inner is value), None)
+    return None
 
 
 def kinds_of(value, ndarray=False):
@@ -94,17 +135,20 @@ def mixed(value):
     such a value), or None."""
     if not _marks:
         return None
-    while value is not None:
-        found = _marks.get(value)
-        if found is not None or value.node is not None or value.graph is None:
-            return found
-        value = next((outer for outer, inner in value.graph.captured if inner is value), None)
-    return None
+    found = _origin(value, _marks.__contains__)
+    return None if found is None else _marks[found]
 
 
 def differs(kinds):
-    """Do `kinds` differ in what Python shows of them (dtype, or array or scalar)?"""
-    return len({(dtype, ndarray) for dtype, _, ndarray in kinds}) > 1
+    """Do `kinds` differ in what Python shows of them (dtype, or array or scalar), or in
+    what Python operators do with them (a Python bool or a NumPy bool: `bind_python_operator`)?"""
+    return len({(dtype, ndarray) for dtype, _, ndarray in kinds}) > 1 or _bool_python_differs(
+        kinds)
+
+
+def _bool_python_differs(kinds):
+    return len({python for dtype, python, ndarray in kinds
+                if dtype == np.bool_ and not ndarray}) > 1
 
 
 def join(name, a, a_ndarray, path_a, b, b_ndarray, path_b, location_text, describe):
@@ -133,7 +177,9 @@ _python_operators = [0]
 class python_operator:
     """While it is active, ops are bound for Python operators: a Python bool they get acts
     as the int it is in Python (`-True` is -1, `True + True` 2), but in `&`, `|`, `^`; a
-    NumPy function on one treats it as a NumPy bool (`np.negative(True)` raises)."""
+    NumPy function on one treats it as a NumPy bool (`np.negative(True)` raises). (For the
+    marks of values whose kind depends on the path; `bind_python_operator` does it for
+    the values that are Python scalars.)"""
 
     def __enter__(self):
         _python_operators[0] += 1
@@ -143,6 +189,88 @@ class python_operator:
 
 
 _BOOL_OPERATORS = ("bitwise_and", "bitwise_or", "bitwise_xor")
+
+
+def bind_python_operator(name, values, bind_op, bind):
+    """The outputs of Python operator `name` (an op name; `bind_op(values)` binds its op) on
+    Values `values`, as Python computes them. With a NumPy value among them NumPy's rules
+    apply (`np.True_ + True` is NumPy's `or`). When every operand is a Python scalar
+    (`is_python`), so are the results, and a Python bool among them acts as the int it is,
+    but in `&`, `|`, `^`; an operand that is a Python bool on some paths and a NumPy bool
+    on others (`_partly_python`) gets Python's result on the first and NumPy's on the
+    others (`_both_ways`). `bind(op name, inputs, **attrs)` records a helper op."""
+    with python_operator():
+        if not all(not v.shape and (is_python(v) or _partly_python(v)) for v in values):
+            return bind_op(values)
+        if any(_partly_python(v) for v in values):
+            # (With a number among the operands NumPy makes the bools ints too: `found + 1`.)
+            if name in _BOOL_OPERATORS or not all(v.dtype == np.bool_ for v in values):
+                return bind_op(values)
+            return _both_ways(name, values, bind_op, bind)
+        if name not in _BOOL_OPERATORS:
+            values = [_as_int(v, bind) if v.dtype == np.bool_ and not v.is_literal else v
+                      for v in values]
+        outputs = bind_op(values)
+    for value in outputs:
+        mark_python(value)
+    return outputs
+
+
+def _as_int(value, bind):
+    result = bind("cast", [value], dtype=np.dtype(np.int64))
+    mark_python(result)
+    return result
+
+
+def _both_ways(name, values, bind_op, bind):
+    """The outputs of Python operator `name` on bools `values`, some of them Python bools on
+    some paths and NumPy bools on others (their mark's tag says which): Python's result
+    (bools as ints) where they are Python bools, NumPy's elsewhere (or NumPy's error there:
+    `-np.True_`)."""
+    found = [mixed(v) for v in values if _partly_python(v)]
+    tag = found[0].tag
+    if tag is None or any(m.tag is not tag for m in found):
+        raise TypeError(
+            "a value that is a Python bool on some paths and a NumPy bool on others is an "
+            "operand of np.%s, which treats them differently (True + True is 2, np.True_ + "
+            "np.True_ is True); a graph gives each path its result only where they depend "
+            "on one choice, and these depend on several, such as: %s. Make such a value one of "
+            "the two on every path: `bool(x)` for a Python bool, `np.bool_(x)` for a NumPy "
+            "bool"
+            % (name, found[0].description))
+    table = found[0].table
+    python_codes = [code for code, (dtype, python, _) in sorted(table.items())
+                    if python and dtype == np.bool_]
+    on_python = None   # a bool Value: is the path taken one where they are Python bools?
+    for code in python_codes:
+        equal = bind("equal", [tag, literal(np.int8(code))])
+        on_python = equal if on_python is None else bind("logical_or", [on_python, equal])
+    as_python = bind_op([_as_int(v, bind) if not v.is_literal else v for v in values])
+    try:
+        as_numpy = bind_op(values)
+    except TypeError as error:   # (NumPy refuses: `-np.True_`; on those paths the graph does)
+        if _raise_where is not None:
+            _raise_where(error, bind("logical_not", [on_python]))
+        for value in as_python:
+            mark_python(value)
+        return as_python
+    outputs = []
+    for a, b in zip(as_python, as_numpy):
+        value = bind("where", [on_python, a, b])
+        kinds = {code: (a.dtype, True, False) if code in python_codes
+                 else (b.dtype, False, False) for code in table}
+        _marks.pop(value, None)
+        if differs(kinds.values()):
+            _marks[value] = Mixed(kinds.values(), found[0].description, tag, kinds)
+        outputs.append(value)
+    return outputs
+
+
+def _partly_python(value):
+    """Is `value` a bool that is a Python bool on some paths and a NumPy bool on others?"""
+    found = mixed(value)
+    return found is not None and value.dtype == np.bool_ and _bool_python_differs(
+        found.kinds)
 
 
 def propagate(name, infer, inputs, attrs, outputs, bind):
@@ -159,19 +287,21 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
     if _python_operators[0] and name not in _BOOL_OPERATORS:
         infer = functools.partial(_as_python_ints, infer)
     description = next(m.description for m in marks if m is not None)
+    # (A Python operator on Python scalars gives Python scalars on every path.)
+    python = bool(_python_operators[0]) and all(not v.shape and is_python(v) for v in inputs)
     tags = []   # the distinct tags of the marked inputs, each once
     for m in marks:
         if m is not None and not any(m.tag is t for t in tags):
             tags.append(m.tag)
     if any(t is None for t in tags):
-        _mark_untagged(infer, inputs, attrs, outputs, marks, description)
+        _mark_untagged(infer, inputs, attrs, outputs, marks, description, python)
         return
     # Each combination of the tags' codes: the kinds of the outputs there.
     codes = [sorted(set.intersection(*[set(m.table) for m in marks
                                        if m is not None and m.tag is t])) for t in tags]
     combinations = list(itertools.islice(itertools.product(*codes), _MAX_COMBINATIONS + 1))
     if len(combinations) > _MAX_COMBINATIONS:
-        _mark_untagged(infer, inputs, attrs, outputs, marks, description)
+        _mark_untagged(infer, inputs, attrs, outputs, marks, description, python)
         return
     tables = [{} for _ in outputs]
     for combination in combinations:
@@ -184,7 +314,7 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
                 _raise_where(types, _codes_test(tags, combination, bind))
             continue
         for table, t in zip(tables, types):
-            table[combination] = (np.dtype(t[0]), False, False)
+            table[combination] = (np.dtype(t[0]), python, False)
     for value, table in zip(outputs, tables):
         if not differs(table.values()):
             continue
@@ -231,7 +361,7 @@ def use_raiser(raise_where):
     _raise_where = raise_where
 
 
-def _mark_untagged(infer, inputs, attrs, outputs, marks, description):
+def _mark_untagged(infer, inputs, attrs, outputs, marks, description, python):
     """Marks the outputs whose kind differs on some combination of the kinds of the
     marked inputs, without a tag: the graph cannot say which they hold."""
     choices = [sorted(m.kinds, key=str) if m is not None else [None] for m in marks]
@@ -239,14 +369,17 @@ def _mark_untagged(infer, inputs, attrs, outputs, marks, description):
     for combination in itertools.islice(itertools.product(*choices), 64):
         types = _infer_on(infer, inputs, attrs, combination)
         for kinds, t in zip(found, () if isinstance(types, Exception) else types):
-            kinds.add((np.dtype(t[0]), False, False))
+            kinds.add((np.dtype(t[0]), python, False))
     for value, kinds in zip(outputs, found):
         if differs(kinds):
             _marks[value] = Mixed(kinds, description)
 
 
 def _as_python_ints(infer, *operands, **attrs):
-    """`infer` with the Python bools among `operands` (weak bool literals) as Python ints."""
+    """`infer` with the Python bools among `operands` (weak bool literals) as Python ints,
+    when all are Python scalars (with a NumPy value among them NumPy's rules apply)."""
+    if not all(not v.shape and is_python(v) for v in operands):
+        return infer(*operands, **attrs)
     return infer(*[literal(int(v.literal)) if v.weak and v.dtype == np.bool_ else v
                    for v in operands], **attrs)
 

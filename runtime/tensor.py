@@ -18,7 +18,7 @@ base again. (Views made by reshape/transpose/ravel do not track their base.)
 import numpy as np
 
 from runtime import errors, ops, path_kinds
-from runtime.graph import Value, building, current_graph
+from runtime.graph import Value, building, current_graph, literal
 from runtime.markers import DYN
 from runtime.ops import broadcast_shapes, prod_or_none
 from runtime.ops.elementwise import UFUNC_OPS
@@ -401,8 +401,12 @@ def _apply(op, *args):
         values = [ops.to_value(a) for a in args]
     except TypeError:
         return NotImplemented
-    with path_kinds.python_operator():   # (a Python bool is an int here: -True is -1)
-        return wrap(op.bind(values))
+    # (A Python bool is an int here: -True is -1.)
+    return wrap(path_kinds.bind_python_operator(op.name, values, op.bind, _bind))
+
+
+def _bind(name, inputs, **attrs):
+    return ops.get(name).bind1(inputs, **attrs)
 
 
 def is_ndarray(x):
@@ -483,6 +487,20 @@ def cast(x, dtype):
     return Tensor(ops.get("cast").bind1([value], dtype=dtype))
 
 
+def as_python_scalar(x):
+    """Rank-0 tensor `x` as the Python scalar Python has where it makes one (`not t`,
+    `bool(t)`, the items of `range`): a Python bool then acts as the int it is in Python
+    operators (`True + True` is 2; runtime/path_kinds.py). `x` itself stays what it is."""
+    if not is_tensor(x) or x.ndim or path_kinds.is_python(x._value):
+        return x
+    value = x._value
+    if value.is_literal:
+        return Tensor(literal(value.literal.item()))
+    result = ops.get("cast").bind1([value], dtype=value.dtype)   # (a Value of its own)
+    path_kinds.mark_python(result)
+    return Tensor(result)
+
+
 def _dim(value, axis):
     """The symbolic size of `value` along `axis`, recorded once in the graph defining it."""
     graph = value.graph
@@ -493,6 +511,7 @@ def _dim(value, axis):
     if cached is None:
         with building(graph):
             cached = ops.get("dim").bind1([value], axis=axis)
+        path_kinds.mark_python(cached)   # (x.shape[0] is a Python int)
         graph._cache[key] = cached
     return Tensor(cached)
 

@@ -519,6 +519,82 @@ def test_arithmetic_on_a_bool_joined_with_a_number_gives_what_python_gives(backe
                      stage=function)
 
 
+# A Python bool a graph carries (a loop variable, a branch's output, `not t`, a comparison of
+# range items) stays a Python bool: in arithmetic it is the int it is (True + True is 2), not
+# NumPy's bool (np.True_ + np.True_ is True; np.True_ - np.True_ raises). (Fuzzer seed 8258.)
+
+def _python_bools_in_a_loop(x, flag):
+    c = flag
+    for i in range(x.shape[0]):
+        c = c + flag        # an int after an iteration, the bool with none
+    for i in range(x.shape[0], -1, -1):
+        flag -= flag        # (seed 8258: NumPy refuses `-` of bools)
+    counts = 0
+    for i in range(x.shape[0]):
+        counts = (i > 0) + (i > 1)   # range's items are Python ints, i > 0 a Python bool
+    return c, flag, counts
+
+
+def _python_bools_from_a_branch(x):
+    found = False
+    if x[0] > 0:
+        found = True        # a Python bool on every path
+    t = not x[1] > 0        # `not` makes a Python bool
+    b = bool(x[1])
+    return (found + found, -found, abs(found), +found, ~found, found * 2.5, found & True,
+            found ^ True, t + 1, t - t, -t, t | t, b + b, -b, found + (x[1] > 0))
+
+
+def _python_or_numpy_bool(x):
+    found = False           # a Python bool on one path, a NumPy bool on the other
+    if x[0] > 0:
+        found = x[1] > 0
+    return found + found, found + 1, found & True, found + (x[1] > 0), abs(found)
+
+
+def _negative_of_a_python_or_numpy_bool(x):
+    found = False
+    if x[0] > 0:
+        found = x[1] > 0
+    return -found           # 0, or NumPy's TypeError
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("fn, arguments", [
+    (_python_bools_in_a_loop, [(np.ones(3), True), (np.ones(0), True), (np.ones(1), False)]),
+    (_python_bools_from_a_branch, [(np.array([1.0, 2.0]),), (np.array([-1.0, 0.0]),)]),
+    (_python_or_numpy_bool, [(np.array([1.0, 2.0]),), (np.array([-1.0, 2.0]),),
+                             (np.array([1.0, -2.0]),)]),
+    (_negative_of_a_python_or_numpy_bool, [(np.array([1.0, 2.0]),), (np.array([-1.0, 2.0]),)]),
+])
+def test_a_python_bool_a_graph_carries_is_an_int_in_arithmetic_as_in_python(
+        fn, arguments, backend):
+    staged = function(fn, backend=backend)
+    for args in arguments:
+        run_both(fn, *args, backend=backend, stage=lambda f, backend: staged)
+
+
+def _two_python_or_numpy_bools(x):
+    a = False
+    if x[0] > 0:
+        a = x[1] > 0
+    b = False
+    if x[1] > 0:
+        b = x[0] > 0
+    return a + b            # each a Python or a NumPy bool by its own choice
+
+
+def test_adding_python_or_numpy_bools_chosen_by_different_conditions_is_refused():
+    with pytest.raises(TypeError) as info:
+        function(_two_python_or_numpy_bools, backend="numpy")(np.ones(2))
+    message = str(info.value)
+    assert message.startswith("a value that is a Python bool on some paths and a NumPy bool "
+                              "on others is an operand of np.add, ")
+    assert "'a' is bool[] on the true branch but a Python bool on the false branch (%s:%d" % (
+        __file__, _two_python_or_numpy_bools.__code__.co_firstlineno + 2) in message
+    assert "`bool(x)` for a Python bool, `np.bool_(x)` for a NumPy bool" in message
+
+
 def test_simultaneous_first_calls_from_threads_convert_and_trace_once_per_signature():
     import threading
     staged = function(clipped_sum, backend="numpy")

@@ -44,6 +44,17 @@ def test_cond_promotes_dtypes_and_python_numbers_and_returns_the_kind_of_the_pat
     assert type(h(np.float32(-2))) is np.int64 and type(h(np.float32(2))) is np.float32
 
 
+@pytest.mark.parametrize("x", [np.float64(2.0), np.float64(-1.0)])
+def test_python_bools_carried_by_cond_and_while_loop_are_ints_in_python_operators(both, x):
+    # (A branch output and a loop variable that are Python bools on every path: True + True
+    # is 2, as in Python, not NumPy's `or`; the loop variable is the bool with no iteration.)
+    def f(x):
+        found = rt.cond(x > 0, lambda: True, lambda: False)
+        _, c = rt.while_loop(lambda i, c: i < x, lambda i, c: (i + 1, c + found), (0, found))
+        return found + found, -found, c, found & True
+    both(f, x)
+
+
 def test_cond_python_values_equal_in_both_branches_pass_through():
     f = rt.function(lambda x: rt.cond(x > 0, lambda: (x + 1, "same", None), lambda: (x, "same", None)))
     assert f(np.float64(1))[1:] == ("same", None)

@@ -79,7 +79,7 @@ def as_numpy_type(value, kind):
 
 
 def bool_(value):
-    return common.is_truthy_scalar_tensor(value, "the argument of bool()")
+    return rt.as_python_scalar(common.is_truthy_scalar_tensor(value, "the argument of bool()"))
 
 
 # Marks a `default` the caller did not pass.

@@ -416,4 +416,6 @@ def _expression_cond(pred, true_fn, false_fn, name):
 
 
 def not_(a):
-    return np.logical_not(common.is_truthy_scalar_tensor(a, "the operand of 'not'"))
+    # (`not t` is a Python bool: `(not t) + 1` is an int.)
+    return rt.as_python_scalar(
+        np.logical_not(common.is_truthy_scalar_tensor(a, "the operand of 'not'")))

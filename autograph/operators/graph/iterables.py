@@ -86,9 +86,12 @@ class SymbolicRange(SymbolicIterable):
         return np.maximum(0, (start - stop + (-step - 1)) // -step)
 
     def loop_element(self, index):
+        # (range's items are Python ints: `(i > 0) + (i > 1)` adds ints.)
         if not rt.is_tensor(self.step) and self.step == 1:
-            return index + self.start if not _is_zero(self.start) else index
-        return self.start + index * self.step
+            item = index + self.start if not _is_zero(self.start) else index
+        else:
+            item = self.start + index * self.step
+        return rt.as_python_scalar(item)
 
 
 def _is_zero(value):
@@ -110,7 +113,7 @@ class SymbolicEnumerate(SymbolicIterable):
 
     def loop_element(self, index):
         count = index + self.start if not _is_zero(self.start) else index
-        return (count, self.inner.loop_element(index))
+        return (rt.as_python_scalar(count), self.inner.loop_element(index))
 
 
 class SymbolicZip(SymbolicIterable):

@@ -474,7 +474,7 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
             keep_going, "the loop's break/return test"))
 
     loop.run(test, lambda counter: body(iterable.loop_element(counter)),
-             counter_init=np.int64(0))
+             counter_init=0)   # (a Python int: range gives Python ints)
     return None
 
 
