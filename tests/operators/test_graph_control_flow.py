@@ -9,7 +9,7 @@ import pytest
 import runtime as rt
 from autograph.core.directives import set_loop_options
 from autograph.operators.graph import LoopVariableError, UndefinedInBranchError
-from graph_equivalence import check, check_raises, graph_text
+from graph_equivalence import check, check_either, check_raises, graph_text
 from autograph.impl.function import function
 from autograph.operators.graph import loops as graph_loops
 
@@ -873,3 +873,32 @@ def grows_until(x, limit):
 def test_python_while_whose_condition_turns_symbolic_continues_as_a_graph_loop():
     check(grows_until, np.ones(2), 7.5)
     check(grows_until, np.ones(2), -1.0)
+
+
+# Known silent differences (issue 15, open): a called function that returns on some paths
+# only gives its caller, while tracing, its return value's placeholder; Python gives None
+# on the other paths. (The caller's own falling off the end is right: NoneUnless.)
+
+def _doubled_if_positive(v):
+    if v > 0:
+        return v * 2.0
+
+
+def uses_a_result_that_is_none_on_some_paths(x):
+    return _doubled_if_positive(x[0]) * 2.0      # Python: TypeError where x[0] <= 0
+
+
+def tests_a_result_that_is_none_on_some_paths(x):
+    return _doubled_if_positive(x[0]) is None    # Python: True where x[0] <= 0
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15: a called function's None on some paths "
+                   "becomes zeros in its caller (should raise Python's TypeError there)")
+def test_arithmetic_on_a_called_functions_none_raises_as_in_python():
+    check_either(uses_a_result_that_is_none_on_some_paths, np.array([-1.0]))
+
+
+@pytest.mark.xfail(strict=True, reason="issue 15: `is None` of a called function's result "
+                   "that is None on some paths is decided while tracing")
+def test_is_none_of_a_called_functions_result_follows_the_path():
+    check(tests_a_result_that_is_none_on_some_paths, np.array([-1.0]))
