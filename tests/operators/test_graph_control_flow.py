@@ -888,7 +888,7 @@ def uses_a_result_that_is_none_on_some_paths(x):
     return _doubled_if_positive(x[0]) * 2.0      # Python: TypeError where x[0] <= 0
 
 
-def tests_a_result_that_is_none_on_some_paths(x):
+def checks_a_result_that_is_none_on_some_paths(x):
     return _doubled_if_positive(x[0]) is None    # Python: True where x[0] <= 0
 
 
@@ -901,4 +901,4 @@ def test_arithmetic_on_a_called_functions_none_raises_as_in_python():
 @pytest.mark.xfail(strict=True, reason="issue 15: `is None` of a called function's result "
                    "that is None on some paths is decided while tracing")
 def test_is_none_of_a_called_functions_result_follows_the_path():
-    check(tests_a_result_that_is_none_on_some_paths, np.array([-1.0]))
+    check(checks_a_result_that_is_none_on_some_paths, np.array([-1.0]))
