@@ -86,6 +86,7 @@ DOCUMENTED_REFUSALS = (
     ("LoopVariableError", "which a graph loop cannot do", "docs/guide.md, 'Aliases of an array that a graph loop writes in place'"),
     ("StagingError", "which a graph loop cannot carry under another name", "docs/guide.md, 'A Python value ... that only one branch of a graph `if` defines'"),
     ("TypeError", "which a graph cannot return or print as Python does: it combines values whose kinds depend on different choices", "docs/guide.md, 'Combining many values whose type depends on the path'"),
+    ("NumbaLoweringError", "is not supported by Numba", "docs/guide.md, 'Running' (backend='numba' refuses a graph that does not lower)"),
 )
 
 
