@@ -277,7 +277,7 @@ def raised_when_run(exception, unless=None):
     it now: when not tracing, and at the top level of a trace (where nothing decides at
     run time whether the raise happens) when nothing in it is symbolic."""
     graph = current_graph()
-    symbolic = holds_symbolic(exception.args) or holds_symbolic(vars(exception))
+    symbolic = holds_symbolic((exception.args, vars(exception)))
     if not (symbolic or is_tensor(unless)) and (graph is None or graph.parent is None):
         return False
     record_raise(exception, unless)

@@ -22,26 +22,20 @@ def _instance(exception, what):
 def raised(exception, cause=_NO_CAUSE):
     """The exception `raise exception` (`raise exception from cause`) raises now, which
     converted code raises itself (so that the traceback ends at the user's line); or None
-    when a graph raises it when it runs (in a graph branch or loop body, or when its
-    message holds symbolic values: rt.raised_when_run). Converted code then sets a jump
-    flag, so that what Python would not reach after the raise is not traced either."""
+    when its message holds symbolic values while tracing: the graph raises it when it
+    runs (rt.raised_when_run). Converted code then sets a jump flag, so that what Python
+    would not reach after the raise is not traced either."""
     exception = _instance(exception, "exceptions must derive from BaseException")
     if cause is not _NO_CAUSE:
         exception.__cause__ = (None if cause is None else _instance(
             cause, "exception causes must derive from BaseException"))
-    if rt.current_graph() is None or not _symbolic(exception):
+    if rt.current_graph() is None or not rt.holds_symbolic((exception.args, vars(exception))):
         # Raised now, also in a graph branch or loop body, and also from a function they
         # call: the statement being traced defers it to when the graph runs that path
         # (common.defer_error), as Python raises it only there, through the callers.
         return exception
     rt.raised_when_run(exception)
     return None
-
-
-def _symbolic(exception):
-    """Do the exception's arguments or attributes hold symbolic values (formatted when
-    the graph runs)?"""
-    return rt.holds_symbolic(exception.args) or rt.holds_symbolic(vars(exception))
 
 
 def assert_stmt(test, message_fn):
