@@ -6,9 +6,9 @@ hand-written functional code that uses rt.cond / rt.while_loop.
 
 from runtime import errors
 from runtime.api import (Assert, Raise, TensorSpec, Text, arange, cast, constant, empty,
-                         empty_like, format_text, full, full_like, holds_symbolic, linspace,
-                         ndim, ones, ones_like, print, raised_when_run, range, shape, size,
-                         zeros, zeros_like)
+                         empty_like, format_text, full, full_like, holds_symbolic, is_none,
+                         linspace, ndim, none_unless, ones, ones_like, print, raised_when_run,
+                         range, shape, size, zeros, zeros_like)
 from runtime.conditionals import cond
 from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
@@ -26,7 +26,8 @@ __all__ = [
     "Tensor", "TensorArray", "TensorSpec", "Text", "Variable", "arange", "as_python_scalar",
     "cast", "cond", "constant", "current_graph", "empty", "empty_like", "errors",
     "format_text", "full", "full_like", "function", "functions_run_eagerly",
-    "holds_symbolic", "is_ndarray", "is_tensor", "linspace", "ndim", "ones", "ones_like",
+    "holds_symbolic", "is_ndarray", "is_none", "is_tensor", "linspace", "ndim", "none_unless",
+    "ones", "ones_like",
     "print", "raised_when_run", "range", "run_functions_eagerly", "shape", "size",
     "while_loop", "zeros", "zeros_like",
 ]

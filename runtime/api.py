@@ -8,7 +8,7 @@ import sys
 import numpy as np
 
 from runtime import ops, path_kinds
-from runtime.graph import current_graph
+from runtime.graph import current_graph, literal
 from runtime.conditionals import kind_tag
 from runtime.markers import SLOT, KindSlot
 from runtime.ops.state import ExceptionTemplate, Text
@@ -309,6 +309,34 @@ def Raise(exception, unless=None):
     if not raised_when_run(exception, unless) and not (unless is not None and np.all(unless)):
         raise exception
     return None
+
+
+def none_unless(x, flag, description):
+    """Records that tensor `x` is None where the bool tensor `flag` is false (a called
+    function's result where it fell off its end: runtime/path_kinds.py; `description` says
+    so in messages): an op on it raises Python's TypeError on those paths, returning or
+    printing it gives None there, and is_none(x) tells. Returns `x`."""
+    if is_tensor(flag):
+        path_kinds.mark_maybe_none(x._value, flag._value, is_ndarray(x), description,
+                                   lambda name, inputs: ops.get(name).bind1(inputs))
+    return x
+
+
+def is_none(x):
+    """`x is None`: for a tensor that is None on some paths (none_unless), a bool tensor
+    saying whether it is on the path the graph takes."""
+    if not is_tensor(x):
+        return x is None
+    found = path_kinds.mixed(x._value)
+    if found is None or path_kinds.NONE not in found.kinds:
+        return False
+    tag = kind_tag(x._value, is_ndarray(x))
+    if tag is None:
+        raise TypeError(path_kinds.refusal(x._value, "a value tested with `is None`"))
+    result = ops.get("equal").bind1([tag, literal(
+        np.int8(path_kinds.code_of(path_kinds.NONE)))])
+    path_kinds.mark_python(result)
+    return Tensor(result)
 
 
 def _raise_where(exception, condition):

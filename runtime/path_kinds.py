@@ -20,6 +20,14 @@ the graph raises that error there. A returned (runtime/trace.py) or printed
 (`as_kind`); only a value combining more than _MAX_COMBINATIONS choices has no tag, and
 returning or printing it is refused when the function is traced (`refusal`).
 
+A value may also be None on some paths (`mark_maybe_none`: a called function's result
+where it fell off its end without a `return`): its kinds include NONE. An op on it raises
+Python's TypeError on those paths, but ops that pass it along (`copy`, the control-flow
+ops, `print`) or test its truth (`not r`, `bool(r)`: the value there is zeros, false as
+None is); where Python defines the result on None otherwise (`r == 0` is False, `x[r]`
+adds an axis, None stored in an array or a list), the graph raises a TypeError saying
+that it cannot give it. (Guarded by `if r is not None`, none of this happens.)
+
 A value that is a Python scalar on every path is recorded too (`is_python`: weak literals,
 and `mark_python`: joins and loop variables whose every path gives one, `not t`, `bool(t)`,
 range items, shape dims, and Python operators on Python scalars), because Python's
@@ -43,6 +51,20 @@ _marks = weakref.WeakKeyDictionary()
 
 # Values that are not literals but stand for Python scalars on every path (`python`).
 _python = weakref.WeakSet()
+
+# The kind of None (a called function's result where it returned nothing: mark_maybe_none).
+NONE = (np.dtype(object), True, False)
+
+# Ops that take a value that is None on some paths along, or test its truth, as Python
+# does with None (the value there is zeros: false, as None is); `copy` keeps it None.
+_NONE_PASSES = frozenset({"cond", "while", "print", "raise", "assert", "logical_not",
+                          "copy"})
+# Ops whose result on None Python defines, differently from an op on zeros (`None == 0` is
+# False, `x[None]` adds an axis; None stored in a float array is nan, in a list None): the
+# graph raises a TypeError saying so where an input is None (_none_error).
+_NONE_DEFINED = frozenset({"equal", "not_equal", "logical_and", "logical_or", "logical_xor",
+                           "get_item", "set_item", "ta_write", "ta_unstack",
+                           "assign_variable", "stack", "concatenate", "where"})
 
 # Representative Python scalars of each dtype kind (weak operands of the inference rules).
 _PYTHON_SCALARS = {"b": True, "i": 1, "f": 1.0, "c": 1j}
@@ -294,20 +316,24 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
         if m is not None and not any(m.tag is t for t in tags):
             tags.append(m.tag)
     if any(t is None for t in tags):
-        _mark_untagged(infer, inputs, attrs, outputs, marks, description, python)
+        _mark_untagged(name, infer, inputs, attrs, outputs, marks, description, python)
         return
     # Each combination of the tags' codes: the kinds of the outputs there.
     codes = [sorted(set.intersection(*[set(m.table) for m in marks
                                        if m is not None and m.tag is t])) for t in tags]
     combinations = list(itertools.islice(itertools.product(*codes), _MAX_COMBINATIONS + 1))
     if len(combinations) > _MAX_COMBINATIONS:
-        _mark_untagged(infer, inputs, attrs, outputs, marks, description, python)
+        _mark_untagged(name, infer, inputs, attrs, outputs, marks, description, python)
         return
     tables = [{} for _ in outputs]
     for combination in combinations:
         chosen = dict(zip(map(id, tags), combination))
-        types = _infer_on(infer, inputs, attrs, [
-            None if m is None else m.table[chosen[id(m.tag)]] for m in marks])
+        kinds = [None if m is None else m.table[chosen[id(m.tag)]] for m in marks]
+        if NONE in kinds:   # (the op passes None along, or raises there: raise_where_none)
+            for table in tables:
+                table[combination] = NONE if name == "copy" else None
+            continue
+        types = _infer_on(infer, inputs, attrs, kinds)
         if isinstance(types, Exception):
             # Python raises it on that path (`-flag` of a bool): so does the graph there.
             if _raise_where is not None and len(combinations) > 1:
@@ -316,6 +342,11 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
         for table, t in zip(tables, types):
             table[combination] = (np.dtype(t[0]), python, False)
     for value, table in zip(outputs, tables):
+        if None in table.values():   # (where an input is None: the op's kind elsewhere)
+            known = [kind for kind in table.values() if kind is not None]
+            if not known:
+                continue
+            table = {c: kind if kind is not None else known[0] for c, kind in table.items()}
         if not differs(table.values()):
             continue
         if len(tags) == 1:
@@ -361,12 +392,82 @@ def use_raiser(raise_where):
     _raise_where = raise_where
 
 
-def _mark_untagged(infer, inputs, attrs, outputs, marks, description, python):
+def _none_passes(name, attrs):
+    """Does op `name` take a value that is None on some paths as Python takes None?"""
+    return name in _NONE_PASSES or (name == "cast" and attrs.get("dtype") == np.bool_)
+
+
+def raise_where_none(name, inputs, attrs, bind):
+    """Before op `name` is recorded on Values `inputs`: where one of them is None
+    (mark_maybe_none), the graph raises what Python raises (_none_error), before the op
+    runs on the zeros the value holds there. `bind(op name, inputs)` records an op."""
+    if not _marks or _none_passes(name, attrs):
+        return
+    for value in inputs:
+        found = mixed(value)
+        if found is None or NONE not in found.kinds:
+            continue
+        if found.tag is None:
+            raise TypeError(
+                "%s: np.%s of it, where the graph cannot tell which paths give None (it "
+                "combines values whose kinds depend on different choices). Test `r is None` "
+                "first, or make the function return a value on every path" % (
+                    found.description, name))
+        test = None
+        for code, kind in sorted(found.table.items()):
+            if kind == NONE:
+                equal = _codes_test([found.tag], (code,), bind)
+                test = equal if test is None else bind("logical_or", [test, equal])
+        if _raise_where is not None:
+            _raise_where(_none_error(name, found.description), test)
+        return
+
+
+def _none_error(name, description):
+    """The error the graph raises where an input of op `name` is None (mark_maybe_none):
+    Python's TypeError; for the ops whose result Python defines on None (`None == 0` is
+    False), a TypeError saying that a graph cannot give it."""
+    if name in _NONE_DEFINED:
+        return TypeError(
+            "%s: np.%s of it, whose result Python defines on None (`None == 0` is False, "
+            "`x[None]` adds an axis, None stored in a float array is nan), which a graph "
+            "cannot give: a graph value is a number or an array on every path. Test `r is "
+            "None` first, or make the function return a value on every path (such as -1, "
+            "or nan)" % (description, name))
+    return TypeError("unsupported operand type for np.%s: 'NoneType' (%s)" % (name, description))
+
+
+def mark_maybe_none(value, flag, ndarray, description, bind):
+    """Records that Value `value` is None where the bool Value `flag` is false: a called
+    function's result where it fell off its end (`description` says so, for messages).
+    `ndarray`: a rank-0 `value` stands for a 0-d array. `bind(op name, inputs)` records
+    an op."""
+    found = mixed(value)
+    if found is not None and found.tag is None:
+        _marks[value] = Mixed(found.kinds | {NONE}, found.description)
+        return
+    if found is None:
+        own = kind_of(value, ndarray)
+        tag, table = literal(np.int8(code_of(own))), {code_of(own): own}
+    else:
+        tag, table = found.tag, dict(found.table)
+    none = code_of(NONE)
+    table[none] = NONE
+    _marks[value] = Mixed(table.values(), description,
+                          bind("where", [flag, tag, literal(np.int8(none))]), table)
+
+
+def _mark_untagged(name, infer, inputs, attrs, outputs, marks, description, python):
     """Marks the outputs whose kind differs on some combination of the kinds of the
     marked inputs, without a tag: the graph cannot say which they hold."""
     choices = [sorted(m.kinds, key=str) if m is not None else [None] for m in marks]
     found = [set() for _ in outputs]
     for combination in itertools.islice(itertools.product(*choices), 64):
+        if NONE in combination:   # (raise_where_none refused the others)
+            if name == "copy":
+                for kinds in found:
+                    kinds.add(NONE)
+            continue
         types = _infer_on(infer, inputs, attrs, combination)
         for kinds, t in zip(found, () if isinstance(types, Exception) else types):
             kinds.add((np.dtype(t[0]), python, False))
@@ -405,6 +506,8 @@ def _stand_in(value, kind):
 def as_kind(value, kind):
     """The run-time `value` of a join (in the join's dtype) as `kind`, the kind of the path
     taken: a NumPy scalar of its dtype (for Python scalars too), or a 0-d array."""
+    if kind == NONE:
+        return None
     dtype, _, ndarray = kind
     array = np.asarray(value)
     if array.dtype.kind in "fc" and dtype.kind in "iu" and not np.all(abs(array) < 2.0 ** 53):
@@ -417,6 +520,8 @@ def as_kind(value, kind):
 
 
 def kind_text(kind):
+    if kind == NONE:
+        return "None"
     dtype, python, ndarray = kind
     if ndarray:
         return "a 0-d %s array" % dtype.name

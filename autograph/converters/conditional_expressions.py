@@ -5,7 +5,7 @@ branch to run, so it adds no frame of its own):
     (a if v else b) if (v := cond) is True or v is False or ag__.type_(v) in ag__.PLAIN_TYPES
     else ag__.if_exp(v, lambda: a, lambda: b, 'a if cond else b')()
 
-A condition whose value is certainly a Python bool (`x is None`) needs no test: the
+A condition whose value is certainly a Python bool (`x is y`) needs no test: the
 expression stays as it is. The overload's branches keep the overload form (see
 logical_expressions for where only that form is used)."""
 

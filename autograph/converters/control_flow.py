@@ -15,7 +15,7 @@ total = total + x` becomes
     else:
         graph_forms().if_stmt(cond)
 
-A condition that is certainly a Python bool (`x is None`, `k in d`, a constant: see
+A condition that is certainly a Python bool (`x is y`, `k in d`, a constant: see
 logical_expressions.is_python_valued) needs neither: such a statement stays as it is.
 
 This module makes the Python forms and walks the blocks; control_flow_graph makes the graph
@@ -249,7 +249,7 @@ class ControlFlowTransformer(converter.Base):
     def _if(self, node, graph):
         forms = self.graph_forms[-1]
         if logical_expressions.is_python_valued(node.test):
-            # `if x is None:` tests a Python bool: the statement stays as it is, in both
+            # `if x is y:` tests a Python bool: the statement stays as it is, in both
             # forms (its blocks converted).
             python_body, graph_body = self._convert_block(node.body, graph)
             python_else, graph_else = self._convert_block(node.orelse, graph)

@@ -9,7 +9,7 @@ The inline form tests the left operand's exact type once, as the overloads do:
 
 (no temporary when `a` is a name). The right operand still runs only when Python would run
 it, and the result is the same object Python returns. A left operand whose value is
-certainly a Python bool (`x is None`, `k in d`, see is_python_valued) needs no test: the
+certainly a Python bool (`x is y`, `k in d`, see is_python_valued) needs no test: the
 operator stays as it is. The overload's operand keeps today's
 functional form (tracing runs it once), so code grows with size times nesting depth. Inside
 comprehensions (where a walrus would bind in the enclosing function, and is not allowed at
@@ -45,13 +45,16 @@ def has_named_expr(node, generated=frozenset()):
 def is_python_valued(node):
     """True when an expression's value is certainly a Python value, never symbolic, so a
     statement or operator testing it needs no graph form: a constant, an identity or
-    membership test (`x is None`, `k in d`: Python makes their result a bool whatever the
-    operands are), and `not`/`and`/`or` of such expressions."""
+    membership test (`x is y`, `k in d`: Python makes their result a bool whatever the
+    operands are; but not `x is None`, which a graph answers for a called function's
+    result that is None on some paths: ag__.is_none), and `not`/`and`/`or` of such
+    expressions."""
     node_class = node.__class__
     if node_class is gast.Constant:
         return True
     if node_class is gast.Compare:
-        return all(op.__class__ in _IDENTITY_OR_MEMBERSHIP for op in node.ops)
+        return (all(op.__class__ in _IDENTITY_OR_MEMBERSHIP for op in node.ops)
+                and not marks.is_none_test(node))
     if node_class is gast.UnaryOp:
         return node.op.__class__ is gast.Not and is_python_valued(node.operand)
     if node_class is gast.BoolOp:
@@ -264,6 +267,14 @@ class LogicalExpressionTransformer(InlineScopes, converter.Base):
         `(lambda l, t: ag__.and_(l < t, lambda: t < c)())(a, b)`."""
         if not is_rewritten(node, self.walrus, generated=self.generated):
             return self.generic_visit(node)
+        if marks.is_none_test(node):
+            # `x is None`: a graph's answer where x is a called function's result that is
+            # None on some paths.
+            operand = node.left if node.comparators[0].__class__ is gast.Constant \
+                and node.comparators[0].value is None else node.comparators[0]
+            test = ("ag__.is_none(operand)" if node.ops[0].__class__ is gast.Is
+                    else "ag__.is_not_none(operand)")
+            return templates.replace_as_expression(test, operand=self.visit(operand))
         left = self.visit(node.left)
         middle = self.visit(node.comparators[0])
         if self.walrus_forbidden:
@@ -329,9 +340,11 @@ def is_rewritten(node, walrus=True, copied=False, generated=frozenset()):
     `node` (a functional copy), which drops the marks of generated tests: their copies are
     rewritten too."""
     if node.__class__ is gast.Compare:
-        # A chained comparison, unless its result is a Python bool (`a is b is c`), or a
-        # comparand after the second holds a walrus of the user's (it would bind in the
-        # lambda of the overload form).
+        # `x is None` (ag__.is_none); a chained comparison, unless its result is a Python
+        # bool (`a is b is c`), or a comparand after the second holds a walrus of the
+        # user's (it would bind in the lambda of the overload form).
+        if marks.is_none_test(node):
+            return True
         return (len(node.ops) > 1 and not is_python_valued(node)
                 and not (walrus and any(has_named_expr(c, generated)
                                         for c in node.comparators[1:])))

@@ -96,7 +96,8 @@ class ReturnTransformer(converter.Base):
                      + templates.replace("do_return = False\nretval = None",
                                          do_return=do_return, retval=retval)
                      + body
-                     + templates.replace("return retval", retval=retval))
+                     + templates.replace("return ag__.function_result(retval)",
+                                         retval=retval))
         return node
 
 

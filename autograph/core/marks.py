@@ -94,7 +94,7 @@ def maybe_undefined(function_node):
 # make are unmarked, so they are walked.
 
 # What conditional_expressions and logical_expressions convert (of comparisons, the
-# chained ones only, `a < b < c`: see is_choice).
+# chained ones, `a < b < c`, and `x is None`: see is_choice).
 CHOICE_TYPES = (gast.IfExp, gast.BoolOp, gast.UnaryOp, gast.Compare)
 _CHOICE_CLASSES = frozenset(CHOICE_TYPES)
 # The nodes that can carry the mark: expressions and simple statements.
@@ -105,8 +105,17 @@ _MARKABLE_CLASSES = frozenset(
 
 
 def is_choice(node):
-    """Whether `node`, of CHOICE_TYPES, is a choice: a comparison only when chained."""
-    return node.__class__ is not gast.Compare or len(node.ops) > 1
+    """Whether `node`, of CHOICE_TYPES, is a choice: a comparison only when chained, or an
+    `is None` test (whose result a graph may compute: a called function's result may be
+    None on some paths only)."""
+    return node.__class__ is not gast.Compare or len(node.ops) > 1 or is_none_test(node)
+
+
+def is_none_test(node):
+    """Is Compare `node` `x is None` or `x is not None` (None on either side)?"""
+    return (len(node.ops) == 1 and node.ops[0].__class__ in (gast.Is, gast.IsNot)
+            and any(side.__class__ is gast.Constant and side.value is None
+                    for side in (node.left, node.comparators[0])))
 
 
 def holds_no_choice(node):

@@ -10,6 +10,7 @@ graph path reaches the variables through the block functions' closure cells.
 
 import functools
 
+from autograph.operators.graph.common import function_result  # noqa: F401 (ag__'s)
 from autograph.operators.graph import conditionals as graph_conditionals
 from autograph.operators.graph import loops as graph_loops
 from autograph.operators.symbolic import PLAIN_TYPES, is_symbolic_iterable, is_tensor

@@ -8,6 +8,7 @@ returning `a`, so `b` runs one frame above the user's function, not two (recursi
 
 import itertools
 
+import runtime as rt
 from autograph.operators.graph import conditionals as graph_conditionals
 from autograph.operators.symbolic import PLAIN_TYPES, is_tensor
 
@@ -48,3 +49,23 @@ def not_(a):
     if type(a) not in PLAIN_TYPES and is_tensor(a):
         return graph_conditionals.not_(a)
     return not a
+
+
+def is_none(value):
+    """`value is None` (converted code's `x is None`, and `not is_none(x)` for `x is not
+    None`): a bool tensor for a called function's result that is None on the paths where
+    it fell off its end (rt.none_unless), Python's answer otherwise."""
+    if value is None:
+        return True
+    if type(value) in PLAIN_TYPES or not is_tensor(value):
+        return False
+    return rt.is_none(value)
+
+
+def is_not_none(value):
+    """`value is not None` (see is_none)."""
+    if value is None:
+        return False
+    if type(value) in PLAIN_TYPES or not is_tensor(value):
+        return True
+    return not_(rt.is_none(value))

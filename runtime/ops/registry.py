@@ -73,6 +73,8 @@ class Op:
                 "a symbolic tensor was used outside the trace that created it (op %r); "
                 "return it from the rt.function / ag.function to get its value" % self.name)
         inputs = [to_value(x) for x in inputs]
+        # (Where an input is None, Python raises: so does the graph, before this op.)
+        path_kinds.raise_where_none(self.name, inputs, attrs, _bind)
         out_types = self.infer(*inputs, **attrs)
         node = graph.add_node(self, inputs, attrs, [_norm_type(t) for t in out_types],
                               location=errors.capture_location())

@@ -274,23 +274,38 @@ def test_python_values_run_the_statements_inline():
     assert_same_behaviour(f, ([1, 5, 3],), ([],))
 
 
+_END = object()
+
+
 def test_python_valued_conditions_keep_the_statement_as_it_is():
     def f(values, seen):
         found = []
         i = 0
-        while i is not None:  # identity tests are Python bools: no type test, no graph form
+        while i is not _END:  # identity tests are Python bools: no type test, no graph form
             if values[i] in seen:
                 found.append(values[i])
-            elif not values[i] is None:
+            elif not values[i] is _END:
                 seen.add(values[i])
-            i = i + 1 if i + 1 < len(values) else None
+            i = i + 1 if i + 1 < len(values) else _END
         return sorted(seen), found
 
     source = code(f)
-    assert "    while i is not None:\n" in source and "        if values[i] in seen:\n" in source
-    assert "        elif not values[i] is None:\n" in source
+    assert "    while i is not _END:\n" in source and "        if values[i] in seen:\n" in source
+    assert "        elif not values[i] is _END:\n" in source
     assert "graph_forms" not in source and "while True" not in source
     assert_same_behaviour(f, lambda: ([1, 2, 2, None, 3], set()), lambda: ([5], {5}))
+
+
+def test_is_none_is_an_overload_a_graph_answers():
+    # (A called function's result may be None on some paths only: the graph tells.)
+    def f(values, seen):
+        if seen is None:
+            seen = set()
+        return [v for v in values if v is not None and v not in seen]
+
+    source = code(f)
+    assert "ag__.is_none(seen)" in source and "ag__.is_not_none(v)" in source
+    assert_same_behaviour(f, lambda: ([1, None, 2], None), lambda: ([1, 2], {1}))
 
 
 def test_loop_with_break_tests_its_flag_cheaply():

@@ -36,7 +36,8 @@ def in_try(x):
 def test_generated_code_has_a_single_return():
     source = code(sign)
     assert "return 1" not in source and "return -1" not in source
-    assert [line.strip() for line in source.splitlines()].count("return retval_") == 1
+    assert [line.strip() for line in source.splitlines()].count(
+        "return ag__.function_result(retval_)") == 1
     assert "do_return = True" in source
     assert "retval_ = 1" in source
 

@@ -875,13 +875,23 @@ def test_python_while_whose_condition_turns_symbolic_continues_as_a_graph_loop()
     check(grows_until, np.ones(2), -1.0)
 
 
-# Known silent differences (issue 15, open): a called function that returns on some paths
-# only gives its caller, while tracing, its return value's placeholder; Python gives None
-# on the other paths. (The caller's own falling off the end is right: NoneUnless.)
+# A called function that returns on some paths only gives its caller None on the others
+# (rt.none_unless): ops on it raise Python's TypeError there, `is None` tells, and
+# returning or printing it gives None.
 
 def _doubled_if_positive(v):
     if v > 0:
         return v * 2.0
+
+
+def _index_of_first_above(x, limit):
+    for i in range(x.shape[0]):
+        if x[i] > limit:
+            return i
+
+
+def _passed_on(v):
+    return _doubled_if_positive(v)
 
 
 def uses_a_result_that_is_none_on_some_paths(x):
@@ -889,16 +899,66 @@ def uses_a_result_that_is_none_on_some_paths(x):
 
 
 def checks_a_result_that_is_none_on_some_paths(x):
-    return _doubled_if_positive(x[0]) is None    # Python: True where x[0] <= 0
+    return _doubled_if_positive(x[0]) is None, _doubled_if_positive(x[0]) is not None
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15: a called function's None on some paths "
-                   "becomes zeros in its caller (should raise Python's TypeError there)")
-def test_arithmetic_on_a_called_functions_none_raises_as_in_python():
-    check_either(uses_a_result_that_is_none_on_some_paths, np.array([-1.0]))
+def branches_on_a_result_that_is_none_on_some_paths(x):
+    r = _doubled_if_positive(x[0])
+    if r is None:
+        return -1.0
+    return r + 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="issue 15: `is None` of a called function's result "
-                   "that is None on some paths is decided while tracing")
-def test_is_none_of_a_called_functions_result_follows_the_path():
-    check(checks_a_result_that_is_none_on_some_paths, np.array([-1.0]))
+def returns_a_result_that_is_none_on_some_paths(x):
+    return _passed_on(x[0])
+
+
+def prints_a_result_that_is_none_on_some_paths(x):
+    r = _doubled_if_positive(x[0])
+    print("r:", r)
+    return r is None
+
+
+def searches_then_reads(x):
+    i = _index_of_first_above(x, 2.0)
+    k = i if i is not None else -1
+    if i is not None and x[i] > 3.0:
+        x[i] = 0.0      # an item write next to the None test
+    return k
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_called_functions_none_on_some_paths_is_none_in_its_caller(backend, capsys):
+    for fn in (uses_a_result_that_is_none_on_some_paths,
+               checks_a_result_that_is_none_on_some_paths,
+               branches_on_a_result_that_is_none_on_some_paths,
+               returns_a_result_that_is_none_on_some_paths,
+               prints_a_result_that_is_none_on_some_paths, searches_then_reads):
+        staged = function(fn, backend=backend)
+        for x in ([1.5, 4.0, 1.0], [-1.0, 2.5, 1.0], [-1.0, 0.0, 1.0]):
+            try:
+                fn(np.array(x))
+            except TypeError:
+                with pytest.raises(TypeError, match="NoneType"):
+                    staged(np.array(x))
+                continue
+            capsys.readouterr()
+            check(fn, np.array(x), capsys=capsys, staged=staged)
+
+
+def compares_a_result_that_is_none_on_some_paths(x):
+    return _doubled_if_positive(x[0]) == 0.0      # Python: False where it is None
+
+
+def indexes_with_a_result_that_is_none_on_some_paths(x):
+    return x[_index_of_first_above(x, 2.0)]      # Python: x[None] adds an axis
+
+
+@pytest.mark.parametrize("fn, x", [(compares_a_result_that_is_none_on_some_paths, [-1.0]),
+                                   (indexes_with_a_result_that_is_none_on_some_paths, [1.0])])
+def test_where_python_defines_an_op_on_none_the_graph_says_it_cannot(fn, x):
+    staged = function(fn)
+    check(fn, np.array([3.0]), staged=staged)   # (not None: as Python)
+    with pytest.raises(TypeError, match=r"is None where it falls off its end.*whose result "
+                       r"Python defines on None.*Test `r is None` first"):
+        staged(np.array(x))

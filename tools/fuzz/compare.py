@@ -87,6 +87,7 @@ DOCUMENTED_REFUSALS = (
     ("StagingError", "which a graph loop cannot carry under another name", "docs/guide.md, 'A Python value ... that only one branch of a graph `if` defines'"),
     ("TypeError", "which a graph cannot return or print as Python does: it combines values whose kinds depend on different choices", "docs/guide.md, 'Combining many values whose type depends on the path'"),
     ("NumbaLoweringError", "is not supported by Numba", "docs/guide.md, 'Running' (backend='numba' refuses a graph that does not lower)"),
+    ("TypeError", "whose result Python defines on None", "docs/guide.md, 'A called function that returns None on some paths'"),
 )
 
 

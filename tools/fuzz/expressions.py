@@ -350,7 +350,7 @@ class Expressions:
             # instead (chosen so that the programs of other seeds stay as they are).
             return self.lit_i() if kind == "i" else self.lit_f()
         args = [self.expr(p, ctx, depth - 1, "n" if p == "a" else None) for p in params]
-        return "%s(%s)" % (name, ", ".join(args))
+        return self.none_default("%s(%s)" % (name, ", ".join(args)), kind)
 
     def call_closure(self, ctx, depth):
         name, _ = self.rng.choice(ctx.fn.closures)

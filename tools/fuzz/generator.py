@@ -25,6 +25,7 @@ scales them, and `focus=` makes the named constructs 6x as likely and regenerate
 """
 
 import dataclasses
+import random
 from typing import NamedTuple
 
 from tools.fuzz.expressions import Expressions, Var
@@ -56,6 +57,8 @@ CONSTRUCTS = {
     "grow_array": (0.3, "v = np.concatenate((v, [e])) in a loop"),
     "loop_defined": (0.25, "names first bound in a loop or one branch, read after (may raise)"),
     "mixed_return": (0.5, "results of mixed types: (True, 1), tuples, None"),
+    "maybe_none": (0.5, "helpers that fall off their end on some paths (None), results "
+                        "tested with `is None`"),
 }
 
 MAX_NESTING = 3  # statements nest at most this deep (loops at most 2 deep)
@@ -138,6 +141,10 @@ class Generator(Expressions):
             all_weights[name] = w
         super().__init__(seed, all_weights)
         self.classes = []  # names of the classes the module defines
+        # maybe_none draws from a stream of its own: the programs that do not use it are
+        # those the seed gave before it existed.
+        self.none_rng = random.Random("maybe_none %s" % seed)
+        self.maybe_none_helpers = set()
 
     # -- statements ------------------------------------------------------------------------
     def condition(self, ctx, depth):
@@ -494,9 +501,31 @@ class Generator(Expressions):
         self.budget = self.rng.choice((1, 2, 3))
         body, terminal = self.block(ctx, 3)
         if not terminal:
-            body.append(self.returned(ctx))
+            final = self.returned(ctx)
+            if self._none_chance():
+                # Falls off its end (returns None) where the test is false.
+                self.used.add("maybe_none")
+                self.maybe_none_helpers.add(name)
+                test = {"f": "%s > %s", "i": "%s > %s", "a": "%s[0] > %s"}[params[0]] % (
+                    names[0], self.none_rng.choice(("0", "1", "-1", "0.5")))
+                body += ["if %s:" % test, "    " + final]
+            else:
+                body.append(final)
         lines = ["def %s(%s):" % (name, ", ".join(names))] + _indent(body)
         return lines, (name, params, result)
+
+    def _none_chance(self):
+        w = self.weights["maybe_none"]
+        return w > 0 and self.none_rng.random() < w / (w + 1.0)
+
+    def none_default(self, call, kind):
+        """`call` (of a helper), or, for one that may return None, sometimes `or_default(call,
+        d)` (`or_default` tests `is None`)."""
+        name = call.split("(", 1)[0]
+        if name not in self.maybe_none_helpers or kind == "a" or self.none_rng.random() < 0.4:
+            return call
+        return "or_default(%s, %s)" % (call, self.none_rng.choice(
+            ("0", "1", "-1") if kind == "i" else ("1.5", "0.0", "-2.0")))
 
     def classes_source(self):
         if not self.chance("method", 0.6):
@@ -587,6 +616,9 @@ class Generator(Expressions):
                 text, signature = self.helper("h%d" % (number + 1), list(helpers))
                 helpers.append(signature)
                 lines += ["", *text, ""]
+        if self.maybe_none_helpers:
+            lines += ["", "def or_default(v, d):", "    if v is None:", "        return d",
+                      "    return v", ""]
         class_lines = self.classes_source()
         if class_lines:
             lines += ["", *class_lines, ""]

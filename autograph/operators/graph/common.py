@@ -3,6 +3,7 @@ graph statement has yet to define, truth tests, and access to generated function
 
 import functools
 import re
+import sys
 import types
 
 import numpy as np
@@ -178,6 +179,7 @@ def note_loop_returns(names, values):
 
 def forget_return_placeholders():
     _unset_returns.clear()
+    _results.clear()
 
 
 def note_returned(value, flag):
@@ -220,15 +222,42 @@ def _in_reach(flag):
 
 
 def check_returned(result):
-    """The flag saying whether a `return` ran, for a function whose `result` is, on the
-    paths where none ran, a placeholder (there Python returns None: so does the graph),
-    or None when a return ran on every path. A result that some path did not define
-    (MaybeUndefined) asserts that it is."""
+    """The flag saying whether a `return` ran, for a traced function whose `result` is, on
+    the paths where none ran, a placeholder (there Python returns None: so does the graph;
+    the function's own, or a called function's result it returns as it is: see
+    function_result), or None when a return ran on every path. A result that some path
+    did not define (MaybeUndefined) asserts that it is."""
     for leaf in _tensor_leaves(result):
         if isinstance(leaf, MaybeUndefined):
             leaf.check()   # a value some path did not define
-    flag = returned_flag("retval_", result)
-    return None if flag is True else flag
+    entry = _results.get(id(result))
+    return entry[1] if entry is not None and entry[0] is result else None
+
+
+def function_result(value):
+    """What a function whose `return`s the converter lowered returns (`return
+    ag__.function_result(retval_)`): `value`. In a graph, where no `return` ran on the path
+    taken (its flag: returned_flag), Python gives None, so its tensors are None there
+    (rt.none_unless): ops on them raise Python's TypeError there, `is None` tells
+    (is_none), and returning or printing them gives None."""
+    if not _unset_returns or value is None:
+        return value
+    flag = returned_flag("retval_", value)
+    if not rt.is_tensor(flag):
+        return value
+    name = sys._getframe(1).f_code.co_name   # (the converted function's: the user's name)
+    description = ("the result of %s() is None where it falls off its end without a "
+                   "`return`" % name)
+    for leaf in _tensor_leaves(value):
+        rt.none_unless(leaf, flag, description)
+    _results[id(value)] = (value, flag)
+    return value
+
+
+# {id: (a function's result, its flag)}: the results function_result saw that are None on
+# some paths (check_returned: the traced function returns None there, not a structure
+# holding None); cleared with _unset_returns.
+_results = {}
 
 
 def is_undefined(value):
