@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from runtime import ops, tensor
+from runtime import ops, path_kinds, tensor
 from runtime.ops.elementwise import UFUNC_OPS
 from runtime.ops.reductions import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from runtime.ops.shapes import squeeze_axes
@@ -73,7 +73,10 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
     dtype = extra.pop("dtype", None)
     if extra:
         raise not_supported("%s(..., %s=)" % (name, ", ".join(sorted(extra))))
-    result = wrap(op.bind(list(inputs)))
+    # (NEP 50: Python scalars the graph holds are weak next to NumPy values, as in Python.)
+    values = path_kinds.as_weak(op.name, [ops.to_value(x) for x in inputs],
+                                lambda name, inputs, **attrs: ops.get(name).bind1(inputs, **attrs))
+    result = wrap(op.bind(values))
     if dtype is not None:
         result = cast(result, dtype) if not isinstance(result, tuple) else tuple(
             cast(r, dtype) for r in result)

@@ -223,7 +223,7 @@ def bind_python_operator(name, values, bind_op, bind):
     others (`_both_ways`). `bind(op name, inputs, **attrs)` records a helper op."""
     with python_operator():
         if not all(not v.shape and (is_python(v) or _partly_python(v)) for v in values):
-            return bind_op(values)
+            return bind_op(as_weak(name, values, bind))
         if any(_partly_python(v) for v in values):
             # (With a number among the operands NumPy makes the bools ints too: `found + 1`.)
             if name in _BOOL_OPERATORS or not all(v.dtype == np.bool_ for v in values):
@@ -236,6 +236,42 @@ def bind_python_operator(name, values, bind_op, bind):
     for value in outputs:
         mark_python(value)
     return outputs
+
+
+_COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",
+                          "greater_equal"})
+
+
+def as_weak(name, values, bind):
+    """The operands of op `name` (a Python operator's, a ufunc's) with the Python scalars
+    among them that are graph values (`is_python`: `x.shape[0]`, range items; literals are
+    weak already) cast to the dtype NumPy converts such a scalar to next to the NumPy
+    operands (NEP 50: `x_int32 * n` is int32, `x_float32 + n` float32). An int out of that
+    dtype's range raises NumPy's OverflowError where the graph runs. (Comparisons compare
+    the values as they are: NumPy compares out-of-range Python ints exactly.)"""
+    if name in _COMPARISONS:
+        return values
+    weak = [not v.shape and not v.is_literal and is_python(v) and mixed(v) is None
+            for v in values]
+    if not any(weak) or all(weak):
+        return values
+    others = [np.empty(0, v.dtype) for v, w in zip(values, weak) if not w]
+    operands = []
+    for value, w in zip(values, weak):
+        if w:
+            target = np.result_type(*others, _PYTHON_SCALARS[value.dtype.kind])
+            # (Cast where NumPy's promotion of the graph value would give another dtype.)
+            if np.result_type(*others, value.dtype) != target:
+                if value.dtype.kind in "iu" and target.kind in "iu" and _raise_where:
+                    info = np.iinfo(target)
+                    outside = bind("logical_or", [
+                        bind("less", [value, literal(info.min)]),
+                        bind("greater", [value, literal(info.max)])])
+                    _raise_where(OverflowError("Python integer out of bounds for %s"
+                                               % target.name), outside)
+                value = bind("cast", [value], dtype=target)
+        operands.append(value)
+    return operands
 
 
 def _as_int(value, bind):

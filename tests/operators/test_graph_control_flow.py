@@ -962,3 +962,24 @@ def test_where_python_defines_an_op_on_none_the_graph_says_it_cannot(fn, x):
     with pytest.raises(TypeError, match=r"is None where it falls off its end.*whose result "
                        r"Python defines on None.*Test `r is None` first"):
         staged(np.array(x))
+
+
+# Python ints a graph holds (range items, shapes) are weak next to NumPy values (NEP 50), as
+# the Python ints they stand for are.
+
+def scales_by_the_index(x):
+    total = x[0] * 0
+    for i in range(x.shape[0]):
+        x[i] = x[i] * i + i
+        total = total + x[i] * i
+    return x * x.shape[0], total - x.shape[0]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_python_ints_a_graph_holds_keep_the_arrays_dtype(backend):
+    staged = function(scales_by_the_index, backend=backend)
+    for dtype in (np.int32, np.float32, np.int8, np.uint8, np.float64):
+        x = np.arange(1, 4).astype(dtype)
+        expected = scales_by_the_index(x.copy())
+        result = check(scales_by_the_index, x, staged=staged)(x.copy())
+        assert [np.asarray(r).dtype for r in result] == [np.asarray(e).dtype for e in expected]

@@ -131,6 +131,24 @@ def test_numpy_scalars_are_strong(both, dtype):
         both(lambda a, s: a[0] + s, a, np.dtype(dtype).type(1))
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_python_ints_a_graph_holds_are_weak(both, dtype):
+    # (x.shape[0] is a Python int in Python, a graph value in the graph: NEP 50 all the same.)
+    a = np.arange(1, 4).astype(dtype)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both(lambda a: (a + a.shape[0], a.shape[0] * a, a / a.shape[0], a - a.shape[0] * 2,
+                        np.multiply(a, a.shape[0]), np.add(a.shape[0], a), a > a.shape[0]), a)
+        both(lambda a: a[0] * a.shape[0], a)
+
+
+def test_python_int_a_graph_holds_out_of_range_raises_like_numpy(both):
+    both(lambda a: a + a.shape[0] * 100, np.arange(3, dtype=np.int8))
+    both(lambda a: a + a.shape[0] * 100, np.arange(1, dtype=np.int8))
+    with pytest.raises(OverflowError):
+        rt.function(lambda a: a * (a.shape[0] * 100))(np.arange(3, dtype=np.int8))
+
+
 def test_python_int_out_of_range_raises_like_numpy(both):
     both(lambda a: a + 1000, np.arange(3, dtype=np.int8))
     both(lambda a: a - -1, np.arange(3, dtype=np.uint8))
