@@ -455,15 +455,48 @@ def raise_where_none(name, inputs, attrs, bind):
                 equal = _codes_test([found.tag], (code,), bind)
                 test = equal if test is None else bind("logical_or", [test, equal])
         if _raise_where is not None:
-            _raise_where(_none_error(name, found.description), test)
+            _raise_where(_none_error(name, found.description, inputs, value), test)
         return
 
 
-def _none_error(name, description):
-    """The error the graph raises where an input of op `name` is None (mark_maybe_none):
-    Python's TypeError; for the ops whose result Python defines on None (`None == 0` is
-    False), a TypeError saying that a graph cannot give it."""
-    if name in _NONE_DEFINED:
+# The Values that in-place operators (`y -= r` on an array) write into, innermost last.
+_inplace_targets = []
+
+
+class inplace_into:
+    """While it is active, the op being bound writes into Value `target` (NumPy's error for
+    None is then the in-place one's: `y -= None` raises a UFuncTypeError)."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def __enter__(self):
+        _inplace_targets.append(self.target)
+
+    def __exit__(self, *exc_info):
+        _inplace_targets.pop()
+
+
+def _none_error(name, description, inputs, none_value):
+    """The error the graph raises where input `none_value` of op `name` on `inputs` is None
+    (mark_maybe_none): for a ufunc, what NumPy raises for it on None (tried now, on zeros
+    for the other inputs), with `description` as a note; where NumPy and Python define the
+    result on None (`None == 0` is False, `x[None]` adds an axis), a TypeError saying that
+    a graph cannot give it; else Python's TypeError."""
+    ufunc = getattr(np, name, None)
+    if isinstance(ufunc, np.ufunc):
+        samples = [None if v is none_value else _sample(v) for v in inputs]
+        out = {}
+        if _inplace_targets and inputs[0] is _inplace_targets[-1] and ufunc.nout == 1 \
+                and samples[0] is not None:
+            out = {"out": samples[0]}
+        try:
+            with np.errstate(all="ignore"):
+                ufunc(*samples, **out)
+        except Exception as error:   # (Python's: the graph raises it where r is None)
+            error.add_note(description)
+            return error
+    if name in _NONE_DEFINED or isinstance(ufunc, np.ufunc):
         return TypeError(
             "%s: np.%s of it, whose result Python defines on None (`None == 0` is False, "
             "`x[None]` adds an axis, None stored in a float array is nan), which a graph "
@@ -471,6 +504,14 @@ def _none_error(name, description):
             "None` first, or make the function return a value on every path (such as -1, "
             "or nan)" % (description, name))
     return TypeError("unsupported operand type for np.%s: 'NoneType' (%s)" % (name, description))
+
+
+def _sample(value):
+    """A concrete value like Value `value` (zeros; unknown dims 1)."""
+    if value.is_literal:
+        return value.literal
+    zeros = np.zeros(tuple(1 if d is None else d for d in value.shape), value.dtype)
+    return zeros if value.shape else zeros[()]
 
 
 def mark_maybe_none(value, flag, ndarray, description, bind):

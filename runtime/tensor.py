@@ -224,6 +224,13 @@ class Tensor:
         return result
 
     def __setitem__(self, index, value):
+        if value is None:
+            # NumPy stores None as nan in a float array, as False in a bool one, and an
+            # int array refuses it (Python's TypeError, raised where the graph runs).
+            try:
+                value = np.array(None, dtype=self.dtype)
+            except TypeError as error:
+                raise errors.mark_python_error(error)
         template, dynamic = normalize_index(index)
         self._update(lambda current: ops.get("set_item").bind1(
             [current, value] + dynamic, index=template))
@@ -427,7 +434,11 @@ def _apply_inplace(target, op, other):
     """`target op= other` with NumPy's rules: NumPy scalars are immutable (a new value is
     returned); arrays, also 0-d ones, keep their dtype (same_kind casting) and shape, and
     the handle is rebound, so its aliases see the write."""
-    result = _apply(op, target, other)
+    if is_ndarray(target):
+        with path_kinds.inplace_into(target._value):
+            result = _apply(op, target, other)
+    else:
+        result = _apply(op, target, other)
     if result is NotImplemented or not is_ndarray(target):
         return result
     _check_inplace_result(target, op, other, result)

@@ -97,6 +97,7 @@ class Function(rt.Function):
                     result = rt_trace.NoneUnless(result, returned)
                 return result
 
+            graph_paths.common.register_tracing_caller(traced.__code__)
             self._traced = traced
         return self._traced
 

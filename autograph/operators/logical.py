@@ -9,6 +9,7 @@ returning `a`, so `b` runs one frame above the user's function, not two (recursi
 import itertools
 
 import runtime as rt
+from autograph.operators.graph import common as graph_common
 from autograph.operators.graph import conditionals as graph_conditionals
 from autograph.operators.symbolic import PLAIN_TYPES, is_tensor
 
@@ -58,7 +59,8 @@ def is_none(value):
     if value is None:
         return True
     if type(value) in PLAIN_TYPES or not is_tensor(value):
-        return False
+        # (A tuple a called function returns on some paths only: graph_common.function_result.)
+        return graph_common.is_none_flag(value) if graph_common._results else False
     return rt.is_none(value)
 
 
@@ -67,5 +69,5 @@ def is_not_none(value):
     if value is None:
         return False
     if type(value) in PLAIN_TYPES or not is_tensor(value):
-        return True
+        return not_(graph_common.is_none_flag(value)) if graph_common._results else True
     return not_(rt.is_none(value))

@@ -946,6 +946,53 @@ def test_a_called_functions_none_on_some_paths_is_none_in_its_caller(backend, ca
             check(fn, np.array(x), capsys=capsys, staged=staged)
 
 
+def _find(x):
+    for i in range(x.shape[0]):
+        if x[i] > 2.0:
+            return i, x[i]
+
+
+def _label(v):
+    if v > 0:
+        return "positive"
+
+
+def branches_on_a_tuple_that_is_none_on_some_paths(x):
+    r = _find(x)
+    if r is None:
+        return -1, 0.0
+    i, v = r
+    return i, v * 2.0
+
+
+def returns_a_tuple_that_is_none_on_some_paths(x):
+    r = _find(x)
+    return r
+
+
+def returns_a_string_on_some_paths(x):
+    if x[0] > 0:
+        return "positive"
+
+
+def uses_a_string_that_is_none_on_some_paths(x):
+    return _label(x[0])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_results_that_are_none_on_some_paths_in_structures_and_strings(backend):
+    for fn in (branches_on_a_tuple_that_is_none_on_some_paths,
+               returns_a_tuple_that_is_none_on_some_paths, returns_a_string_on_some_paths):
+        staged = function(fn, backend=backend)
+        for x in ([1.0, 3.0], [-1.0, 1.0]):
+            check(fn, np.array(x), staged=staged)
+    # (A called function gives its caller numbers, arrays and tuples of them that may be
+    # None; a string it cannot.)
+    with pytest.raises(TypeError, match=r"_label\(\) returns a str on some paths and None on "
+                       r"others .* which a graph cannot give its caller"):
+        function(uses_a_string_that_is_none_on_some_paths, backend=backend)(np.array([1.0]))
+
+
 def compares_a_result_that_is_none_on_some_paths(x):
     return _doubled_if_positive(x[0]) == 0.0      # Python: False where it is None
 
@@ -983,3 +1030,43 @@ def test_python_ints_a_graph_holds_keep_the_arrays_dtype(backend):
         expected = scales_by_the_index(x.copy())
         result = check(scales_by_the_index, x, staged=staged)(x.copy())
         assert [np.asarray(r).dtype for r in result] == [np.asarray(e).dtype for e in expected]
+
+
+# Found by the fuzzer (maybe_none, seeds 733 and 453), minimised.
+
+def _zero_if_above_one(a):
+    if a[0] > 1:
+        return 0
+
+
+def subtracts_in_place_a_result_that_is_none_on_some_paths(y):
+    y -= _zero_if_above_one(y)      # Python: NumPy's UFuncTypeError where it is None
+
+
+def _nothing(a):
+    pass
+
+
+def stores_none_into_arrays(x):
+    out = np.ones(3)
+    ints = np.ones(3, dtype=np.int64)
+    for i in range(x.shape[0]):
+        out[i] = _nothing(x)        # nan, as NumPy stores None in a float array
+        if x[i] > 5:
+            ints[0] = _nothing(x)   # NumPy's TypeError
+    return out, ints
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_none_in_numpy_operations_gives_numpys_result_or_error(backend):
+    for fn, inputs in ((subtracts_in_place_a_result_that_is_none_on_some_paths, ([0.5], [2.0])),
+                       (stores_none_into_arrays, ([1.0, 2.0], [1.0, 7.0]))):
+        staged = function(fn, backend=backend)
+        for x in inputs:
+            try:
+                fn(np.array(x))
+            except TypeError as error:
+                with pytest.raises(type(error)):
+                    staged(np.array(x))
+                continue
+            check(fn, np.array(x), staged=staged)

@@ -88,6 +88,7 @@ DOCUMENTED_REFUSALS = (
     ("TypeError", "which a graph cannot return or print as Python does: it combines values whose kinds depend on different choices", "docs/guide.md, 'Combining many values whose type depends on the path'"),
     ("NumbaLoweringError", "is not supported by Numba", "docs/guide.md, 'Running' (backend='numba' refuses a graph that does not lower)"),
     ("TypeError", "whose result Python defines on None", "docs/guide.md, 'A called function that returns None on some paths'"),
+    ("TypeError", "which a graph cannot give its caller", "docs/guide.md, 'A called function that returns None on some paths'"),
 )
 
 

@@ -146,6 +146,7 @@ def jumps_away(branch_outputs, names):
 
 _unset_returns = {}   # id(value) -> (the value, returned flag tensor); cleared per trace
 _SCALARS = (str, bytes, bool, int, float, complex, np.generic, type(None))
+_NUMBERS = (bool, int, float, complex, np.generic)
 _UNCHANGING = (str, bytes, type(None))   # what a loop value may hold that stays as it is
 
 
@@ -159,9 +160,10 @@ def _tensor_leaves(value):
 
 def _placeholder_parts(value):
     """The tensors of a return value, or the value itself when it is a Python object that
-    a graph statement passes through (see placeholder_like)."""
+    a graph statement passes through (see placeholder_like; a string too, which a return
+    flag follows by its identity)."""
     if not is_loop_value(value):
-        return [] if isinstance(value, _SCALARS) else [value]
+        return [] if isinstance(value, _NUMBERS) or value is None else [value]
     return _tensor_leaves(value)
 
 
@@ -245,19 +247,61 @@ def function_result(value):
     flag = returned_flag("retval_", value)
     if not rt.is_tensor(flag):
         return value
-    name = sys._getframe(1).f_code.co_name   # (the converted function's: the user's name)
+    frame = sys._getframe(1)
+    name = frame.f_code.co_name   # (the converted function's: the user's name)
     description = ("the result of %s() is None where it falls off its end without a "
                    "`return`" % name)
-    for leaf in _tensor_leaves(value):
-        rt.none_unless(leaf, flag, description)
+    if frame.f_back is None or frame.f_back.f_code not in _TRACING_CALLERS:
+        # Called by the function being traced: what it gets must say None where it is.
+        leaves = _tensor_leaves(value)
+        if not leaves or len(leaves) != _leaf_count(value) or any(
+                leaf.graph_value.kind != "tensor" for leaf in leaves):
+            raise TypeError(
+                "%s() returns %s on some paths and None on others (where it falls off its "
+                "end without a `return`), which a graph cannot give its caller: numbers and "
+                "arrays, and tuples of them, can be None on some paths, other Python values "
+                "cannot. Return a value on every path" % (name, _kind_of_result(value)))
+        for leaf in leaves:
+            rt.none_unless(leaf, flag, description)
     _results[id(value)] = (value, flag)
     return value
 
 
 # {id: (a function's result, its flag)}: the results function_result saw that are None on
 # some paths (check_returned: the traced function returns None there, not a structure
-# holding None); cleared with _unset_returns.
+# holding None; is_none_flag); cleared with _unset_returns.
 _results = {}
+
+# The code of the functions that call the function being traced (autograph/impl/function.py
+# registers its own): a converted function they call is not called by user code.
+_TRACING_CALLERS = set()
+
+
+def register_tracing_caller(code):
+    _TRACING_CALLERS.add(code)
+
+
+def is_none_flag(value):
+    """For a structure a called function returned that is None on some paths (see
+    function_result), a bool tensor: is it None on the path taken? Else False."""
+    entry = _results.get(id(value))
+    if entry is None or entry[0] is not value:
+        return False
+    return rt.is_none(_tensor_leaves(value)[0])
+
+
+def _leaf_count(value):
+    if isinstance(value, (tuple, list)):
+        return sum(_leaf_count(item) for item in value)
+    if isinstance(value, dict):
+        return sum(_leaf_count(item) for item in value.values())
+    return 1
+
+
+def _kind_of_result(value):
+    if isinstance(value, (tuple, list, dict)):
+        return "a %s holding other values than numbers and arrays" % type(value).__name__
+    return "a %s" % type(value).__name__
 
 
 def is_undefined(value):
