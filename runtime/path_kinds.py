@@ -232,10 +232,25 @@ def bind_python_operator(name, values, bind_op, bind):
         if name not in _BOOL_OPERATORS:
             values = [_as_int(v, bind) if v.dtype == np.bool_ and not v.is_literal else v
                       for v in values]
+        if name in _DIVISIONS:
+            _raise_where_zero(values[1], bind)
         outputs = bind_op(values)
     for value in outputs:
         mark_python(value)
     return outputs
+
+
+_DIVISIONS = frozenset({"divide", "floor_divide", "remainder", "divmod"})
+
+
+def _raise_where_zero(divisor, bind):
+    """Python raises ZeroDivisionError where a Python number is divided by zero (NumPy
+    gives inf or 0 with a warning): so does the graph, where the Python number `divisor`
+    is zero when it runs."""
+    if _raise_where is None or (divisor.is_literal and divisor.literal != 0):
+        return
+    _raise_where(ZeroDivisionError("division by zero"),
+                 bind("equal", [divisor, literal(divisor.dtype.type(0))]))
 
 
 _COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",

@@ -1070,3 +1070,34 @@ def test_none_in_numpy_operations_gives_numpys_result_or_error(backend):
                     staged(np.array(x))
                 continue
             check(fn, np.array(x), staged=staged)
+
+
+# Python numbers a graph holds divide as Python's do: by zero they raise ZeroDivisionError
+# (NumPy gives inf or 0); int() and float() give Python numbers (weak next to arrays).
+
+def divides_python_numbers(x):
+    total = 0
+    for i in range(x.shape[0]):
+        total += 10 // (i - 1) + 7 % (i - 1) + 3 / (i - 1)
+    n = x.shape[0]
+    return total, float(n) / (n - 2), x[0] / (n - 2)
+
+
+def scales_by_python_numbers(x):
+    return x * int(x[0]), x * float(x.shape[0]), int(x[0]) * 2 ** 40
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_python_numbers_a_graph_holds_divide_and_promote_as_in_python(backend):
+    staged = function(divides_python_numbers, backend=backend)
+    with np.errstate(divide="ignore"):
+        check(divides_python_numbers, np.ones(1), staged=staged)
+        for n in (2, 3):
+            check_raises(ZeroDivisionError, divides_python_numbers, np.ones(n),
+                         backend=backend)
+    staged = function(scales_by_python_numbers, backend=backend)
+    for dtype in (np.float32, np.int32, np.int16):
+        x = np.arange(2, 5).astype(dtype)
+        expected = scales_by_python_numbers(x.copy())
+        result = check(scales_by_python_numbers, x, staged=staged)(x.copy())
+        assert [np.asarray(r).dtype for r in result] == [np.asarray(e).dtype for e in expected]

@@ -62,15 +62,15 @@ def int_(value, *rest):
     if rest:
         raise TypeError("int() with a base is not supported for symbolic values")
     value = _scalar(value, "int")
-    if value.dtype.kind in "iu":
-        return value
     if value.dtype.kind == "f":
         value = np.trunc(value)   # int() rounds toward zero, as the cast does; explicit anyway
-    return value.astype(np.int64)
+    # (A Python int: weak next to NumPy values, divided by zero it raises: path_kinds.)
+    return rt.as_python_scalar(value if value.dtype == np.int64 else value.astype(np.int64))
 
 
 def float_(value):
-    return _scalar(value, "float").astype(np.float64)
+    value = _scalar(value, "float")
+    return rt.as_python_scalar(value if value.dtype == np.float64 else value.astype(np.float64))
 
 
 def as_numpy_type(value, kind):
