@@ -216,9 +216,15 @@ def report(args, backends, results, elapsed, weights, focus):
     width = max(len(c) for c in CLASSES + ("programs/second",)) + 2
     classes = list(CLASSES) + sorted({v.cls for r in results.values() for _, v, _ in r} - set(CLASSES))
     print("class".ljust(width) + "".join(b.rjust(12) for b in backends))
+    from tools.fuzz.compare import acceptable
     for cls in classes:
         counts = [sum(1 for _, v, _ in results[b] if v.cls == cls) for b in backends]
         print(cls.ljust(width) + "".join(("%d" % c).rjust(12) for c in counts))
+        if cls == "refusal":
+            undocumented = [sum(1 for _, v, _ in results[b] if v.cls == cls and not acceptable(v))
+                            for b in backends]
+            print("  not documented".ljust(width)
+                  + "".join(("%d" % c).rjust(12) for c in undocumented))
     print("programs/second".ljust(width) + "".join(
         ("%.2f" % (len(results[b]) / elapsed[b] if elapsed[b] else 0)).rjust(12) for b in backends))
     print("seconds".ljust(width) + "".join(("%.0f" % elapsed[b]).rjust(12) for b in backends))
