@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from runtime import errors, nest, path_kinds
+from runtime import errors, nest, path_kinds, state_guards
 from runtime.api import record_raise
 from runtime.conditionals import kind_tag
 from runtime.executors import get_executor
@@ -104,6 +104,7 @@ class ConcreteFunction:
         self._kinds = list(kinds)
         self._kinds_by_code = path_kinds.kinds_by_code()
         self._keepalive = keepalive
+        self.guard = None   # a state_guards.StateGuard, when it captured arrays from state
         self.backend = backend
         self.executable = get_executor(backend)(graph, owned_inputs)
         run = self.executable
@@ -326,6 +327,10 @@ def staging_refusal(fn, decorator="rt.function"):
                decorator, advice))
 
 
+class _StaleTrace(Exception):
+    """Raised by a fast entry whose trace's guard failed (runtime/state_guards.py)."""
+
+
 def _unset(*args, **kwargs):
     raise TypeError("rt.Function called before it was initialised")
 
@@ -366,6 +371,8 @@ def _staged_call(self):
             if entry is not None:
                 try:
                     return entry(*args)
+                except _StaleTrace:   # (its guard failed: the general path traces again)
+                    last = (None, None, None, None, None)
                 except Exception as error:
                     translate = record[-1]
                     if translate is not None:   # a direct call into compiled code
@@ -385,13 +392,19 @@ def _staged_call(self):
             # Called while this thread traces another function: trace through it (inline).
             # (Another thread tracing changes nothing here.)
             return self._inline_call(args, kwargs)
-        # The general path: keywords, nested arguments, other objects, new signatures.
+        # The general path: keywords, nested arguments, other objects, new signatures, and
+        # calls where the guard of the trace failed.
         try:
             key, arrays = self._key(args, kwargs)
             try:
                 concrete = self._cache.get(key)
             except TypeError:   # an unhashable Python leaf: trace every time
                 concrete, key = None, None
+            if concrete is not None and concrete.guard is not None \
+                    and not concrete.guard.holds():
+                # An array the trace captured was rebound (runtime/state_guards.py).
+                concrete = self._retrace_stale(args, kwargs, key, arrays, concrete)
+                last = (None, None, None, None, None)   # (it may hold the stale trace)
             if concrete is None:
                 concrete = self._trace(args, kwargs, key, arrays)
             elif self.input_signature is not None:
@@ -485,6 +498,16 @@ class Function(functools.partial):
             key = tuple([_leaf_key(a, arrays) for a in args])
         return key, arrays
 
+    def _retrace_stale(self, args, kwargs, key, arrays, stale):
+        """The trace for a call where `stale`, the cached trace, captured an array that its
+        place (`layer.W`) no longer holds: traced again (once, when threads race)."""
+        with _tracing:
+            concrete = self._cache.get(key)
+            if concrete is not stale and concrete is not None:
+                return concrete
+            self._cache.pop(key, None)
+            return self._trace_locked(args, kwargs, key, arrays)
+
     def _fast_record(self, concrete, args):
         """The fast table's record for calls with the same fast key as `args` (see
         __init__): (entry, unchecked, translate)."""
@@ -498,12 +521,14 @@ class Function(functools.partial):
         """(entry, translate): entry(*args) -> result for calls with the same fast key as
         `args`, passing the array arguments (Python scalars are constants of the trace) to
         the graph; translate(error) -> exception to raise, when entry calls compiled code
-        directly (else None)."""
+        directly (else None). A trace with a guard (runtime/state_guards.py) checks it
+        first, and raises _StaleTrace where it fails (the caller takes the general path)."""
         run = concrete.call_arrays
         arrays = [i for i, a in enumerate(args) if type(a) not in _KEY_SCALARS]
         check = self.input_signature is not None
         transform = self.output_transform
-        if len(arrays) == len(args) and not check and transform is None:
+        guard = concrete.guard
+        if len(arrays) == len(args) and not check and transform is None and guard is None:
             # 0-d arrays go through the executor's Python layer (it makes them scalars).
             if not any(type(a) is _ARRAY and a.ndim == 0 for a in args):
                 direct = concrete.direct_entry()
@@ -513,11 +538,14 @@ class Function(functools.partial):
         params = ["a%d" % i for i in range(len(args))]
         inputs = ", ".join(params[i] for i in arrays)
         lines = ["def entry(%s):" % ", ".join(params)]
+        if guard is not None:
+            lines += ["    if not holds():", "        raise stale"]
         if check:
             lines.append("    check([%s])" % inputs)
         call = "run(%s)" % inputs
         lines.append("    return %s" % ("transform(%s)" % call if transform else call))
-        namespace = {"run": run, "check": self._check_signature, "transform": transform}
+        namespace = {"run": run, "check": self._check_signature, "transform": transform,
+                     "holds": guard.holds if guard is not None else None, "stale": _StaleTrace}
         exec(compile("\n".join(lines) + "\n", "<rt.function entry>", "exec"), namespace)
         return namespace["entry"], None
 
@@ -638,6 +666,12 @@ class Function(functools.partial):
         concrete = ConcreteFunction(graph, result if nest.is_nested(result) else None,
                                     leaves, writebacks, self.backend, owned_inputs, keepalive,
                                     ndarray_outputs, returned, kinds)
+        # The places the arrays captured from the function's state sit in (`layer.W`):
+        # a call finding another array there traces again.
+        captured = [node.attrs["value"] for node in graph.walk() if node.op.name == "constant"]
+        if captured:
+            concrete.guard = state_guards.guard_for(
+                captured, state_guards.roots_of(self.python_function, args, kwargs))
         if key is not None:
             self._cache[key] = concrete
         return concrete
