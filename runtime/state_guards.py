@@ -1,19 +1,18 @@
-"""Guards on the arrays a trace captured from the function's state.
+"""The state of a staged function: the arrays within reach of its arguments, closure and
+globals (`layer.W`, `self.layers[1].b`, `params["W"]`, a module-level `TABLE`).
 
-An array the traced function reaches through its arguments, closure or globals
-(`layer.W`, `self.layers[1].b`, `params["W"]`, a module-level `TABLE`) becomes a constant of
-the graph, held by reference: the executors read it on every call, so an in-place change
-(`layer.W -= 0.1`) is seen. Rebinding (`layer.W = new`) puts another object in that place.
-`guard_for` finds, once per trace, where each such array sits (a path of attributes and
-items from one of the function's roots); `StateGuard.holds()` follows the paths again on
-each call, and the function traces again where another object is found there, as the trace
-may depend on the array's shape and dtype.
+`StateInputs` makes them inputs of a trace (ag.function; rt.function keeps them constants):
+while the function is traced, each place holding one holds a tensor for a graph input
+instead, so every computation on them is a graph op; on each call the arrays are read from
+their places again (an in-place change and a rebinding are seen), and what the function
+left there is written back (in place, or set there). `StateGuard` checks, on each call,
+that the places a trace found captured arrays in still hold them (constants: rt.function,
+or a trace whose state inputs were refused); the function traces again where not.
 
 What the search follows: the attributes of instances (their `__dict__`), dataclass fields
 among them, and the items of dicts (string and int keys), lists and tuples, at most
 _MAX_DEPTH steps from a root and _MAX_ITEMS items per container; not modules, classes,
-functions or arrays. An array found nowhere (one the function computed from Python values
-while tracing, or one reached some other way) gets no guard.
+functions, arrays or rt.Variables. Arrays in tuples are guarded but cannot be swapped.
 """
 
 import types
@@ -56,15 +55,107 @@ class StateGuard:
             (getattr(root, "name", "?"), steps) for root, steps, _ in self.places)]
 
 
+class StateInputs:
+    """The arrays of the function's state (see _search) as inputs of a trace: while it is
+    traced, each place holding one holds a tensor for a graph input instead (`swap_in`;
+    `restore` puts the arrays back); when the trace runs, `fetch` reads them from their
+    places again, so a rebound one (`layer.W = new`, of the same dtype and shape) is read
+    as it is, and `holds` says whether the places still hold arrays of the dtypes and
+    shapes traced. `places`: [(root, steps, array, input index)]."""
+
+    __slots__ = ("places", "_swapped")
+
+    def __init__(self, places, swapped):
+        self.places = places
+        self._swapped = swapped   # [(root, steps, the object swapped in)] until restored
+
+    @classmethod
+    def swap_in(cls, roots, skip, make_input):
+        """Swaps the arrays within reach of `roots` for the tensors `make_input(array)`
+        gives (a graph input each), but those whose id is in `skip` (the arguments) and
+        those in tuples; None if none is."""
+        places, swapped = [], []
+        for root, steps, array in _search(roots):
+            if id(array) in skip or not _settable(root, steps):
+                continue
+            tensor, index = make_input(array)
+            _set(root, steps, tensor)
+            places.append((root, steps, array, index))
+            swapped.append((root, steps, tensor))
+        return cls(places, swapped) if places else None
+
+    def restore(self):
+        """Puts the arrays back; returns, per place, what the traced function left there
+        (the tensor swapped in, perhaps updated in place; another value it set there)."""
+        left = []
+        for (root, steps, array, _), (_, _, tensor) in zip(self.places, self._swapped):
+            try:
+                left.append(_get(root, steps))
+            except Exception:   # (the function deleted it: Python's state has none)
+                left.append(None)
+            _set(root, steps, array)
+        self._swapped = []
+        return left
+
+    def holds(self):
+        for root, steps, array, _ in self.places:
+            try:
+                current = _get(root, steps)
+            except Exception:
+                return False
+            if type(current) is not np.ndarray or current.dtype != array.dtype \
+                    or current.shape != array.shape:
+                return False
+        return True
+
+    def fetch(self):
+        """The arrays the places hold now, in the order of their inputs."""
+        return tuple(_get(root, steps) for root, steps, _, _ in self.places)
+
+    def set(self, k, value):
+        """Sets place `k` to `value` (a rebinding the function does, done after each run)."""
+        root, steps, _, _ = self.places[k]
+        _set(root, steps, value)
+
+
+def _get(root, steps):
+    obj = root.get()
+    for kind, key in steps:
+        obj = getattr(obj, key) if kind == _ATTR else obj[key]
+    return obj
+
+
+def _set(root, steps, value):
+    if not steps:
+        root.set(value)
+        return
+    parent = _get(root, steps[:-1])
+    kind, key = steps[-1]
+    if kind == _ATTR:
+        vars(parent)[key] = value   # (not through __setattr__: a frozen dataclass too)
+    else:
+        parent[key] = value
+
+
+def _settable(root, steps):
+    if not steps:
+        return root.set is not None
+    parent = _get(root, steps[:-1])
+    kind, _ = steps[-1]
+    return isinstance(parent, (dict, list)) if kind == _ITEM else isinstance(
+        getattr(parent, "__dict__", None), dict)
+
+
 class _Root:
     """A getter of one root of the search: a fixed object (an argument, the instance of a
-    method), a closure cell's contents, or a module global."""
+    method), a closure cell's contents, or a module global; the last two with a setter."""
 
-    __slots__ = ("name", "get")
+    __slots__ = ("name", "get", "set")
 
-    def __init__(self, name, get):
+    def __init__(self, name, get, set=None):
         self.name = name
         self.get = get
+        self.set = set
 
     def __call__(self):
         return self.get()
@@ -92,11 +183,15 @@ def roots_of(fn, args, kwargs):
             value = cell.cell_contents
         except ValueError:   # an empty cell
             continue
-        roots.append((_Root(name, lambda cell=cell: cell.cell_contents), value))
+        roots.append((_Root(name, lambda cell=cell: cell.cell_contents,
+                            lambda value, cell=cell: setattr(cell, "cell_contents", value)),
+                      value))
     namespace = fn.__globals__
     for name in _global_names(code):
         if name in namespace:
-            roots.append((_Root(name, lambda name=name: namespace[name]), namespace[name]))
+            roots.append((_Root(name, lambda name=name: namespace[name],
+                                lambda value, name=name: namespace.__setitem__(name, value)),
+                          namespace[name]))
     return roots
 
 
@@ -110,24 +205,35 @@ def _global_names(code):
 
 def guard_for(arrays, roots):
     """A StateGuard over the places, reached from `roots` ((_Root, its value) each), of the
-    `arrays` or the arrays they are views of; None when none is found."""
+    `arrays` or the arrays they are views of (all arrays found, for None); None when none
+    is found."""
+    if arrays is None:
+        places = list(_search(roots))
+        return StateGuard(places) if places else None
     wanted = {}
     for array in arrays:
         while isinstance(array, np.ndarray):   # (a view, `W.T`: where its base sits)
             wanted[id(array)] = array
             array = array.base
-    places = []
+    places = [(root, steps, array) for root, steps, array in _search(roots)
+              if wanted.pop(id(array), None) is not None]
+    return StateGuard(places) if places else None
+
+
+def _search(roots):
+    """(root, steps, array) for each place holding an array within reach of `roots`
+    ((_Root, its value) each), breadth first: each array once, at its nearest place."""
+    found = set()
     seen = set()
     level = []
     for root, value in roots:
         if isinstance(value, np.ndarray):
-            if id(value) in wanted:
-                places.append((root, (), wanted.pop(id(value))))
+            if id(value) not in found:
+                found.add(id(value))
+                yield root, (), value
             continue
         level.append((root, (), value))
     for _ in range(_MAX_DEPTH):
-        if not wanted or not level:
-            break
         following = []
         for root, steps, obj in level:
             if id(obj) in seen or isinstance(obj, _NOT_SEARCHED):
@@ -135,23 +241,26 @@ def guard_for(arrays, roots):
             seen.add(id(obj))
             for step, child in _children(obj):
                 if isinstance(child, np.ndarray):
-                    if id(child) in wanted:
-                        places.append((root, steps + (step,), wanted.pop(id(child))))
+                    if id(child) not in found:
+                        found.add(id(child))
+                        yield root, steps + (step,), child
                 elif not isinstance(child, _NOT_SEARCHED):
                     following.append((root, steps + (step,), child))
+        if not following:
+            return
         level = following
-    return StateGuard(places) if places else None
 
 
 def _children(obj):
-    """(step, child) for the attributes and items the search follows from `obj`."""
+    """(step, child) for the attributes and items the search follows from `obj` (not
+    those of an rt.Variable: its state is its own)."""
     if isinstance(obj, dict):
         items = list(obj.items())[:_MAX_ITEMS]
         return [((_ITEM, k), v) for k, v in items if isinstance(k, (str, int))]
     if isinstance(obj, (list, tuple)):
         return [((_ITEM, i), v) for i, v in enumerate(obj[:_MAX_ITEMS])]
     attributes = getattr(obj, "__dict__", None)
-    if not isinstance(attributes, dict):
+    if not isinstance(attributes, dict) or getattr(type(obj), "_rt_to_value", None):
         return []
     return [((_ATTR, k), v) for k, v in list(attributes.items())[:_MAX_ITEMS]]
 
@@ -161,3 +270,27 @@ def _path_text(name, steps):
     for kind, key in steps:
         text += ".%s" % key if kind == _ATTR else "[%r]" % (key,)
     return text
+
+
+class _Guards:
+    __slots__ = ("guards",)
+
+    def __init__(self, guards):
+        self.guards = guards
+
+    def holds(self):
+        return all(guard.holds() for guard in self.guards)
+
+
+def combined(guards):
+    """One guard holding where all of `guards` (None among them: nothing) hold; None when
+    there is none."""
+    guards = [g for g in guards if g is not None]
+    if not guards:
+        return None
+    return guards[0] if len(guards) == 1 else _Guards(guards)
+
+
+def place_text(place):
+    """`layer.W` for a place (root, steps, ...)."""
+    return _path_text(place[0].name, place[1])

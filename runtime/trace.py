@@ -10,11 +10,12 @@ so `x.shape[0]` is symbolic and a new length reuses the trace.
 import functools
 import inspect
 import threading
+import warnings
 
 import numpy as np
 
 from runtime import errors, nest, path_kinds, state_guards
-from runtime.api import record_raise
+from runtime.api import holds_symbolic, record_raise
 from runtime.conditionals import kind_tag
 from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
@@ -91,7 +92,8 @@ class ConcreteFunction:
     """One trace: `.graph` (print it), `.inputs` / `.outputs` (graph Values), callable."""
 
     def __init__(self, graph, output_structure, output_leaves, writebacks, backend,
-                 owned_inputs, keepalive, ndarray_outputs=(), returned=None, kinds=()):
+                 owned_inputs, keepalive, ndarray_outputs=(), returned=None, kinds=(),
+                 state=None, state_sets=()):
         self.graph = graph
         self.inputs = list(graph.inputs)
         self.outputs = list(graph.outputs)
@@ -104,7 +106,11 @@ class ConcreteFunction:
         self._kinds = list(kinds)
         self._kinds_by_code = path_kinds.kinds_by_code()
         self._keepalive = keepalive
-        self.guard = None   # a state_guards.StateGuard, when it captured arrays from state
+        self.guard = None   # what holds() on the function's state, when it captured some
+        # The function's state as inputs (state_guards.StateInputs), read on each call, and
+        # the values it sets there: [(place, output index or None, value)].
+        self._state = state
+        self._state_sets = list(state_sets)
         self.backend = backend
         self.executable = get_executor(backend)(graph, owned_inputs)
         run = self.executable
@@ -137,7 +143,7 @@ class ConcreteFunction:
         single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
                   and output_structure is None and not writebacks and not returned_arguments
                   and returned is None and not kinds)
-        self._single_unfixed = single and not fixes
+        self._single_unfixed = single and not fixes and state is None
         # `call_arrays(*flat_arrays) -> result`: the per-call path, specialised here once so
         # a call does only what this trace needs.
         if single and not fixes:
@@ -148,6 +154,9 @@ class ConcreteFunction:
             self.call_arrays = lambda *inputs: fix(run(*inputs)[0], inputs)
         else:
             self.call_arrays = lambda *inputs: self._call_general(inputs)
+        if state is not None:
+            call, fetch = self.call_arrays, state.fetch
+            self.call_arrays = lambda *inputs: call(*inputs, *fetch())
 
     def direct_entry(self):
         """(callable, translate) when the executor can be called with the flat inputs and no
@@ -174,6 +183,10 @@ class ConcreteFunction:
             target, new = inputs[i], outputs[j]
             if new is not target:
                 np.copyto(target, new)
+        for k, j, value in self._state_sets:
+            if j is not None:
+                value = np.array(outputs[j]) if value else outputs[j]   # (value: a 0-d array?)
+            self._state.set(k, value)
         if self._returned is not None and not outputs[self._returned]:
             return None
         if self._fixes or self._returned_arguments:
@@ -327,6 +340,10 @@ def staging_refusal(fn, decorator="rt.function"):
                decorator, advice))
 
 
+class _StateRefused(Exception):
+    """Tracing with the function's state as inputs was refused (Function._trace_locked)."""
+
+
 class _StaleTrace(Exception):
     """Raised by a fast entry whose trace's guard failed (runtime/state_guards.py)."""
 
@@ -454,6 +471,10 @@ class Function(functools.partial):
 
     _on_error = None
     output_transform = None
+    # Are the arrays of the function's state (its arguments' attributes, closure, globals)
+    # inputs of its traces (runtime/state_guards.py)? Functional code written for rt
+    # states them with rt.constant / rt.Variable: there they are constants, guarded.
+    state_inputs = False
 
     def __new__(cls, *args, **kwargs):
         del args, kwargs   # __init__'s
@@ -590,6 +611,24 @@ class Function(functools.partial):
             return self._trace_locked(args, kwargs, key, arrays)
 
     def _trace_locked(self, args, kwargs, key, arrays):
+        if not self.state_inputs:
+            return self._trace_with(args, kwargs, key, arrays, state_inputs=False)
+        try:
+            return self._trace_with(args, kwargs, key, arrays, state_inputs=True)
+        except _StateRefused as refused:
+            # The function does with its state what a graph cannot (a NumPy function with
+            # no graph op, on a weight): its state is read while tracing, as constants, and
+            # each array in reach of it is guarded where it sits.
+            self.trace_count -= 1
+            warnings.warn(
+                "%s: its state is read while tracing (rebinding an array of it traces "
+                "again, but an in-place change to one is not seen), because the graph "
+                "refused it as an input: %s" % (
+                    getattr(self.python_function, "__qualname__", "function"),
+                    str(refused.__cause__).split("\n")[0]), RuntimeWarning, stacklevel=4)
+            return self._trace_with(args, kwargs, key, arrays, state_inputs=False)
+
+    def _trace_with(self, args, kwargs, key, arrays, state_inputs):
         if self.input_signature is not None:
             specs = self._check_signature(arrays)
         else:
@@ -613,13 +652,31 @@ class Function(functools.partial):
 
             traced_args = _replace_arrays(args, placeholder)
             traced_kwargs = _replace_arrays(kwargs, placeholder)
+            state = None
+            if state_inputs:
+                # The arrays of the function's state are inputs too (runtime/state_guards.py).
+                def state_input(array):
+                    handle = Tensor(graph.add_input(array.dtype, array.shape))
+                    mark_ndarray(handle)
+                    handles.append(handle)
+                    return handle, len(handles) - 1
+                state = state_guards.StateInputs.swap_in(
+                    state_guards.roots_of(self.python_function, args, kwargs),
+                    {id(a) for a in arrays}, state_input)
             try:
                 result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
+                if state is not None:
+                    state.restore()
+                    if self._refusal(error):
+                        raise _StateRefused() from error
                 if not self._raise_when_run(graph, error):
                     raise
                 # Not cached: the next call traces again, as Python runs it again.
                 key, result = None, None
+                state_left = []
+            else:
+                state_left = state.restore() if state is not None else []
             returned = None
             if isinstance(result, NoneUnless):
                 result, returned = (result.value, result.flag) if result.flag is not False \
@@ -654,24 +711,50 @@ class Function(functools.partial):
             if returned is not None:   # (NoneUnless's flag: after the result's outputs)
                 output_values.append(graph.localize(returned._value))
                 returned = len(output_values) - 1
+            # What the function left in the places of its state: another value there is
+            # set there after each run, as the function sets it (`self.W = self.W - d`).
+            state_sets = []   # (place, output index or None, value)
+            for k, left in enumerate(state_left):
+                handle = handles[state.places[k][3]]
+                if left is handle:
+                    continue
+                if is_tensor(left):
+                    state_sets.append((k, len(output_values), is_ndarray(left)))
+                    output_values.append(graph.localize(left._value))
+                elif holds_symbolic(left):
+                    raise TypeError(
+                        "%s sets %s to %r, which holds symbolic tensors: a graph can leave "
+                        "arrays and numbers in its state, not other objects holding them"
+                        % (graph.name, state_guards.place_text(state.places[k]), left))
+                else:
+                    state_sets.append((k, None, left))
+            all_arrays = list(arrays) + [place[2] for place in state.places] if state \
+                else arrays
             writebacks = []
             for i, handle in enumerate(handles):
-                if handle._value is not graph.inputs[i] and isinstance(arrays[i], np.ndarray):
+                if handle._value is not graph.inputs[i] and isinstance(all_arrays[i],
+                                                                       np.ndarray):
                     writebacks.append((i, len(output_values)))
                     output_values.append(graph.localize(handle._value))
         graph.outputs = output_values
         graph.prune_unused_queries()
-        owned_inputs = [isinstance(a, np.ndarray) for a in arrays]
+        owned_inputs = [isinstance(a, np.ndarray) for a in all_arrays]
         keepalive = _objects_in((args, kwargs))
         concrete = ConcreteFunction(graph, result if nest.is_nested(result) else None,
                                     leaves, writebacks, self.backend, owned_inputs, keepalive,
-                                    ndarray_outputs, returned, kinds)
+                                    ndarray_outputs, returned, kinds, state, state_sets)
         # The places the arrays captured from the function's state sit in (`layer.W`):
-        # a call finding another array there traces again.
+        # a call finding another array there traces again; so does one finding an array of
+        # another dtype or shape in the place of a state input.
         captured = [node.attrs["value"] for node in graph.walk() if node.op.name == "constant"]
-        if captured:
-            concrete.guard = state_guards.guard_for(
-                captured, state_guards.roots_of(self.python_function, args, kwargs))
+        guards = [state] if state is not None else []
+        fallback = self.state_inputs and not state_inputs
+        if captured or fallback:
+            roots = state_guards.roots_of(self.python_function, args, kwargs)
+            # (Where state inputs were refused, every array of the state: what was computed
+            # from it while tracing is a constant of its own.)
+            guards.append(state_guards.guard_for(None if fallback else captured, roots))
+        concrete.guard = state_guards.combined(guards)
         if key is not None:
             self._cache[key] = concrete
         return concrete

@@ -58,6 +58,9 @@ class Function(rt.Function):
     methods: rt's BoundFunction) is rt.Function's; this class only supplies its hooks: what
     is traced, in-graph calls, error rewriting, list outputs."""
 
+    # Model code keeps its weights on objects: they are inputs of the graph.
+    state_inputs = True
+
     def __init__(self, fn, backend="auto", input_signature=None, autograph=True):
         if not callable(fn):
             raise TypeError("ag.function needs a function, got %r" % (fn,))

@@ -1073,14 +1073,37 @@ def test_a_refusal_in_a_branch_is_still_raised_while_tracing():
                  autograph=False).get_concrete_function(np.ones(2))
 
 
-_NUMPY_ARRAY_OF_THE_MODULE = np.arange(3) * 1.0
+# (In a tuple, it is not a state input of the graph: runtime/state_guards.py.)
+_NUMPY_ARRAYS_OF_THE_MODULE = (np.arange(3) * 1.0,)
 
 
 def writes_a_symbolic_value_into_a_numpy_array_in_a_branch(x):
-    out = _NUMPY_ARRAY_OF_THE_MODULE   # a NumPy array: a graph cannot write a tensor into it
+    out = _NUMPY_ARRAYS_OF_THE_MODULE[0]   # a NumPy array: a graph cannot write a tensor into it
     if x[0] > 0:
         out[2] = x[0]
     return 1.0
+
+
+_STATE_OF_THE_MODULE = np.arange(3) * 1.0
+
+
+def writes_into_an_array_of_the_module_in_a_branch(x):
+    out = _STATE_OF_THE_MODULE   # the module's state: an input of the graph, written back
+    if x[0] > 0:
+        out[2] = x[0]
+    return out.sum()
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_writes_into_the_state_of_the_module_are_left_where_python_leaves_them(backend):
+    staged = function(writes_into_an_array_of_the_module_in_a_branch, backend=backend)
+    for x in (-1.0, 5.0, 7.0):
+        before = _STATE_OF_THE_MODULE.copy()
+        expected = writes_into_an_array_of_the_module_in_a_branch(np.array([x]))
+        python_after = _STATE_OF_THE_MODULE.copy()
+        _STATE_OF_THE_MODULE[:] = before
+        assert staged(np.array([x])) == expected
+        np.testing.assert_array_equal(_STATE_OF_THE_MODULE, python_after)
 
 
 def test_numpys_error_caused_by_a_refusal_is_raised_while_tracing():
