@@ -66,6 +66,10 @@ _NONE_DEFINED = frozenset({"equal", "not_equal", "logical_and", "logical_or", "l
                            "get_item", "set_item", "ta_write", "ta_unstack",
                            "assign_variable", "stack", "concatenate", "where"})
 
+# Python ints known to be positive on every path (range items counting up from 1 or more):
+# dividing by one needs no check for zero (_raise_where_zero).
+_positive = weakref.WeakSet()
+
 # Representative Python scalars of each dtype kind (weak operands of the inference rules).
 _PYTHON_SCALARS = {"b": True, "i": 1, "f": 1.0, "c": 1j}
 
@@ -243,11 +247,18 @@ def bind_python_operator(name, values, bind_op, bind):
 _DIVISIONS = frozenset({"divide", "floor_divide", "remainder", "divmod"})
 
 
+def mark_positive(value):
+    """Records that Value `value`, a Python int on every path, is positive on every path."""
+    if not value.is_literal:
+        _positive.add(value)
+
+
 def _raise_where_zero(divisor, bind):
     """Python raises ZeroDivisionError where a Python number is divided by zero (NumPy
     gives inf or 0 with a warning): so does the graph, where the Python number `divisor`
-    is zero when it runs."""
-    if _raise_where is None or (divisor.is_literal and divisor.literal != 0):
+    is zero when it runs (not a literal other than 0, nor positive: mark_positive)."""
+    if _raise_where is None or (divisor.is_literal and divisor.literal != 0) or (
+            _positive and _origin(divisor, _positive.__contains__) is not None):
         return
     _raise_where(ZeroDivisionError("division by zero"),
                  bind("equal", [divisor, literal(divisor.dtype.type(0))]))

@@ -498,18 +498,23 @@ def cast(x, dtype):
     return Tensor(ops.get("cast").bind1([value], dtype=dtype))
 
 
-def as_python_scalar(x):
+def as_python_scalar(x, positive=False):
     """Rank-0 tensor `x` as the Python scalar Python has where it makes one (`not t`,
     `bool(t)`, the items of `range`): a Python bool then acts as the int it is in Python
-    operators (`True + True` is 2; runtime/path_kinds.py). `x` itself stays what it is."""
-    if not is_tensor(x) or x.ndim or path_kinds.is_python(x._value):
+    operators (`True + True` is 2; runtime/path_kinds.py). `x` itself stays what it is.
+    `positive`: the caller knows it is positive on every path (a range item counting up
+    from 1: dividing by it needs no check for zero)."""
+    if not is_tensor(x) or x.ndim or (path_kinds.is_python(x._value) and not positive):
         return x
     value = x._value
     if value.is_literal:
         return Tensor(literal(value.literal.item()))
-    result = ops.get("cast").bind1([value], dtype=value.dtype)   # (a Value of its own)
-    path_kinds.mark_python(result)
-    return Tensor(result)
+    if not path_kinds.is_python(value):
+        value = ops.get("cast").bind1([value], dtype=value.dtype)   # (a Value of its own)
+        path_kinds.mark_python(value)
+    if positive:
+        path_kinds.mark_positive(value)
+    return Tensor(value)
 
 
 def _dim(value, axis):

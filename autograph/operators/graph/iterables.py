@@ -91,7 +91,10 @@ class SymbolicRange(SymbolicIterable):
             item = index + self.start if not _is_zero(self.start) else index
         else:
             item = self.start + index * self.step
-        return rt.as_python_scalar(item)
+        # (Counting up from 1 or more, items are positive: dividing by one is never by 0.)
+        positive = not rt.is_tensor(self.start) and not rt.is_tensor(self.step) \
+            and self.start >= 1 and self.step >= 1
+        return rt.as_python_scalar(item, positive=positive)
 
 
 def _is_zero(value):
