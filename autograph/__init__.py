@@ -13,11 +13,13 @@ from autograph.core.directives import set_loop_options
 from autograph.errors import AutoGraphError, ConversionError, StagingError
 from autograph.impl.api import convert, do_not_convert, to_code, to_graph
 from autograph.impl.function import function, functions_run_eagerly, run_functions_eagerly
+from runtime.variables import Variable
 
 __all__ = [
     "AutoGraphError",
     "ConversionError",
     "StagingError",
+    "Variable",
     "convert",
     "do_not_convert",
     "function",

@@ -21,7 +21,11 @@ def _tracing():
 
 
 class Variable:
-    """`Variable(initial_value, dtype=None, trainable=True, name=None)`."""
+    """`Variable(initial_value, dtype=None, trainable=True, name=None)` (also `ag.Variable`):
+    `.assign(v)`, `.assign_add(v)`, `.assign_sub(v)`, `+=`, `-=`, `v[i] = x`,
+    `.read_value()`, `.numpy()`; an operand of operators and NumPy functions; `.dtype`,
+    `.shape`, `.ndim`, `.size`, `.T` and ndarray methods (`reshape`, `sum`, `mean`, ...)
+    on its current value."""
 
     __array_priority__ = 1001
 
@@ -107,6 +111,40 @@ class Variable:
 
     def __getitem__(self, index):
         return self._operand()[index]
+
+    def __setitem__(self, index, value):
+        """`v[index] = value`: the variable then holds a copy of its array with the item
+        written (a graph writes it when it runs)."""
+        if _tracing() or is_tensor(value):
+            current = self.read_value()
+            current[index] = value
+            self.assign(current)
+            return
+        current = self._array.copy()
+        current[index] = value
+        self._array = current
+
+    # The ndarray attributes and methods model code uses, on the current value (in a
+    # graph, the value read when it runs): `w.T`, `w.reshape(...)`, `w.sum(axis=0)`.
+    @property
+    def T(self):
+        return self._operand().T
+
+    @property
+    def size(self):
+        return self._array.size
+
+    def _value_method(name):
+        def method(self, *args, **kwargs):
+            return getattr(self._operand(), name)(*args, **kwargs)
+        method.__name__ = name
+        return method
+
+    for _name in ("reshape", "transpose", "sum", "mean", "max", "min", "prod", "std", "var",
+                  "argmax", "argmin", "any", "all", "astype", "copy", "dot", "clip",
+                  "ravel", "flatten", "squeeze", "cumsum", "round"):
+        locals()[_name] = _value_method(_name)
+    del _name, _value_method
 
     def __len__(self):
         return len(self._array)

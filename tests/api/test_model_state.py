@@ -188,3 +188,28 @@ def test_a_python_number_in_the_state_counts_calls():
         staged(np.ones(1))
         plain.step(np.ones(1))
     assert staged_counter.steps == plain.steps
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ag_variable_is_explicit_state_with_the_ndarray_surface(backend):
+    w = ag.Variable(np.arange(6.0).reshape(2, 3))
+    plain_w = np.arange(6.0).reshape(2, 3)
+
+    @ag.function(backend=backend)
+    def step(x, lr):
+        y = x @ w.T
+        w.assign_sub(lr * np.outer(y, x))
+        w[0, 0] = w[0, 0] + 1.0
+        return y.sum() + w.sum(axis=0).sum() + w.reshape(6)[1] + w.size
+
+    def plain(x, lr):
+        y = x @ plain_w.T
+        plain_w[...] = plain_w - lr * np.outer(y, x)
+        plain_w[0, 0] = plain_w[0, 0] + 1.0
+        return y.sum() + plain_w.sum(axis=0).sum() + plain_w.reshape(6)[1] + plain_w.size
+
+    for _ in range(3):
+        assert np.isclose(step(np.ones(3), 0.1), plain(np.ones(3), 0.1))
+        np.testing.assert_allclose(w.numpy(), plain_w)
+    w[1, 2] = -1.0                       # (eager: outside a graph)
+    assert w.numpy()[1, 2] == -1.0 and w.T.shape == (3, 2) and w.mean() == w.numpy().mean()
