@@ -55,38 +55,57 @@ class StateGuard:
             (getattr(root, "name", "?"), steps) for root, steps, _ in self.places)]
 
 
+_ABSENT = object()   # (a place that did not exist: an attribute or key the function added)
+
+
 class StateInputs:
     """The arrays of the function's state (see _search) as inputs of a trace: while it is
     traced, each place holding one holds a tensor for a graph input instead (`swap_in`;
     `restore` puts the arrays back); when the trace runs, `fetch` reads them from their
     places again, so a rebound one (`layer.W = new`, of the same dtype and shape) is read
     as it is, and `holds` says whether the places still hold arrays of the dtypes and
-    shapes traced. `places`: [(root, steps, array, input index)]."""
+    ranks traced (another size reuses the trace, as for arguments). `places`: [(root, steps, array, input index)].
 
-    __slots__ = ("places", "_swapped")
+    A tensor the function left in another place of its state (`self.W = np.zeros(...)` in
+    a lazy build, `self.h = h`) is found by `restore`, which puts back what the place held
+    (or removes what the function added): those `new_places` ([(root, steps, what it held
+    or _ABSENT)]) are set after each run, and `holds` checks that they still hold what
+    they held (a built layer then traces again, with its weights as inputs)."""
 
-    def __init__(self, places, swapped):
+    __slots__ = ("places", "new_places", "_swapped", "_roots", "_before")
+
+    def __init__(self, places, swapped, roots, before):
         self.places = places
+        self.new_places = []
         self._swapped = swapped   # [(root, steps, the object swapped in)] until restored
+        self._roots = roots
+        self._before = before     # {id(container): (container, a shallow copy)}
 
     @classmethod
     def swap_in(cls, roots, skip, make_input):
         """Swaps the arrays within reach of `roots` for the tensors `make_input(array)`
         gives (a graph input each), but those whose id is in `skip` (the arguments) and
-        those in tuples; None if none is."""
+        those in tuples."""
+        before = {}
+
+        def visited(obj):
+            before[id(obj)] = (obj, _copy_of(obj))
+
         places, swapped = [], []
-        for root, steps, array in _search(roots):
+        for root, steps, array in list(_search(roots, visited=visited)):
             if id(array) in skip or not _settable(root, steps):
                 continue
             tensor, index = make_input(array)
             _set(root, steps, tensor)
             places.append((root, steps, array, index))
             swapped.append((root, steps, tensor))
-        return cls(places, swapped) if places else None
+        return cls(places, swapped, roots, before)
 
-    def restore(self):
+    def restore(self, is_tensor):
         """Puts the arrays back; returns, per place, what the traced function left there
-        (the tensor swapped in, perhaps updated in place; another value it set there)."""
+        (the tensor swapped in, perhaps updated in place; another value it set there);
+        then finds the tensors (`is_tensor`) it left elsewhere: returns those too, after
+        putting back what their places held (see new_places)."""
         left = []
         for (root, steps, array, _), (_, _, tensor) in zip(self.places, self._swapped):
             try:
@@ -95,7 +114,28 @@ class StateInputs:
                 left.append(None)
             _set(root, steps, array)
         self._swapped = []
+        for root, steps, tensor in list(_search(self._roots, leaf=is_tensor)):
+            held = self._held_before(root, steps)
+            if held is not None:
+                _put_back(root, steps, held[0])
+                self.new_places.append((root, steps, held[0]))
+                left.append(tensor)
         return left
+
+    def _held_before(self, root, steps):
+        """(what the place held before the trace, or _ABSENT), or None where that is not
+        known (a place the search did not see)."""
+        if not steps:
+            return None
+        parent = _get(root, steps[:-1])
+        entry = self._before.get(id(parent))
+        if entry is None or entry[0] is not parent:
+            return None
+        kind, key = steps[-1]
+        copy = entry[1]
+        if isinstance(copy, list):
+            return (copy[key] if key < len(copy) else _ABSENT,)
+        return (copy.get(key, _ABSENT),)
 
     def holds(self):
         for root, steps, array, _ in self.places:
@@ -104,7 +144,14 @@ class StateInputs:
             except Exception:
                 return False
             if type(current) is not np.ndarray or current.dtype != array.dtype \
-                    or current.shape != array.shape:
+                    or current.ndim != array.ndim:
+                return False
+        for root, steps, held in self.new_places:
+            try:
+                current = _get(root, steps)
+            except Exception:
+                current = _ABSENT
+            if current is not held:
                 return False
         return True
 
@@ -113,9 +160,41 @@ class StateInputs:
         return tuple(_get(root, steps) for root, steps, _, _ in self.places)
 
     def set(self, k, value):
-        """Sets place `k` to `value` (a rebinding the function does, done after each run)."""
-        root, steps, _, _ = self.places[k]
+        """Sets place `k` (of `places`, then `new_places`) to `value` (a rebinding the
+        function does, done after each run)."""
+        root, steps = (self.places[k] if k < len(self.places)
+                       else self.new_places[k - len(self.places)])[:2]
         _set(root, steps, value)
+
+    def describe(self, k):
+        root, steps = (self.places[k] if k < len(self.places)
+                       else self.new_places[k - len(self.places)])[:2]
+        return _path_text(root.name, steps)
+
+    def __bool__(self):
+        return bool(self.places or self.new_places)
+
+
+def _copy_of(obj):
+    if isinstance(obj, dict):
+        return dict(obj)
+    if isinstance(obj, list):
+        return list(obj)
+    attributes = getattr(obj, "__dict__", None)
+    return dict(attributes) if isinstance(attributes, dict) else {}
+
+
+def _put_back(root, steps, held):
+    """Puts `held` back in the place (removes the attribute or key for _ABSENT)."""
+    if held is not _ABSENT:
+        _set(root, steps, held)
+        return
+    parent = _get(root, steps[:-1])
+    kind, key = steps[-1]
+    if kind == _ATTR:
+        vars(parent).pop(key, None)
+    elif isinstance(parent, dict):
+        parent.pop(key, None)
 
 
 def _get(root, steps):
@@ -220,14 +299,16 @@ def guard_for(arrays, roots):
     return StateGuard(places) if places else None
 
 
-def _search(roots):
-    """(root, steps, array) for each place holding an array within reach of `roots`
-    ((_Root, its value) each), breadth first: each array once, at its nearest place."""
+def _search(roots, leaf=None, visited=None):
+    """(root, steps, value) for each place holding a leaf (an array, or what `leaf(value)`
+    says) within reach of `roots` ((_Root, its value) each), breadth first: each leaf once,
+    at its nearest place. `visited(obj)` is called with each object the search enters."""
+    is_leaf = leaf or (lambda value: isinstance(value, np.ndarray))
     found = set()
     seen = set()
     level = []
     for root, value in roots:
-        if isinstance(value, np.ndarray):
+        if is_leaf(value):
             if id(value) not in found:
                 found.add(id(value))
                 yield root, (), value
@@ -239,8 +320,10 @@ def _search(roots):
             if id(obj) in seen or isinstance(obj, _NOT_SEARCHED):
                 continue
             seen.add(id(obj))
+            if visited is not None:
+                visited(obj)
             for step, child in _children(obj):
-                if isinstance(child, np.ndarray):
+                if is_leaf(child):
                     if id(child) not in found:
                         found.add(id(child))
                         yield root, steps + (step,), child
@@ -289,8 +372,3 @@ def combined(guards):
     if not guards:
         return None
     return guards[0] if len(guards) == 1 else _Guards(guards)
-
-
-def place_text(place):
-    """`layer.W` for a place (root, steps, ...)."""
-    return _path_text(place[0].name, place[1])

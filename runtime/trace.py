@@ -142,7 +142,7 @@ class ConcreteFunction:
         self._fixes = fixes
         single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
                   and output_structure is None and not writebacks and not returned_arguments
-                  and returned is None and not kinds)
+                  and returned is None and not kinds and not state_sets)
         self._single_unfixed = single and not fixes and state is None
         # `call_arrays(*flat_arrays) -> result`: the per-call path, specialised here once so
         # a call does only what this trace needs.
@@ -656,7 +656,8 @@ class Function(functools.partial):
             if state_inputs:
                 # The arrays of the function's state are inputs too (runtime/state_guards.py).
                 def state_input(array):
-                    handle = Tensor(graph.add_input(array.dtype, array.shape))
+                    # (Of its dtype and rank, as an argument: another size reuses the trace.)
+                    handle = Tensor(graph.add_input(array.dtype, (None,) * array.ndim))
                     mark_ndarray(handle)
                     handles.append(handle)
                     return handle, len(handles) - 1
@@ -667,8 +668,8 @@ class Function(functools.partial):
                 result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
                 if state is not None:
-                    state.restore()
-                    if self._refusal(error):
+                    state.restore(is_tensor)
+                    if self._refusal(error) and state.places:
                         raise _StateRefused() from error
                 if not self._raise_when_run(graph, error):
                     raise
@@ -676,7 +677,7 @@ class Function(functools.partial):
                 key, result = None, None
                 state_left = []
             else:
-                state_left = state.restore() if state is not None else []
+                state_left = state.restore(is_tensor) if state is not None else []
             returned = None
             if isinstance(result, NoneUnless):
                 result, returned = (result.value, result.flag) if result.flag is not False \
@@ -715,8 +716,7 @@ class Function(functools.partial):
             # set there after each run, as the function sets it (`self.W = self.W - d`).
             state_sets = []   # (place, output index or None, value)
             for k, left in enumerate(state_left):
-                handle = handles[state.places[k][3]]
-                if left is handle:
+                if k < len(state.places) and left is handles[state.places[k][3]]:
                     continue
                 if is_tensor(left):
                     state_sets.append((k, len(output_values), is_ndarray(left)))
@@ -725,9 +725,11 @@ class Function(functools.partial):
                     raise TypeError(
                         "%s sets %s to %r, which holds symbolic tensors: a graph can leave "
                         "arrays and numbers in its state, not other objects holding them"
-                        % (graph.name, state_guards.place_text(state.places[k]), left))
+                        % (graph.name, state.describe(k), left))
                 else:
                     state_sets.append((k, None, left))
+            if state is not None and not state:
+                state = None   # (nothing of the state is an input or set: no work per call)
             all_arrays = list(arrays) + [place[2] for place in state.places] if state \
                 else arrays
             writebacks = []

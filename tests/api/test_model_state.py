@@ -1,7 +1,7 @@
 """State a staged function reads from objects, closures and globals (issue 16, items 1 and
 2): its arrays are inputs of the graph, read from their places (`layer.W`,
 `model.layers[1].b`, `params["W"]`, a global) on every call, on every backend; rebinding
-one to an array of the same dtype and shape is read as it is, another one traces again;
+one to an array of the same dtype and rank is read as it is, another one traces again;
 the function's own writes (`self.W -= lr * g`, `self.W = self.W - d`) are left where
 Python leaves them."""
 
@@ -81,7 +81,7 @@ def test_a_rebound_global_is_seen(backend):
         assert staged(x) == uses_a_global(x)
         TABLE = np.full(3, 4.0)
         assert staged(x) == uses_a_global(x) == 12.0
-        TABLE = np.full(5, 1.0)   # another shape: a new trace, as Python broadcasting says
+        TABLE = np.full(5, 1.0)   # another size: NumPy's broadcasting error, as in Python
         with pytest.raises(ValueError):
             uses_a_global(x)
         with pytest.raises(ValueError):
@@ -116,7 +116,9 @@ def test_state_used_only_in_numpy_computations_is_read_on_every_call(backend):
     staged(np.ones(3))
     layer.W += 1.0
     assert staged(np.ones(3)) == norm_plus(np.ones(3))
-    layer.W = np.ones(4)     # another shape: traced again
+    layer.W = np.ones(4)     # another size: read as it is
+    assert staged(np.ones(3)) == norm_plus(np.ones(3))
+    layer.W = np.ones((2, 2))     # another rank: traced again
     assert staged(np.ones(3)) == norm_plus(np.ones(3))
     assert staged.trace_count == 2
 
@@ -213,3 +215,38 @@ def test_ag_variable_is_explicit_state_with_the_ndarray_surface(backend):
         np.testing.assert_allclose(w.numpy(), plain_w)
     w[1, 2] = -1.0                       # (eager: outside a graph)
     assert w.numpy()[1, 2] == -1.0 and w.T.shape == (3, 2) and w.mean() == w.numpy().mean()
+
+
+class LazyDense:
+    """Builds its weights on the first call, from the input's size (issue 16, item 3)."""
+
+    def __init__(self, units):
+        self.units = units
+        self.W = None
+
+    def build(self, n):
+        self.W = np.linspace(-1.0, 1.0, n * self.units).reshape(n, self.units)
+        self.b = np.zeros(self.units)
+
+    def __call__(self, x):
+        if self.W is None:
+            self.build(x.shape[-1])
+        self.last = x @ self.W + self.b       # (a new attribute holding a graph value)
+        return self.last
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_layer_built_on_its_first_call_keeps_its_weights(backend):
+    layer, plain = LazyDense(2), LazyDense(2)
+    staged = ag.function(lambda x: layer(x), backend=backend)
+    for batch in (3, 3, 5, 1):
+        x = np.arange(batch * 4.0).reshape(batch, 4)
+        np.testing.assert_allclose(staged(x), plain(x))
+        np.testing.assert_allclose(layer.W, plain.W)
+        assert type(layer.W) is np.ndarray and type(layer.last) is np.ndarray
+        np.testing.assert_allclose(layer.last, plain.last)
+    layer.W *= 2.0
+    plain.W *= 2.0
+    np.testing.assert_allclose(staged(np.ones((2, 4))), plain(np.ones((2, 4))))
+    # The build's trace, then one with the weights as inputs, for every batch size.
+    assert staged.trace_count == 2
