@@ -11,8 +11,9 @@ or a trace whose state inputs were refused); the function traces again where not
 
 What the search follows: the attributes of instances (their `__dict__`), dataclass fields
 among them, and the items of dicts (string and int keys), lists and tuples, at most
-_MAX_DEPTH steps from a root and _MAX_ITEMS items per container; not modules, classes,
-functions, arrays or rt.Variables. Arrays in tuples are guarded but cannot be swapped.
+_MAX_DEPTH steps from a root, _MAX_ITEMS items per container and _MAX_OBJECTS objects in
+all; not modules, classes, functions, arrays or rt.Variables. Arrays in tuples are
+guarded but cannot be swapped.
 """
 
 import types
@@ -21,6 +22,7 @@ import numpy as np
 
 _MAX_DEPTH = 4
 _MAX_ITEMS = 256
+_MAX_OBJECTS = 4096   # objects entered per search (a trace's cost stays bounded)
 _NOT_SEARCHED = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
                  types.MethodType, np.ndarray, np.generic, str, bytes, int, float, complex,
                  bool, type(None))
@@ -319,6 +321,8 @@ def _search(roots, leaf=None, visited=None):
         for root, steps, obj in level:
             if id(obj) in seen or isinstance(obj, _NOT_SEARCHED):
                 continue
+            if len(seen) >= _MAX_OBJECTS:
+                return
             seen.add(id(obj))
             if visited is not None:
                 visited(obj)
