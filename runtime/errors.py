@@ -76,6 +76,15 @@ def get_location_mapper():
     return _location_mapper
 
 
+def user_stacklevel():
+    """The `stacklevel` of warnings.warn, called by its caller, that names the first frame
+    outside the framework (the user's call)."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and _is_internal(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _is_internal(filename):
     if filename.startswith(_SKIPPED_PREFIXES):
         return True

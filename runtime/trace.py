@@ -340,6 +340,39 @@ def staging_refusal(fn, decorator="rt.function"):
                decorator, advice))
 
 
+# Traces of one function after which a warning says what keeps changing.
+_WARN_AFTER = 5
+
+
+def _key_change(old, new, fn):
+    """What differs between trace keys `old` and `new` (of positional arguments), in the
+    user's terms, or None."""
+    if not isinstance(old, tuple) or len(old) != len(new):
+        return None
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a == b:
+            continue
+        what = "argument %r" % names[i] if i < len(names) else "argument %d" % i
+        if len(a) == 2 and len(b) == 2 and a[0] is b[0] and any(
+                a[0] is t for t in _PYTHON_SCALARS):
+            return "%s, a Python %s, changed value (%r, then %r)" % (
+                what, a[0].__name__, a[1], b[1])
+        if len(a) == 2 and len(b) == 2 and all(
+                any(x[0] is t for t in _PYTHON_SCALARS) for x in (a, b)):
+            return "%s changed type (a Python %s, then a Python %s)" % (
+                what, a[0].__name__, b[0].__name__)
+        if len(a) == 2 and len(b) == 2 and isinstance(a[0], np.dtype) \
+                and isinstance(b[0], np.dtype):
+            return "%s changed dtype or rank (%s of rank %s, then %s of rank %s)" % (
+                what, a[0], a[1], b[0], b[1])
+        return "%s changed type, structure or identity" % what
+    return None
+
+
 class _StateRefused(Exception):
     """Tracing with the function's state as inputs was refused (Function._trace_locked)."""
 
@@ -470,6 +503,7 @@ class Function(functools.partial):
     """
 
     _on_error = None
+    _warned = False   # (the warning after _WARN_AFTER traces was given)
     output_transform = None
     # Are the arrays of the function's state (its arguments' attributes, closure, globals)
     # inputs of its traces (runtime/state_guards.py)? Functional code written for rt
@@ -518,6 +552,26 @@ class Function(functools.partial):
         else:
             key = tuple([_leaf_key(a, arrays) for a in args])
         return key, arrays
+
+    def _warn_after_many_traces(self, key):
+        """After _WARN_AFTER traces, once: a RuntimeWarning naming the argument whose
+        change made the last one, and what changed (as tf.function warns)."""
+        if self.trace_count != _WARN_AFTER or self._warned:
+            return
+        self._warned = True
+        name = getattr(self.python_function, "__qualname__", "function")
+        reason = "its state was rebound to arrays of another dtype or rank, or a cache " \
+            "entry was dropped"
+        others = [k for k in self._cache if isinstance(k, tuple) and len(k) == len(key)
+                  and k != key] if isinstance(key, tuple) else []
+        if others:   # (the nearest: the fewest arguments differ)
+            nearest = min(others, key=lambda k: sum(a != b for a, b in zip(k, key)))
+            reason = _key_change(nearest, key, self.python_function) or reason
+        warnings.warn(
+            "%s has been traced %d times: %s. Each trace takes time (and on numba a "
+            "compile): pass numbers that change as NumPy scalars or arrays, or keep the "
+            "dtype and rank of array arguments the same" % (name, self.trace_count, reason),
+            RuntimeWarning, stacklevel=errors.user_stacklevel())
 
     def _retrace_stale(self, args, kwargs, key, arrays, stale):
         """The trace for a call where `stale`, the cached trace, captured an array that its
@@ -625,7 +679,8 @@ class Function(functools.partial):
                 "again, but an in-place change to one is not seen), because the graph "
                 "refused it as an input: %s" % (
                     getattr(self.python_function, "__qualname__", "function"),
-                    str(refused.__cause__).split("\n")[0]), RuntimeWarning, stacklevel=4)
+                    str(refused.__cause__).split("\n")[0]), RuntimeWarning,
+                stacklevel=errors.user_stacklevel())
             return self._trace_with(args, kwargs, key, arrays, state_inputs=False)
 
     def _trace_with(self, args, kwargs, key, arrays, state_inputs):
@@ -634,6 +689,7 @@ class Function(functools.partial):
         else:
             specs = None
         self.trace_count += 1
+        self._warn_after_many_traces(key)
         graph = Graph(getattr(self.python_function, "__name__", "function"))
         handles = []
         with building(graph):

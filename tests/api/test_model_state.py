@@ -250,3 +250,16 @@ def test_a_layer_built_on_its_first_call_keeps_its_weights(backend):
     np.testing.assert_allclose(staged(np.ones((2, 4))), plain(np.ones((2, 4))))
     # The build's trace, then one with the weights as inputs, for every batch size.
     assert staged.trace_count == 2
+
+
+def test_the_fifth_trace_warns_once_naming_what_changed():
+    @ag.function
+    def step(x, lr):
+        return x * lr
+
+    with pytest.warns(RuntimeWarning, match=r"traced 5 times: argument 'lr', a Python float, "
+                      r"changed value \(0.\d, then 0.5\)") as record:
+        for lr in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
+            step(np.ones(2), lr)
+    assert len([w for w in record if "traced" in str(w.message)]) == 1
+    assert record[0].filename == __file__
