@@ -12,7 +12,8 @@ or a trace whose state inputs were refused); the function traces again where not
 What the search follows: the attributes of instances (their `__dict__`), dataclass fields
 among them, and the items of dicts (string and int keys), lists and tuples, at most
 _MAX_DEPTH steps from a root, _MAX_ITEMS items per container and _MAX_OBJECTS objects in
-all; not modules, classes, functions, arrays or rt.Variables. Arrays in tuples are
+all; not modules, classes, functions, arrays, rt.Variables, nor the objects of the
+framework (staged functions, Numba dispatchers). Arrays in tuples are
 guarded but cannot be swapped.
 """
 
@@ -28,6 +29,10 @@ _NOT_SEARCHED = (types.ModuleType, type, types.FunctionType, types.BuiltinFuncti
                  bool, type(None))
 
 _ATTR, _ITEM = 0, 1
+
+# Objects of these packages hold no user state (a staged function's traces, a compiled
+# dispatcher): the search does not enter them.
+_FRAMEWORKS = frozenset({"runtime", "autograph", "numba", "functools"})
 
 
 class StateGuard:
@@ -347,7 +352,8 @@ def _children(obj):
     if isinstance(obj, (list, tuple)):
         return [((_ITEM, i), v) for i, v in enumerate(obj[:_MAX_ITEMS])]
     attributes = getattr(obj, "__dict__", None)
-    if not isinstance(attributes, dict) or getattr(type(obj), "_rt_to_value", None):
+    if not isinstance(attributes, dict) or getattr(type(obj), "_rt_to_value", None) \
+            or type(obj).__module__.split(".")[0] in _FRAMEWORKS:
         return []
     return [((_ATTR, k), v) for k, v in list(attributes.items())[:_MAX_ITEMS]]
 
