@@ -461,8 +461,9 @@ def _none_passes(name, attrs):
 
 def raise_where_none(name, inputs, attrs, bind):
     """Before op `name` is recorded on Values `inputs`: where one of them is None
-    (mark_maybe_none), the graph raises what Python raises (_none_error), before the op
-    runs on the zeros the value holds there. `bind(op name, inputs)` records an op."""
+    (mark_maybe_none; each such input, as each may be None on other paths), the graph
+    raises what Python raises (_none_error), before the op runs on the zeros the value
+    holds there. `bind(op name, inputs)` records an op."""
     if not _marks or _none_passes(name, attrs):
         return
     for value in inputs:
@@ -482,7 +483,6 @@ def raise_where_none(name, inputs, attrs, bind):
                 test = equal if test is None else bind("logical_or", [test, equal])
         if _raise_where is not None:
             _raise_where(_none_error(name, found.description, inputs, value), test)
-        return
 
 
 # The Values that in-place operators (`y -= r` on an array) write into, innermost last.

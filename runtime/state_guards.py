@@ -47,19 +47,12 @@ class StateGuard:
         """Does each place still hold the array the trace captured from it?"""
         for root, steps, array in self.places:
             try:
-                obj = root()
-                for kind, key in steps:
-                    obj = getattr(obj, key) if kind == _ATTR else obj[key]
+                obj = _get(root, steps)
             except Exception:   # (gone: deleted, or no longer a container)
                 return False
             if obj is not array:
                 return False
         return True
-
-    def describe(self):
-        """Where the arrays were found, for messages: `layer.W`, `params['b']`."""
-        return [_path_text(name, steps) for name, steps in (
-            (getattr(root, "name", "?"), steps) for root, steps, _ in self.places)]
 
 
 _ABSENT = object()   # (a place that did not exist: an attribute or key the function added)
@@ -166,17 +159,18 @@ class StateInputs:
         """The arrays the places hold now, in the order of their inputs."""
         return tuple(_get(root, steps) for root, steps, _, _ in self.places)
 
+    def _place(self, k):
+        """(root, steps) of place `k`, of `places`, then `new_places`."""
+        return (self.places[k] if k < len(self.places)
+                else self.new_places[k - len(self.places)])[:2]
+
     def set(self, k, value):
-        """Sets place `k` (of `places`, then `new_places`) to `value` (a rebinding the
-        function does, done after each run)."""
-        root, steps = (self.places[k] if k < len(self.places)
-                       else self.new_places[k - len(self.places)])[:2]
-        _set(root, steps, value)
+        """Sets place `k` to `value` (a rebinding the function does, done after each run)."""
+        _set(*self._place(k), value)
 
     def describe(self, k):
-        root, steps = (self.places[k] if k < len(self.places)
-                       else self.new_places[k - len(self.places)])[:2]
-        return _path_text(root.name, steps)
+        """Place `k` as the user writes it: `layer.W`, `params['b']`."""
+        return _path_text(*self._place(k))
 
     def __bool__(self):
         return bool(self.places or self.new_places)
@@ -242,9 +236,6 @@ class _Root:
         self.name = name
         self.get = get
         self.set = set
-
-    def __call__(self):
-        return self.get()
 
 
 def roots_of(fn, args, kwargs):
@@ -358,8 +349,8 @@ def _children(obj):
     return [((_ATTR, k), v) for k, v in list(attributes.items())[:_MAX_ITEMS]]
 
 
-def _path_text(name, steps):
-    text = name
+def _path_text(root, steps):
+    text = root.name
     for kind, key in steps:
         text += ".%s" % key if kind == _ATTR else "[%r]" % (key,)
     return text

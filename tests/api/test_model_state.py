@@ -263,3 +263,34 @@ def test_the_fifth_trace_warns_once_naming_what_changed():
             step(np.ones(2), lr)
     assert len([w for w in record if "traced" in str(w.message)]) == 1
     assert record[0].filename == __file__
+
+
+def _first_above(x, limit):
+    for i in range(x.shape[0]):
+        if x[i] > limit:
+            return i
+
+
+class Tracker:
+    def __init__(self):
+        self.counts = np.zeros(3)
+        self.total = np.zeros(1)
+
+    def update(self, x):
+        i = _first_above(x, 1.0)          # None on some paths
+        if i is not None:
+            self.counts[i] += 1.0         # an item write into state, next to the None test
+            for v in x:                   # a loop inside the branch
+                self.total = self.total + v
+        return self.counts.sum()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_state_on_objects_with_early_returns_none_and_loops_in_branches(backend):
+    plain, staged_tracker = Tracker(), Tracker()
+    staged = ag.function(staged_tracker.update, backend=backend)
+    for x in ([0.5, 2.0, 3.0], [0.0, 0.0, 0.0], [5.0, 0.0, 1.5], [0.0, 0.5, 9.0]):
+        assert staged(np.array(x)) == plain.update(np.array(x))
+        np.testing.assert_array_equal(staged_tracker.counts, plain.counts)
+        np.testing.assert_array_equal(staged_tracker.total, plain.total)
+    assert staged.trace_count == 1

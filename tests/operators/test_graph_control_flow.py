@@ -919,6 +919,10 @@ def prints_a_result_that_is_none_on_some_paths(x):
     return r is None
 
 
+def adds_results_that_are_none_on_different_paths(x):
+    return _doubled_if_positive(x[0]) + _doubled_if_positive(x[1])   # either may be None
+
+
 def searches_then_reads(x):
     i = _index_of_first_above(x, 2.0)
     k = i if i is not None else -1
@@ -933,9 +937,10 @@ def test_a_called_functions_none_on_some_paths_is_none_in_its_caller(backend, ca
                checks_a_result_that_is_none_on_some_paths,
                branches_on_a_result_that_is_none_on_some_paths,
                returns_a_result_that_is_none_on_some_paths,
-               prints_a_result_that_is_none_on_some_paths, searches_then_reads):
+               prints_a_result_that_is_none_on_some_paths, searches_then_reads,
+               adds_results_that_are_none_on_different_paths):
         staged = function(fn, backend=backend)
-        for x in ([1.5, 4.0, 1.0], [-1.0, 2.5, 1.0], [-1.0, 0.0, 1.0]):
+        for x in ([1.5, 4.0, 1.0], [-1.0, 2.5, 1.0], [-1.0, 0.0, 1.0], [1.5, -1.0, 3.0]):
             try:
                 fn(np.array(x))
             except TypeError:
