@@ -12,7 +12,7 @@ from runtime.api import (Assert, Raise, TensorSpec, Text, arange, cast, constant
 from runtime.conditionals import cond
 from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
-from runtime.tensor import Tensor, as_python_scalar, is_ndarray, is_tensor
+from runtime.tensor import Tensor, as_python_scalar, is_ndarray, is_python_scalar, is_tensor
 from runtime.tensor_array import TensorArray
 from runtime.trace import (ConcreteFunction, Function, function, functions_run_eagerly,
                            run_functions_eagerly)
@@ -26,7 +26,7 @@ __all__ = [
     "Tensor", "TensorArray", "TensorSpec", "Text", "Variable", "arange", "as_python_scalar",
     "cast", "cond", "constant", "current_graph", "empty", "empty_like", "errors",
     "format_text", "full", "full_like", "function", "functions_run_eagerly",
-    "holds_symbolic", "is_ndarray", "is_none", "is_tensor", "linspace", "ndim", "none_unless",
+    "holds_symbolic", "is_ndarray", "is_none", "is_python_scalar", "is_tensor", "linspace", "ndim", "none_unless",
     "ones", "ones_like",
     "print", "raised_when_run", "range", "run_functions_eagerly", "shape", "size",
     "while_loop", "zeros", "zeros_like",

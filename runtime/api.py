@@ -12,7 +12,7 @@ from runtime.graph import current_graph, literal
 from runtime.conditionals import kind_tag
 from runtime.markers import SLOT, KindSlot
 from runtime.ops.state import ExceptionTemplate, Text
-from runtime.tensor import Tensor, cast as _cast, is_ndarray, is_tensor
+from runtime.tensor import Tensor, cast as _cast, is_ndarray, is_python_scalar, is_tensor
 
 
 class TensorSpec:
@@ -209,9 +209,13 @@ def _template(value, operands):
         operands.append(value)
         tag = _kind_tag(value)
         if tag is None:
-            return SLOT
+            if not is_python_scalar(value):
+                return SLOT
+            # (A Python number argument, a range item: shown as the Python scalar it is.)
+            code = path_kinds.code_of(path_kinds.kind_of(value._value))
+            tag = literal(np.int8(code))
         operands.append(Tensor(tag))
-        return KindSlot(path_kinds.kinds_by_code(), path_kinds.as_kind)
+        return KindSlot(path_kinds.kinds_by_code(), path_kinds.as_shown)
     kind = type(value)
     if kind is Text:
         return Text(value.style, value.template, _template(value.args, operands),

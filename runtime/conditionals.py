@@ -42,10 +42,15 @@ def _wrap(value, flexible=False):
     return Tensor(value)
 
 
+_PYTHON_TYPE_NAMES = {"b": "bool", "i": "int", "f": "float", "c": "complex"}
+
+
 def _describe(x):
     if isinstance(x, Value):
         if x.is_literal:
             return "a Python %s" % type(x.literal).__name__ if x.weak else x.type_str()
+        if not x.shape and path_kinds.is_python(x) and path_kinds.mixed(x) is None:
+            return "a Python %s" % _PYTHON_TYPE_NAMES[x.dtype.kind]
         return x.type_str()
     if is_tensor(x) or _is_graph_tensor_array(x):
         return x._value.type_str()

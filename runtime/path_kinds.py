@@ -238,10 +238,59 @@ def bind_python_operator(name, values, bind_op, bind):
                       for v in values]
         if name in _DIVISIONS:
             _raise_where_zero(values[1], bind)
+        if name == "power" and values[0].dtype.kind in "iu" and values[1].dtype.kind in "iu":
+            _raise_where_negative_power(values[1], bind)
+        if name in _OVERFLOWING:
+            _raise_where_overflow(name, values, bind)
         outputs = bind_op(values)
     for value in outputs:
         mark_python(value)
     return outputs
+
+
+# Python operators whose int result may leave int64's range from operands well inside it.
+# (Sums are not checked: a sum leaves it only from operands near its bounds, and a graph's
+# Python ints are at most 2**53 where they come in as arguments: runtime/trace.py. Checking
+# every counter's `i += 1` would cost scalar loops a third of their speed.)
+_OVERFLOWING = frozenset({"multiply", "power", "left_shift"})
+# |a float approximation of the exact result| at or past which the int64 result may have
+# wrapped: the approximation (operands rounded to float64, then the operation) is off by
+# far less than 2**23 there, so every result out of range is caught; results within
+# 2**23 of the bounds are refused with them.
+_INT64_LIMIT = float(2 ** 63 - 2 ** 23)
+
+
+def _raise_where_overflow(name, values, bind):
+    """A Python int has no bounds; a graph holds one in an int64. Where the exact result of
+    Python operator `name` on ints `values` would not fit (a product of two big counts, a
+    hash computed by multiplying), the graph raises OverflowError when it runs (before
+    computing it) instead of giving the wrapped value."""
+    if _raise_where is None or any(v.dtype != np.int64 for v in values) or all(
+            v.is_literal for v in values):
+        return
+    floats = [literal(float(v.literal)) if v.is_literal
+              else bind("cast", [v], dtype=np.dtype(np.float64)) for v in values]
+    if name == "left_shift":
+        approx = bind("multiply", [floats[0], bind("power", [literal(2.0), floats[1]])])
+    else:
+        approx = bind(name, floats)
+    outside = bind("greater_equal", [bind("absolute", [approx]), literal(_INT64_LIMIT)])
+    _raise_where(OverflowError(
+        "a Python int result is too large for a graph, which holds Python ints as int64 "
+        "(Python would give the exact big int): compute with floats, or outside the staged "
+        "function"), outside)
+
+
+def _raise_where_negative_power(exponent, bind):
+    """Python's int ** negative int is a float (2 ** -1 is 0.5); a graph's int power has one
+    dtype, an int: where the exponent is negative the graph raises when it runs."""
+    if _raise_where is None or (exponent.is_literal and exponent.literal >= 0) or (
+            _positive and _origin(exponent, _positive.__contains__) is not None):
+        return
+    _raise_where(ValueError(
+        "a Python int to a negative Python int power is a float in Python (2 ** -1 is 0.5), "
+        "which a graph's int power cannot give: write the base as a float (2.0 ** n)"),
+        bind("less", [exponent, literal(exponent.dtype.type(0))]))
 
 
 _DIVISIONS = frozenset({"divide", "floor_divide", "remainder", "divmod"})
@@ -620,6 +669,13 @@ def as_kind(value, kind):
             % array)
     converted = array.astype(dtype)
     return np.array(converted) if ndarray else converted[()]
+
+
+def as_shown(value, kind):
+    """The run-time `value` as `kind` (as_kind), as print and str.format show it: a Python
+    scalar for a Python kind (`repr` shows `3`, not `np.int64(3)`)."""
+    converted = as_kind(value, kind)
+    return converted.item() if kind[1] and isinstance(converted, np.generic) else converted
 
 
 def kind_text(kind):

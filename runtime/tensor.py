@@ -17,7 +17,7 @@ base again. (Views made by reshape/transpose/ravel do not track their base.)
 
 import numpy as np
 
-from runtime import errors, ops, path_kinds
+from runtime import errors, ops, path_kinds, specialise
 from runtime.graph import Value, building, current_graph, literal
 from runtime.markers import DYN
 from runtime.ops import broadcast_shapes, prod_or_none
@@ -36,11 +36,15 @@ def use_numpy_api(module):
 
 
 
-def _refuse(problem, rewrite=None):
+def _refuse(tensor, problem, rewrite=None):
     """The TypeError for Python needing a concrete value of a symbolic tensor: `problem`,
-    then where, which construct needed it and what to do (errors.concrete_value_refusal)."""
-    return TypeError(errors.concrete_value_refusal(problem, rewrite,
-                                                   tracing=current_graph() is not None))
+    then where, which construct needed it and what to do (errors.concrete_value_refusal).
+    Where the value was computed from Python numbers the trace made inputs, the trace
+    specialises on them instead (runtime/specialise.py raises Specialise)."""
+    error = TypeError(errors.concrete_value_refusal(problem, rewrite,
+                                                    tracing=current_graph() is not None))
+    specialise.check(tensor._value, error)
+    return error
 
 
 class Tensor:
@@ -151,15 +155,20 @@ class Tensor:
     def __repr__(self):
         return "<rt.Tensor %s>" % self._value.type_str()
 
-    __hash__ = object.__hash__
+    def __hash__(self):
+        # (A dict key or set item computed from a Python number argument: the trace
+        # specialises on it, as Python looks its value up.)
+        if specialise.active():
+            specialise.check(self._value, None)
+        return object.__hash__(self)
 
     # -- things a symbolic value cannot do -----------------------------------------------
     def __bool__(self):
-        raise _refuse("the truth value of a symbolic tensor (%s) is not known while tracing"
+        raise _refuse(self, "the truth value of a symbolic tensor (%s) is not known while tracing"
                       % self._value.type_str())
 
     def _no_conversion(self, kind):
-        raise _refuse("a symbolic tensor (%s) has no %s value while tracing"
+        raise _refuse(self, "a symbolic tensor (%s) has no %s value while tracing"
                       % (self._value.type_str(), kind),
                       "keep it a tensor (use it in arithmetic, return it) to get its value "
                       "when the graph runs")
@@ -174,7 +183,7 @@ class Tensor:
         self._no_conversion("complex")
 
     def __index__(self):
-        raise _refuse("a symbolic tensor (%s) cannot be used as a Python int while tracing "
+        raise _refuse(self, "a symbolic tensor (%s) cannot be used as a Python int while tracing "
                       "(e.g. in range(), a shape or a list index)" % self._value.type_str(),
                       "use rt.range / rt.zeros(shape) with symbolic dims, or index a tensor "
                       "(rt.constant(values)[i]) instead of a Python list")
@@ -186,7 +195,7 @@ class Tensor:
         self._no_conversion("list")
 
     def __array__(self, dtype=None, copy=None):
-        raise _refuse("a symbolic tensor (%s) cannot be converted to a NumPy array while "
+        raise _refuse(self, "a symbolic tensor (%s) cannot be converted to a NumPy array while "
                       "tracing" % self._value.type_str(),
                       "NumPy functions that support tensors record graph ops; to index a "
                       "NumPy array with a symbolic index, wrap the array first "
@@ -197,7 +206,7 @@ class Tensor:
         if not shape:
             raise TypeError("len() of unsized object")
         if shape[0] is None:
-            raise _refuse("len() of a tensor whose first dimension is unknown while tracing",
+            raise _refuse(self, "len() of a tensor whose first dimension is unknown while tracing",
                           "use x.shape[0] (a symbolic int)")
         return shape[0]
 
@@ -206,7 +215,7 @@ class Tensor:
         if not shape:
             raise TypeError("iteration over a 0-d tensor")
         if shape[0] is None:
-            raise _refuse("cannot iterate over a tensor whose first dimension is unknown "
+            raise _refuse(self, "cannot iterate over a tensor whose first dimension is unknown "
                           "while tracing", "loop over range(x.shape[0]) instead")
         return (self[i] for i in range(shape[0]))
 
@@ -496,6 +505,13 @@ def cast(x, dtype):
     if value.is_literal:
         return Tensor(ops.to_value(np.asarray(value.literal).astype(dtype)[()]))
     return Tensor(ops.get("cast").bind1([value], dtype=dtype))
+
+
+def is_python_scalar(x):
+    """Does tensor `x` stand for a Python scalar (bool, int, float) on every path: a
+    Python number argument of the trace, a range item, a shape dim, `int(t)`...
+    (runtime/path_kinds.py)?"""
+    return is_tensor(x) and not x.ndim and not is_ndarray(x) and path_kinds.is_python(x._value)
 
 
 def as_python_scalar(x, positive=False):

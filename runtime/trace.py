@@ -2,9 +2,11 @@
 executor, return NumPy values with the nesting the function returned.
 
 Trace key: dtype and rank of every array leaf of the arguments (also inside tuples, lists,
-dicts and namedtuples; shapes only with an input_signature), the value of every Python
-scalar/str/None leaf, the identity of every other object. Array leaves become placeholders,
-so `x.shape[0]` is symbolic and a new length reuses the trace.
+dicts and namedtuples; shapes only with an input_signature), the type of every Python int
+and float leaf (they are inputs too: runtime/specialise.py; their value where the trace
+made them static), the value of every other Python scalar/str/None leaf, the identity of
+every other object. Array leaves become placeholders, so `x.shape[0]` is symbolic and a new
+length reuses the trace; a new learning rate does too.
 """
 
 import functools
@@ -14,12 +16,12 @@ import warnings
 
 import numpy as np
 
-from runtime import errors, nest, path_kinds, state_guards
+from runtime import errors, nest, path_kinds, specialise, state_guards
 from runtime.api import holds_symbolic, record_raise
 from runtime.conditionals import kind_tag
 from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
-from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_ndarray
+from runtime.tensor import Tensor, is_ndarray, is_python_scalar, is_tensor, mark_ndarray
 
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
 _ARRAY = np.ndarray
@@ -37,18 +39,32 @@ class NoneUnless:
         self.flag = flag
 
 
-class _Placeholder:
-    """Marks an array leaf in a structure key."""
-    __slots__ = ()
+# In a trace key, the second item of a Python number's entry where it is an input.
+_SYMBOLIC = "symbolic"
+# Python ints beyond this are constants of the trace: a graph holds Python ints in int64s,
+# and checks only its products for overflow (runtime/path_kinds.py), so its sums must
+# start far from int64's bounds.
+_INT_INPUT_BOUND = 2 ** 53
 
 
-def _leaf_key(x, arrays):
-    """Key of one leaf; array leaves are appended to `arrays`."""
+def _is_number_input(x, t):
+    """Is `x` (of type `t`) a Python number that can be a graph input (a float, an int of
+    at most _INT_INPUT_BOUND; not a bool)?"""
+    return t is float or (t is int and -_INT_INPUT_BOUND <= x <= _INT_INPUT_BOUND)
+
+
+def _leaf_key(x, arrays, numbers=False):
+    """Key of one leaf; array leaves are appended to `arrays`, and so is `x` when it is a
+    Python number and `numbers` (an argument's number is an input of the trace; numbers in
+    the structures arguments hold are constants, as configurations are)."""
     t = type(x)
     if t is _ARRAY:
         arrays.append(x)
         return (x.dtype, x.ndim)
     if t in _PYTHON_SCALARS:
+        if numbers and _is_number_input(x, t):
+            arrays.append(x)
+            return (t, _SYMBOLIC)
         return (t, x)
     if isinstance(x, np.generic):
         arrays.append(x)
@@ -67,15 +83,34 @@ def _leaf_key(x, arrays):
     return ("id", id(x))
 
 
+def _call_key(args, kwargs, numbers):
+    """(trace key, graph inputs in order) of a call; `numbers(label)` says whether the
+    Python numbers of an argument (label: its position, or its keyword's name) are inputs."""
+    arrays = []
+    key = tuple([_leaf_key(a, arrays, numbers(i)) for i, a in enumerate(args)])
+    if kwargs:
+        key = ("keywords", key,
+               tuple([(k, _leaf_key(v, arrays, numbers(k))) for k, v in kwargs.items()]))
+    return key, arrays
+
+
+def _no_numbers(label):
+    return False
+
+
 def _objects_in(structure):
     """Non-array, non-scalar leaves (kept alive by the cache entry so ids stay valid)."""
     return [x for x in nest.flatten(structure)
             if not isinstance(x, (_PYTHON_SCALARS, np.ndarray, np.generic))]
 
 
-def _replace_arrays(structure, replacement):
-    """`structure` with its array leaves replaced, in key order, by `replacement(array)`."""
+def _replace_arrays(structure, replacement, numbers=False):
+    """`structure` with its array leaves (and itself when it is a Python number that is an
+    input, when `numbers`: see _leaf_key) replaced, in key order, by `replacement(leaf)`."""
     if type(structure) is _ARRAY or isinstance(structure, (np.ndarray, np.generic)):
+        return replacement(structure)
+    t = type(structure)
+    if numbers and t in _PYTHON_SCALARS and _is_number_input(structure, t):
         return replacement(structure)
     if nest.is_namedtuple(structure):
         return type(structure)(*[_replace_arrays(i, replacement) for i in structure])
@@ -93,8 +128,10 @@ class ConcreteFunction:
 
     def __init__(self, graph, output_structure, output_leaves, writebacks, backend,
                  owned_inputs, keepalive, ndarray_outputs=(), returned=None, kinds=(),
-                 state=None, state_sets=()):
+                 state=None, state_sets=(), numbers=_no_numbers, python_outputs=()):
         self.graph = graph
+        # numbers(label): are the Python numbers of that argument inputs (see _call_key)?
+        self._numbers = numbers
         self.inputs = list(graph.inputs)
         self.outputs = list(graph.outputs)
         self._output_structure = output_structure
@@ -136,7 +173,8 @@ class ConcreteFunction:
             if value.kind != "tensor":
                 fixes.append((i, _stack_tensor_array))
             elif not value.shape:
-                fixes.append((i, _as_ndarray if i in ndarray_outputs else _as_scalar))
+                fixes.append((i, _as_ndarray if i in ndarray_outputs else
+                              _as_python if i in python_outputs else _as_scalar))
             elif not owned[i]:
                 fixes.append((i, _copy_unless_input))
         self._fixes = fixes
@@ -198,7 +236,7 @@ class ConcreteFunction:
         if self._kinds:
             outputs = list(outputs)
             for i, tag in self._kinds:
-                outputs[i] = path_kinds.as_kind(outputs[i], self._kinds_by_code[int(outputs[tag])])
+                outputs[i] = path_kinds.as_shown(outputs[i], self._kinds_by_code[int(outputs[tag])])
         leaves = [outputs[x] if kind == "out" else x for kind, x in self._output_leaves]
         if self._output_structure is None:
             return leaves[0]
@@ -211,8 +249,7 @@ class ConcreteFunction:
                     break
             else:   # only plain arrays: they are the graph inputs, in order
                 return self.call_arrays(*args)
-        arrays = []
-        _leaf_key((args, kwargs), arrays)
+        _, arrays = _call_key(args, kwargs, self._numbers)
         return self.call_arrays(*arrays)
 
     def __repr__(self):
@@ -244,6 +281,12 @@ def _as_scalar(value, inputs):
     if type(value) is np.ndarray:
         return value[()]
     return value
+
+
+def _as_python(value, inputs):
+    # A result the function holds as a Python scalar (a Python number argument, a range
+    # item, what Python's operators make of them: runtime/path_kinds.py).
+    return value.item() if isinstance(value, (np.generic, np.ndarray)) else value
 
 
 def _as_ndarray(value, inputs):
@@ -283,24 +326,34 @@ def functions_run_eagerly():
     return _run_eagerly
 
 
-def _fast_key(args):
+def _fast_key(args, static):
     """The dispatch key of positional arguments that are all plain leaves (exact ndarrays,
     NumPy scalars, Python scalars), built without generic flattening; None otherwise.
+    `static`: the positions whose Python numbers are constants of the trace (not inputs),
+    or _ALL_STATIC.
 
     Per argument two items: (dtype, ndim) for an array, (dtype, -1) for a NumPy scalar,
-    (value, type) for a Python scalar. The order differs on purpose: a dtype compares equal
-    to a Python type (np.dtype("f8") == float), never to a value paired with a type.
+    (type, _SYMBOLIC) for a Python number that is an input, (value, type) for another
+    Python scalar. The order differs on purpose: a dtype compares equal to a Python type
+    (np.dtype("f8") == float), never to a value paired with a type, nor to _SYMBOLIC.
     """
     key = []
     append = key.append
+    i = -1
     for a in args:
         t = type(a)
+        i += 1
         if t is _ARRAY:
             append(a.dtype)
             append(a.ndim)
         elif t in _KEY_SCALARS:
-            append(a)
-            append(t)
+            if (t is float or t is int) and static is not _ALL_STATIC and i not in static \
+                    and _is_number_input(a, t):
+                append(t)
+                append(_SYMBOLIC)
+            else:
+                append(a)
+                append(t)
         elif isinstance(a, np.generic):
             append(a.dtype)
             append(-1)
@@ -311,6 +364,9 @@ def _fast_key(args):
 
 # Python scalars that can be in a fast key (hashable; str hashes are cached by Python).
 _KEY_SCALARS = frozenset(_PYTHON_SCALARS)
+
+# Function._static when every Python number is a constant of the trace (not an input).
+_ALL_STATIC = None
 
 
 def staging_refusal(fn, decorator="rt.function"):
@@ -381,6 +437,28 @@ class _StaleTrace(Exception):
     """Raised by a fast entry whose trace's guard failed (runtime/state_guards.py)."""
 
 
+def _static_labels(fn, argnums, argnames):
+    """The labels (positions and keyword names) of the arguments of `fn` named in
+    `argnums` and `argnames` (static_argnums=, static_argnames=)."""
+    labels = set()
+    try:
+        parameters = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        parameters = []
+    for i in ([argnums] if isinstance(argnums, int) else argnums):
+        labels.add(i)
+        if 0 <= i < len(parameters):
+            labels.add(parameters[i])
+    for name in ([argnames] if isinstance(argnames, str) else argnames):
+        labels.add(name)
+        if name in parameters:
+            labels.add(parameters.index(name))
+        elif parameters:
+            raise ValueError("static_argnames names %r, which is not a parameter of %s"
+                             % (name, getattr(fn, "__qualname__", fn)))
+    return frozenset(labels)
+
+
 def _unset(*args, **kwargs):
     raise TypeError("rt.Function called before it was initialised")
 
@@ -416,7 +494,7 @@ def _staged_call(self):
                         record = last = (a.dtype, a.ndim) + found
                         entry = found[0]
             else:
-                record = self._fast.get(_fast_key(args))   # None: new signature or no fast key
+                record = self._fast.get(_fast_key(args, self._static))   # None: new/no key
                 entry = None if record is None else record[0]
             if entry is not None:
                 try:
@@ -456,12 +534,15 @@ def _staged_call(self):
                 concrete = self._retrace_stale(args, kwargs, key, arrays, concrete)
                 last = (None, None, None, None, None)   # (it may hold the stale trace)
             if concrete is None:
+                static = self._static
                 concrete = self._trace(args, kwargs, key, arrays)
+                if self._static is not static:   # (the trace specialised on numbers)
+                    key, arrays = self._key(args, kwargs)
             elif self.input_signature is not None:
                 self._check_signature(arrays)
             result = concrete.call_arrays(*arrays)
             if key is not None and not kwargs:
-                fast_key = _fast_key(args)
+                fast_key = _fast_key(args, self._static)
                 if fast_key is not None:
                     self._fast[fast_key] = self._fast_record(concrete, args)
             if self.output_transform is not None:
@@ -519,7 +600,8 @@ class Function(functools.partial):
         self.__setstate__((_staged_call(self), (), None, None))
         return self
 
-    def __init__(self, fn, backend="numpy", input_signature=None):
+    def __init__(self, fn, backend="numpy", input_signature=None, static_argnums=(),
+                 static_argnames=()):
         refusal = staging_refusal(fn)
         if refusal is not None:
             raise TypeError(refusal)
@@ -528,6 +610,12 @@ class Function(functools.partial):
         self.input_signature = None if input_signature is None else list(input_signature)
         self.trace_count = 0
         self._cache = {}
+        # The labels (positions, keyword names) of the arguments whose Python numbers are
+        # constants of the trace, not inputs (runtime/specialise.py): those named static,
+        # and those a trace needed the values of; _ALL_STATIC for all of them (also with an
+        # input_signature, which lists the inputs).
+        self._static = _ALL_STATIC if input_signature is not None else \
+            _static_labels(fn, static_argnums, static_argnames)
         # _fast_key(args) -> (entry, unchecked, translate): entry(*args) returns the result;
         # unchecked is the compiled code for one C-contiguous, aligned, writeable array
         # (see ConcreteFunction.unchecked_entry) or None; translate(error) gives the
@@ -546,12 +634,21 @@ class Function(functools.partial):
         return self.__qualname__
 
     def _key(self, args, kwargs):
-        arrays = []
-        if kwargs:
-            key = _leaf_key((args, kwargs), arrays)
+        return _call_key(args, kwargs, self._numbers)
+
+    def _numbers(self, label):
+        """Are the Python numbers of the argument `label` (a position or a keyword's name)
+        inputs of the trace?"""
+        static = self._static
+        return static is not _ALL_STATIC and label not in static
+
+    def _specialise(self, labels):
+        """Makes the Python numbers of the arguments `labels` (or all: specialise.ALL)
+        constants of later traces (runtime/specialise.py)."""
+        if labels is specialise.ALL or self._static is _ALL_STATIC:
+            self._static = _ALL_STATIC
         else:
-            key = tuple([_leaf_key(a, arrays) for a in args])
-        return key, arrays
+            self._static = self._static | labels
 
     def _warn_after_many_traces(self, key):
         """After _WARN_AFTER traces, once: a RuntimeWarning naming the argument whose
@@ -594,12 +691,13 @@ class Function(functools.partial):
 
     def _fast_entry(self, concrete, args):
         """(entry, translate): entry(*args) -> result for calls with the same fast key as
-        `args`, passing the array arguments (Python scalars are constants of the trace) to
-        the graph; translate(error) -> exception to raise, when entry calls compiled code
+        `args`, passing the arrays and the Python numbers that are inputs (other Python
+        scalars are constants of the trace) to the graph; translate(error) -> exception to raise, when entry calls compiled code
         directly (else None). A trace with a guard (runtime/state_guards.py) checks it
         first, and raises _StaleTrace where it fails (the caller takes the general path)."""
         run = concrete.call_arrays
-        arrays = [i for i, a in enumerate(args) if type(a) not in _KEY_SCALARS]
+        arrays = [i for i, a in enumerate(args) if type(a) not in _KEY_SCALARS
+                  or (self._numbers(i) and _is_number_input(a, type(a)))]
         check = self.input_signature is not None
         transform = self.output_transform
         guard = concrete.guard
@@ -665,6 +763,23 @@ class Function(functools.partial):
             return self._trace_locked(args, kwargs, key, arrays)
 
     def _trace_locked(self, args, kwargs, key, arrays):
+        while True:
+            try:
+                return self._trace_state(args, kwargs, key, arrays)
+            except specialise.Specialise as needed:
+                # Python needed the value of a Python number argument: the trace is made
+                # again with it a constant (its value then in the key: the guard).
+                self.trace_count -= 1
+                self._specialise(needed.labels)
+                key, arrays = self._key(args, kwargs)
+                try:
+                    concrete = self._cache.get(key)
+                except TypeError:   # (an unhashable Python leaf: not cached)
+                    concrete, key = None, None
+                if concrete is not None:
+                    return concrete
+
+    def _trace_state(self, args, kwargs, key, arrays):
         if not self.state_inputs:
             return self._trace_with(args, kwargs, key, arrays, state_inputs=False)
         try:
@@ -692,11 +807,20 @@ class Function(functools.partial):
         self._warn_after_many_traces(key)
         graph = Graph(getattr(self.python_function, "__name__", "function"))
         handles = []
+        numbers = {}   # {the Value of a Python number argument: its label}
         with building(graph):
             position = iter(range(len(arrays)))
 
-            def placeholder(array):
+            def placeholder(array, label):
                 i = next(position)
+                if type(array) is int or type(array) is float:
+                    # A Python number: a weakly typed scalar (runtime/specialise.py).
+                    value = graph.add_input(np.dtype(np.int64 if type(array) is int
+                                                     else np.float64), ())
+                    path_kinds.mark_python(value)
+                    numbers[value] = label
+                    handles.append(Tensor(value))
+                    return handles[-1]
                 shape = (None,) * np.ndim(array)
                 if specs is not None and specs[i].shape is not None:
                     shape = specs[i].shape
@@ -706,8 +830,12 @@ class Function(functools.partial):
                 handles.append(handle)
                 return handle
 
-            traced_args = _replace_arrays(args, placeholder)
-            traced_kwargs = _replace_arrays(kwargs, placeholder)
+            traced_args = tuple([
+                _replace_arrays(a, functools.partial(placeholder, label=i), self._numbers(i))
+                for i, a in enumerate(args)])
+            traced_kwargs = {
+                k: _replace_arrays(v, functools.partial(placeholder, label=k), self._numbers(k))
+                for k, v in kwargs.items()}
             state = None
             if state_inputs:
                 # The arrays of the function's state are inputs too (runtime/state_guards.py).
@@ -721,12 +849,20 @@ class Function(functools.partial):
                     state_guards.roots_of(self.python_function, args, kwargs),
                     {id(a) for a in arrays}, state_input)
             try:
-                result = self._function_to_trace()(*traced_args, **traced_kwargs)
+                with specialise.inputs(numbers):
+                    result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
                 if state is not None:
                     state.restore(is_tensor)
-                    if self._refusal(error) and state.places:
-                        raise _StateRefused() from error
+                if numbers and not isinstance(error, specialise.Specialise) and (
+                        self._refusal(error) or isinstance(error, RecursionError)):
+                    # Refused, or recursing without end (a base case testing a number),
+                    # with Python numbers as inputs: traced again with them constants.
+                    raise specialise.Specialise(specialise.ALL, error) from error
+                if isinstance(error, specialise.Specialise):
+                    raise
+                if state is not None and self._refusal(error) and state.places:
+                    raise _StateRefused() from error
                 if not self._raise_when_run(graph, error):
                     raise
                 # Not cached: the next call traces again, as Python runs it again.
@@ -744,6 +880,7 @@ class Function(functools.partial):
             output_values = []
             leaves = []
             ndarray_outputs = set()   # rank-0 outputs that the function holds as 0-d arrays
+            python_outputs = set()    # ... and those it holds as Python scalars
             from runtime.tensor_array import TensorArray
             flat = nest.flatten(result) if nest.is_nested(result) else [result]
             kind_tags = []   # (output index, its kind tag): see _kind_tag
@@ -755,6 +892,8 @@ class Function(functools.partial):
                     leaves.append(("out", len(output_values)))
                     if is_ndarray(leaf):
                         ndarray_outputs.add(len(output_values))
+                    elif tag is None and is_python_scalar(leaf):
+                        python_outputs.add(len(output_values))
                     output_values.append(graph.localize(leaf._value))
                 elif isinstance(leaf, TensorArray) and leaf._value is not None:
                     leaves.append(("out", len(output_values)))
@@ -798,9 +937,12 @@ class Function(functools.partial):
         graph.prune_unused_queries()
         owned_inputs = [isinstance(a, np.ndarray) for a in all_arrays]
         keepalive = _objects_in((args, kwargs))
+        static = self._static
         concrete = ConcreteFunction(graph, result if nest.is_nested(result) else None,
                                     leaves, writebacks, self.backend, owned_inputs, keepalive,
-                                    ndarray_outputs, returned, kinds, state, state_sets)
+                                    ndarray_outputs, returned, kinds, state, state_sets,
+                                    lambda label: static is not _ALL_STATIC
+                                    and label not in static, python_outputs)
         # The places the arrays captured from the function's state sit in (`layer.W`):
         # a call finding another array there traces again; so does one finding an array of
         # another dtype or shape in the place of a state input.
@@ -879,8 +1021,12 @@ class BoundFunction:
         return "<bound %s of %r>" % (repr(self._function).strip("<>"), self._instance)
 
 
-def function(fn=None, *, backend="numpy", input_signature=None):
-    """Stage `fn`: `rt.function(fn)` or `@rt.function(backend=..., input_signature=...)`."""
-    if fn is None:
-        return lambda f: Function(f, backend=backend, input_signature=input_signature)
-    return Function(fn, backend=backend, input_signature=input_signature)
+def function(fn=None, *, backend="numpy", input_signature=None, static_argnums=(),
+             static_argnames=()):
+    """Stage `fn`: `rt.function(fn)` or `@rt.function(backend=..., input_signature=...,
+    static_argnums=..., static_argnames=...)` (arguments whose Python numbers are
+    constants of the trace, their values in its key: runtime/specialise.py)."""
+    def stage(f):
+        return Function(f, backend=backend, input_signature=input_signature,
+                        static_argnums=static_argnums, static_argnames=static_argnames)
+    return stage if fn is None else stage(fn)

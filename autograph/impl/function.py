@@ -61,13 +61,15 @@ class Function(rt.Function):
     # Model code keeps its weights on objects: they are inputs of the graph.
     state_inputs = True
 
-    def __init__(self, fn, backend="auto", input_signature=None, autograph=True):
+    def __init__(self, fn, backend="auto", input_signature=None, autograph=True,
+                 static_argnums=(), static_argnames=()):
         if not callable(fn):
             raise TypeError("ag.function needs a function, got %r" % (fn,))
         refusal = rt_trace.staging_refusal(fn, "ag.function")
         if refusal is not None:
             raise NotStageableError(refusal)
-        super().__init__(fn, backend=backend, input_signature=input_signature)
+        super().__init__(fn, backend=backend, input_signature=input_signature,
+                         static_argnums=static_argnums, static_argnames=static_argnames)
         self.autograph = bool(autograph)
         self._converted = None
         self._traced = None
@@ -135,15 +137,19 @@ class Function(rt.Function):
         return "<ag.function %s>" % self._name
 
 
-def function(fn=None, *, backend="auto", input_signature=None, autograph=True):
+def function(fn=None, *, backend="auto", input_signature=None, autograph=True,
+             static_argnums=(), static_argnames=()):
     """Decorator: `@ag.function` or `@ag.function(backend=..., input_signature=...,
-    autograph=...)`. Converts `fn` (unless autograph=False), traces it per input signature
-    and runs the graph with `backend` ("numpy", "numba" or "auto")."""
+    autograph=..., static_argnums=..., static_argnames=...)`. Converts `fn` (unless
+    autograph=False), traces it per input signature and runs the graph with `backend`
+    ("numpy", "numba" or "auto"). Python int and float arguments are inputs of the trace
+    (a new value reuses it) but those named static, which are constants of it."""
     if backend not in ("auto", "numpy", "numba"):
         raise ValueError("unknown backend %r (use 'numpy', 'numba' or 'auto')" % (backend,))
 
     def decorate(f):
-        return Function(f, backend=backend, input_signature=input_signature, autograph=autograph)
+        return Function(f, backend=backend, input_signature=input_signature, autograph=autograph,
+                        static_argnums=static_argnums, static_argnames=static_argnames)
 
     if fn is None:
         return decorate

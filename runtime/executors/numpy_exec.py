@@ -9,7 +9,7 @@ Runtime errors name the failing node and the user line that created it.
 import itertools
 import weakref
 
-from runtime import errors
+from runtime import errors, path_kinds
 from runtime.executors.planning import Ownership
 from runtime.graph import describe_node
 # id of a generated code object -> CompiledGraph (to locate failing nodes); entries go with
@@ -128,6 +128,13 @@ class CompiledGraph:
         params = ", ".join("a%d" % i for i in range(n_inputs))
         lines = ["def run(%s):" % params]
         namespace = dict(self.constants)
+        if self._context.root is self.graph:
+            # Python numbers the trace made inputs (runtime/specialise.py) are run as NumPy
+            # scalars of their graph dtype, as every kernel expects.
+            for i, value in enumerate(self.graph.inputs):
+                if not value.shape and path_kinds.is_python(value):
+                    namespace["t%d" % i] = value.dtype.type
+                    lines.append("    a%d = t%d(a%d)" % (i, i, i))
         namespace["__compiled_graph__"] = self   # keeps the registry entry alive with `run`
         self.line_to_step = {}
         for index, step in enumerate(self.steps):

@@ -47,9 +47,13 @@ def test_traces_once_per_dtype_and_rank_not_per_shape():
     assert staged.trace_count == 1
     staged(np.arange(3), np.float64(1.0))          # int64: a new signature
     assert staged.trace_count == 2
-    staged(np.arange(3.0), 2.0)                    # Python float: a constant of the trace
-    staged(np.arange(3.0), 3.0)
-    assert staged.trace_count == 4
+    staged(np.arange(3.0), 2.0)                    # Python float: weak, a new signature
+    staged(np.arange(3.0), 3.0)                    # ... whose value is an input
+    assert staged.trace_count == 3
+    static = function(clipped_sum, backend="numpy", static_argnames=["limit"])
+    static(np.arange(3.0), 2.0)
+    static(np.arange(3.0), 3.0)                    # a static number: a constant of the trace
+    assert static.trace_count == 2
 
 
 side_effects = []

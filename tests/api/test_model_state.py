@@ -253,7 +253,7 @@ def test_a_layer_built_on_its_first_call_keeps_its_weights(backend):
 
 
 def test_the_fifth_trace_warns_once_naming_what_changed():
-    @ag.function
+    @ag.function(static_argnames=["lr"])
     def step(x, lr):
         return x * lr
 

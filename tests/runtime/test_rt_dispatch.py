@@ -28,7 +28,7 @@ def test_fast_keys_tell_apart_what_the_trace_key_tells_apart():
     assert f(x, True).dtype == np.float64
     assert f(np.ones(2, np.float32), 2).dtype == np.float32
     assert f(np.ones((2, 2)), 2).shape == (2, 2)
-    assert f(x, 2.5)[0] == 2.5                 # 2.5 is a new constant: a new trace
+    assert f(x, 2.5)[0] == 2.5                 # a Python float after an int: a new trace
     assert f(x, np.float64(2.0))[0] == 2.0     # a NumPy scalar is an input, not a constant
     assert f(x, np.float64(3.0))[0] == 3.0
     assert f(x, np.array(4.0))[0] == 4.0       # a 0-d array: its own signature
@@ -188,9 +188,9 @@ def test_repeated_calls_do_not_grow_memory(backend):
 
 
 def test_fast_key_is_none_for_structures_and_objects():
-    assert trace._fast_key((np.ones(2), 3, "a", None, np.int32(1))) is not None
-    assert trace._fast_key(([1],)) is None
-    assert trace._fast_key((object(),)) is None
+    assert trace._fast_key((np.ones(2), 3, "a", None, np.int32(1)), frozenset()) is not None
+    assert trace._fast_key(([1],), frozenset()) is None
+    assert trace._fast_key((object(),), frozenset()) is None
 
 
 def test_numba_one_array_calls_skip_type_dispatch_only_for_arrays_it_was_compiled_for():

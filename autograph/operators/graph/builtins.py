@@ -257,10 +257,14 @@ any_ = _truth_reduction("any", np.any, np.logical_or)
 all_ = _truth_reduction("all", np.all, np.logical_and)
 
 
+_PYTHON_TYPES = {"b": bool, "i": int, "f": float, "c": complex}
+
+
 def isinstance_(value, classinfo):
     """isinstance as the traced value's eager counterpart would answer: an array (rank >= 1,
-    or a 0-d array: rt.is_ndarray) is an np.ndarray, another rank-0 value the NumPy scalar
-    type of its dtype, a list built in a graph loop a list."""
+    or a 0-d array: rt.is_ndarray) is an np.ndarray, a value standing for a Python scalar
+    (a Python number argument, a range item: rt.is_python_scalar) that Python type, another
+    rank-0 value the NumPy scalar type of its dtype, a list built in a graph loop a list."""
     if builtins.isinstance(value, classinfo):
         return True
     if lists.is_tensor_list(value):
@@ -269,6 +273,8 @@ def isinstance_(value, classinfo):
         return False
     elif rt.is_ndarray(value):
         stands_for = np.ndarray
+    elif rt.is_python_scalar(value):
+        stands_for = _PYTHON_TYPES[value.dtype.kind]
     else:
         stands_for = value.dtype.type
     return issubclass(stands_for, classinfo)
