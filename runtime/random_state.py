@@ -222,7 +222,8 @@ def _check_source(source, what):
             "draw: a graph holds on to the generator, and would not see it rebound. Pass "
             "the generator as an argument, or keep it in a global, a closure variable or "
             "an attribute" % (what, state_guards._MAX_DEPTH))
-    trace.places += places
+    # (A place that is an argument itself is part of the trace's key: nothing to check.)
+    trace.places += [place for place in places if place[1] or place[0].set is not None]
     label = trace._drawn[id(source)] = state_guards._path_text(*places[0][:2])
     return label
 
@@ -279,12 +280,11 @@ class tracing:
     def guard(self):
         if not self._trace.places:
             return None
-        return state_guards.StateGuard([(root, steps, value) for root, steps, value
-                                        in self._trace.places])
+        return state_guards.StateGuard(list(self._trace.places))
 
 
 def _state(source):
-    if source is _GLOBAL:
+    if isinstance(source, np.random.RandomState):
         return source.get_state(legacy=False)
     return source.bit_generator.state
 

@@ -98,7 +98,10 @@ def result_type(method, params):
     if size is not None:
         return dtype, size
     shapes = [_shape_of(params[name]) for name in array_params if name in params]
-    return dtype, broadcast_shapes(*shapes) if shapes else ()
+    shape = broadcast_shapes(*shapes) if shapes else ()
+    if family == "float" and not shape:
+        dtype = np.dtype(np.float64)   # (one number: a Python float, whatever `dtype`)
+    return dtype, shape
 
 
 def _draw_infer(*inputs, source, method, params, label, dtype):
