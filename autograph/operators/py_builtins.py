@@ -321,7 +321,8 @@ def overload_of(builtin):
     if (overload is None and type(builtin) is _BUILTIN_METHOD
             and type(builtin.__self__) is str and builtin.__name__ == "format"):
         return functools.partial(formatting.format_, builtin.__self__)
-    if overload is None and type(builtin) is types.MethodType:
+    if (overload is None and type(builtin) is types.MethodType
+            and rt.is_random_method(builtin)):
         return graph_random.method_overload(builtin)   # (rng.normal(...), np.random.rand)
     return overload
 

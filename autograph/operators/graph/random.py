@@ -12,9 +12,10 @@ import runtime as rt
 
 
 def method_overload(method):
-    """What converted code calls instead of `method` while tracing, if it draws random
-    numbers (rt.draw does); None otherwise."""
-    if rt.current_graph() is None or not rt.is_random_method(method):
+    """What converted code calls instead of `method`, a method drawing random numbers
+    (rt.is_random_method), while tracing: rt.draw, a draw when the graph runs; None
+    otherwise (the method itself)."""
+    if rt.current_graph() is None:
         return None
     return functools.partial(rt.draw, method)
 
