@@ -12,6 +12,7 @@ from runtime.api import (Assert, Raise, TensorSpec, Text, arange, cast, constant
 from runtime.conditionals import cond
 from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
+from runtime.random_state import draw, is_random_method, made_while_tracing
 from runtime.tensor import Tensor, as_python_scalar, is_ndarray, is_python_scalar, is_tensor
 from runtime.tensor_array import TensorArray
 from runtime.trace import (ConcreteFunction, Function, function, functions_run_eagerly,
@@ -24,9 +25,10 @@ InvalidArgumentError = errors.InvalidArgumentError
 __all__ = [
     "Assert", "ConcreteFunction", "Function", "Graph", "InvalidArgumentError", "Raise",
     "Tensor", "TensorArray", "TensorSpec", "Text", "Variable", "arange", "as_python_scalar",
-    "cast", "cond", "constant", "current_graph", "empty", "empty_like", "errors",
+    "cast", "cond", "constant", "current_graph", "draw", "empty", "empty_like", "errors",
     "format_text", "full", "full_like", "function", "functions_run_eagerly",
-    "holds_symbolic", "is_ndarray", "is_none", "is_python_scalar", "is_tensor", "linspace", "ndim", "none_unless",
+    "holds_symbolic", "is_ndarray", "is_none", "is_python_scalar", "is_random_method",
+    "is_tensor", "linspace", "made_while_tracing", "ndim", "none_unless",
     "ones", "ones_like",
     "print", "raised_when_run", "range", "run_functions_eagerly", "shape", "size",
     "while_loop", "zeros", "zeros_like",

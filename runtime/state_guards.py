@@ -272,6 +272,28 @@ def roots_of(fn, args, kwargs):
     return roots
 
 
+def roots_of_frame(frame):
+    """The roots of the search from a running function's frame: the objects its locals
+    (arguments, closure variables) hold, fixed, and the globals its code names."""
+    roots = []
+    for name, value in frame.f_locals.items():
+        if not isinstance(value, _NOT_SEARCHED):
+            roots.append((_Root(name, lambda value=value: value), value))
+    namespace = frame.f_globals
+    for name in _global_names(frame.f_code):
+        if name in namespace:
+            roots.append((_Root(name, lambda name=name: namespace[name],
+                                lambda value, name=name: namespace.__setitem__(name, value)),
+                          namespace[name]))
+    return roots
+
+
+def places_of(roots, leaf):
+    """[(root, steps, value)]: every place within reach of `roots` ((_Root, its value)
+    each) holding a value that `leaf(value)` accepts (the places a StateGuard checks)."""
+    return list(_search(roots, leaf=leaf, every_place=True))
+
+
 def _global_names(code):
     names = set(code.co_names)
     for const in code.co_consts:
@@ -297,17 +319,18 @@ def guard_for(arrays, roots):
     return StateGuard(places) if places else None
 
 
-def _search(roots, leaf=None, visited=None):
+def _search(roots, leaf=None, visited=None, every_place=False):
     """(root, steps, value) for each place holding a leaf (an array, or what `leaf(value)`
     says) within reach of `roots` ((_Root, its value) each), breadth first: each leaf once,
-    at its nearest place. `visited(obj)` is called with each object the search enters."""
+    at its nearest place (`every_place`: at every place the search passes). `visited(obj)`
+    is called with each object the search enters."""
     is_leaf = leaf or (lambda value: isinstance(value, np.ndarray))
     found = set()
     seen = set()
     level = []
     for root, value in roots:
         if is_leaf(value):
-            if id(value) not in found:
+            if id(value) not in found or every_place:
                 found.add(id(value))
                 yield root, (), value
             continue
@@ -324,7 +347,7 @@ def _search(roots, leaf=None, visited=None):
                 visited(obj)
             for step, child in _children(obj):
                 if is_leaf(child):
-                    if id(child) not in found:
+                    if id(child) not in found or every_place:
                         found.add(id(child))
                         yield root, steps + (step,), child
                 elif not isinstance(child, _NOT_SEARCHED):

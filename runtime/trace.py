@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from runtime import errors, nest, path_kinds, specialise, state_guards
+from runtime import errors, nest, path_kinds, random_state, specialise, state_guards
 from runtime.api import holds_symbolic, record_raise
 from runtime.conditionals import kind_tag
 from runtime.executors import get_executor
@@ -848,8 +848,11 @@ class Function(functools.partial):
                 state = state_guards.StateInputs.swap_in(
                     state_guards.roots_of(self.python_function, args, kwargs),
                     {id(a) for a in arrays}, state_input)
+            # (Random draws find their generators from the function's roots, and are
+            # guarded where they sit: runtime/random_state.py.)
+            draws = random_state.tracing(self.python_function, args, kwargs)
             try:
-                with specialise.inputs(numbers):
+                with specialise.inputs(numbers), draws:
                     result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
                 if state is not None:
@@ -948,6 +951,7 @@ class Function(functools.partial):
         # another dtype or shape in the place of a state input.
         captured = [node.attrs["value"] for node in graph.walk() if node.op.name == "constant"]
         guards = [state] if state is not None else []
+        guards.append(draws.guard())
         fallback = self.state_inputs and not state_inputs
         if captured or fallback:
             roots = state_guards.roots_of(self.python_function, args, kwargs)

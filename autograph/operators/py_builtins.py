@@ -8,6 +8,7 @@ import builtins
 import functools
 import os
 import sys
+import types
 import warnings
 
 import numpy as np
@@ -16,6 +17,7 @@ import runtime as rt
 from autograph.operators import formatting
 from autograph.operators.graph import arrays as graph_arrays
 from autograph.operators.graph import builtins as graph_builtins
+from autograph.operators.graph import random as graph_random
 from autograph.operators.symbolic import PLAIN_TYPES, GraphPathNotImplemented, is_tensor
 
 # builtin -> what its overload does when an argument is a symbolic tensor.
@@ -303,13 +305,15 @@ BUILTIN_OVERLOADS = {
     warnings.warn: warn_,
     sys._getframe: getframe_,
     **graph_arrays.OVERLOADS,   # NumPy array creation with symbolic sizes
+    **graph_random.OVERLOADS,   # np.random.seed, generators made while tracing
     **formatting.OVERLOADS,     # str, repr, format, str.format: texts of symbolic values
     **{t: _numpy_scalar_type_overload(t) for t in _NUMPY_SCALAR_TYPES},
 }
 
 
 def overload_of(builtin):
-    """The overload of a builtin, or None (`text.format` of a str: format_ bound to it)."""
+    """The overload of a builtin, or None (`text.format` of a str: format_ bound to it; a
+    random draw while tracing: rt.draw)."""
     try:
         overload = BUILTIN_OVERLOADS.get(builtin)
     except TypeError:  # unhashable callables are never builtins
@@ -317,6 +321,9 @@ def overload_of(builtin):
     if (overload is None and type(builtin) is _BUILTIN_METHOD
             and type(builtin.__self__) is str and builtin.__name__ == "format"):
         return functools.partial(formatting.format_, builtin.__self__)
+    if (overload is None and type(builtin) is types.MethodType
+            and rt.is_random_method(builtin)):
+        return graph_random.method_overload(builtin)   # (rng.normal(...), np.random.rand)
     return overload
 
 

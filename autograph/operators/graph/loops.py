@@ -448,9 +448,36 @@ def while_stmt(test, body, get_state, set_state, symbol_names, opts):
     """`while test(): body()` with a symbolic condition (also a Python loop whose condition
     became symbolic after some iterations: it continues as a graph loop from there)."""
     loop = _GraphLoop(get_state, set_state, symbol_names, opts, "while", body, test)
-    loop.run(lambda counter: _as_condition(test(), "the condition of " + loop.describe()),
-             lambda counter: body())
+
+    def condition(counter):
+        graph = rt.current_graph()
+        start = len(graph.nodes)
+        cond = _as_condition(test(), "the condition of " + loop.describe())
+        _refuse_effects_in_condition(graph.nodes[start:], loop)
+        return cond
+
+    loop.run(condition, lambda counter: body())
     return None
+
+
+# Effects a loop condition cannot have (raising twice raises once).
+_REPEATABLE_EFFECTS = frozenset({"raise", "assert"})
+
+
+def _refuse_effects_in_condition(nodes, loop):
+    """Python evaluated the condition once before the graph loop, to find it symbolic; the
+    graph loop evaluates it again before its first iteration, so an effect in it (a print,
+    a random draw) would happen once more than in Python: refused."""
+    for node in nodes:
+        inner = [node] + [n for _, sub in node.subgraphs for n in sub.walk()]
+        for effect in inner:
+            if effect.op.effect and effect.op.name not in _REPEATABLE_EFFECTS:
+                raise TypeError(
+                    "the condition of %s has an effect (%s) and is symbolic: the graph "
+                    "loop would run it once more than Python, which evaluated it before "
+                    "finding it symbolic. Compute the condition into a variable before "
+                    "the loop and again at the end of its body, and loop `while` that "
+                    "variable" % (loop.describe(), effect.op.name))
 
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):

@@ -7,13 +7,13 @@ Code generation
   `numba.njit(cache=True, error_model="numpy")` so a second process loads it from Numba's
   on-disk cache. `while` nodes become real `while` loops, `cond` nodes real `if`s; nested
   graphs are inlined (their placeholders are the outer names). Rank-0 values are Numba
-  scalars, so scalar loops compile to native code. Array constants and variables are extra
-  arguments (`k*`), never globals. Tensor arrays are growable buffers (data, written flags,
-  size, dynamic_size). Each op's code comes from its lowering, `op.numba(g, node, ins)`,
-  defined next to the op in runtime/ops/*.py with `@get(name).def_numba` (shared helpers:
-  runtime/executors/numba/lowering.py): it returns an expression, a list of expressions
-  (one per output), or None after emitting statements itself; it raises `Unlowerable` for
-  attribute combinations it cannot handle. `cond` and `while` are generated here.
+  scalars, so scalar loops compile to native code. Array constants, variables and the
+  Generators of random draws are extra arguments (`k*`), never globals. Tensor arrays are
+  growable buffers (data, written flags, size, dynamic_size). Each op's code comes from its
+  lowering, `op.numba(g, node, ins)`, defined next to the op in runtime/ops/*.py with
+  `@get(name).def_numba` (shared helpers: runtime/executors/numba/lowering.py): it returns
+  an expression, a list of expressions (one per output), or None after emitting statements
+  itself; it raises `Unlowerable` for attribute combinations it cannot handle. `cond` and `while` are generated here.
   The code is generic over dimension sizes: Numba specialises it on dtype, rank and layout.
   This module imports no op module: it reaches each op's lowering through `node.op.numba`.
 
@@ -124,6 +124,7 @@ class CodeGen:
       g.scalar_cast(expr, dtype)   `expr` converted to the scalar type `dtype`
       g.inplace(node)              may this set_item / ta_write update its buffer in place?
       g.site(node, kind, **info)   a site number for GraphFail / object-mode callbacks
+      g.object_arg(obj)            an object (a Generator) passed as an extra argument
       g.outputs(node)              the names the node's outputs get (for statement lowerings)
     """
 
@@ -241,6 +242,14 @@ class CodeGen:
         name = "k%d" % len(self.constants)
         self.constants.append((name, array))
         return name
+
+    def object_arg(self, obj):
+        """An object the graph holds (a np.random.Generator) as an extra argument, passed
+        like the array constants (one per object)."""
+        for name, held in self.constants:
+            if held is obj:
+                return name
+        return self.constant_arg(obj)
 
     def variable_arg(self, variable):
         name = self._variable_args.get(id(variable))

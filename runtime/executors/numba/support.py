@@ -343,6 +343,7 @@ def register_site(module_name, site, fn):
 
 
 def call_site(module_name, site, *values):
-    """Called from `with numba.objmode():` blocks: runs the site's Python callback."""
-    _sites[(module_name, site)](*values)
+    """Called from `with numba.objmode():` blocks: runs the site's Python callback (and
+    returns what it returns: a draw's numbers)."""
+    return _sites[(module_name, site)](*values)
 
