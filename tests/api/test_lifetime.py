@@ -70,6 +70,20 @@ def test_a_model_instance_is_freed_after_del_and_its_traces_with_it(backend):
     assert not Staged.step._cache   # (no entry is left behind for a dead instance)
 
 
+def test_a_rebound_weight_is_not_kept_by_the_trace():
+    # A trace reads the model's arrays from their places on each call: it keeps their
+    # dtype and rank, not the arrays it saw while tracing.
+    Staged = _staged_model("numpy")
+    x = np.arange(3.0)
+    model, plain = Staged(), Model()
+    np.testing.assert_array_equal(model.step(x), plain.step(x))
+    old = weakref.ref(model.layers[0].W)
+    model.layers[0].W = plain.layers[0].W = np.full(3, 2.0)
+    assert _freed(old)
+    np.testing.assert_array_equal(model.step(x), plain.step(x))
+    assert Staged.step.trace_count == 1
+
+
 def test_a_method_returning_self_returns_the_instance_and_does_not_keep_it():
     Staged = _staged_model("numpy")
     x = np.ones(3)
