@@ -68,7 +68,9 @@ class StateInputs:
     `restore` puts the arrays back); when the trace runs, `fetch` reads them from their
     places again, so a rebound one (`layer.W = new`, of the same dtype and shape) is read
     as it is, and `holds` says whether the places still hold arrays of the dtypes and
-    ranks traced (another size reuses the trace, as for arguments). `places`: [(root, steps, array, input index)].
+    ranks traced (another size reuses the trace, as for arguments). `places`: [(root,
+    steps, array, input index)], the array an empty one of its dtype and rank after
+    `restore` (a trace keeps no array of the state alive).
 
     A tensor the function left in another place of its state (`self.W = np.zeros(...)` in
     a lazy build, `self.h = h`) is found by `restore`, which puts back what the place held

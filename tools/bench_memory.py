@@ -14,9 +14,10 @@ a Numba compile is a real compile, as on a first run), and reports:
             are graph inputs)
   RSS MB    growth of the resident set (/proc/self/statm) over the row, after gc
   KB each   that growth per function (or per distinct number)
-  kept KB   Python heap (tracemalloc) still allocated after everything was dropped, per
-            function: what our tables keep (numpy rows only; Numba's allocations are mostly
-            outside the Python heap)
+  kept KB   Python heap (tracemalloc, in a second run of the row: its own tables would
+            count in RSS) still allocated after everything was dropped, per function: what
+            our tables keep, and ~0.07 KB per trace that tracemalloc itself keeps (the name
+            of each graph's generated function); numpy rows only
   freed     whether every function, trace (and model; for "numba.njit alone", every
             dispatcher) of the row was freed (weak references)
 
@@ -54,8 +55,9 @@ def _numba_modules():
     return sum(name.startswith("_ag_numba_") for name in sys.modules)
 
 
-def _measure(scenario, backend, count, budget):
-    """Runs one row in this process; returns its figures as a dict."""
+def _measure(scenario, backend, count, budget, heap):
+    """Runs one row in this process; returns its figures as a dict (with `heap`, the Python
+    heap kept, measured with tracemalloc, else the RSS growth)."""
     import gc
     import linecache
     import time
@@ -115,10 +117,9 @@ def _measure(scenario, backend, count, budget):
     traces_before = Model.step.trace_count
     gc.collect()
 
-    use_tracemalloc = backend == "numpy"
-    if use_tracemalloc:
+    if heap:
         tracemalloc.start()
-    heap_before = tracemalloc.get_traced_memory()[0] if use_tracemalloc else 0
+    heap_before = tracemalloc.get_traced_memory()[0] if heap else 0
     rss_before = _rss_mb()
     modules_before = _numba_modules()
     start = time.perf_counter()
@@ -170,7 +171,7 @@ def _measure(scenario, backend, count, budget):
     del refs   # (not counted as kept)
     gc.collect()
     rss_growth = _rss_mb() - rss_before
-    kept = (tracemalloc.get_traced_memory()[0] - heap_before) / 1024 if use_tracemalloc \
+    kept = (tracemalloc.get_traced_memory()[0] - heap_before) / 1024 if heap \
         else None
     compiles = _numba_modules() - modules_before if backend == "numba" else None
     return {"scenario": scenario, "backend": backend, "made": made, "traces": traces,
@@ -181,14 +182,24 @@ def _measure(scenario, backend, count, budget):
 
 
 def _run_row(scenario, backend, count, budget):
-    """Runs one row in a fresh process with an empty on-disk cache of compiled code."""
-    with tempfile.TemporaryDirectory(prefix="bench-memory-") as cache:
-        environment = dict(os.environ, AUTOGRAPH_CACHE_DIR=cache)
-        output = subprocess.run(
-            [sys.executable, os.path.abspath(__file__), "--row", scenario, "--backend",
-             backend, "--count", str(count), "--budget", str(budget)],
-            env=environment, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    """Runs one row in a fresh process with an empty on-disk cache of compiled code (the
+    numpy rows twice: for the RSS, then for the heap kept)."""
+    def run(heap):
+        with tempfile.TemporaryDirectory(prefix="bench-memory-") as cache:
+            environment = dict(os.environ, AUTOGRAPH_CACHE_DIR=cache)
+            output = subprocess.run(
+                [sys.executable, os.path.abspath(__file__), "--row", scenario, "--backend",
+                 backend, "--count", str(count), "--budget", str(budget)]
+                + (["--heap"] if heap else []),
+                env=environment, check=True, capture_output=True, text=True).stdout
+        return json.loads(output.strip().splitlines()[-1])
+
+    row = run(heap=False)
+    if backend == "numpy":
+        with_heap = run(heap=True)
+        row["kept_kb_each"] = with_heap["kept_kb_each"]
+        row["freed"] = row["freed"] and with_heap["freed"]
+    return row
 
 
 def _cell(value, form):
@@ -206,10 +217,11 @@ def main():
     parser.add_argument("--row", help=argparse.SUPPRESS)
     parser.add_argument("--backend", help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--heap", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.row:
         print(json.dumps(_measure(options.row, options.backend, options.count,
-                                  options.budget)))
+                                  options.budget, options.heap)))
         return
     rows = []
     for backend in ("numpy", "numba"):
