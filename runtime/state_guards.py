@@ -18,8 +18,11 @@ guarded but cannot be swapped.
 """
 
 import types
+import weakref
 
 import numpy as np
+
+from runtime import nest
 
 _MAX_DEPTH = 4
 _MAX_ITEMS = 256
@@ -36,12 +39,14 @@ _FRAMEWORKS = frozenset({"runtime", "autograph", "numba", "functools"})
 
 
 class StateGuard:
-    """The places ((root, steps, array) each) where a trace found the arrays it captured."""
+    """The places ((root, steps, a getter of the object) each) where a trace found the
+    arrays it captured (or the generators it draws from: runtime/random_state.py), held
+    weakly where Python allows it (an array no place holds any more has no need to live)."""
 
     __slots__ = ("places",)
 
     def __init__(self, places):
-        self.places = places
+        self.places = [(root, steps, _getter(obj)) for root, steps, obj in places]
 
     def holds(self):
         """Does each place still hold the array the trace captured from it?"""
@@ -50,7 +55,7 @@ class StateGuard:
                 obj = _get(root, steps)
             except Exception:   # (gone: deleted, or no longer a container)
                 return False
-            if obj is not array:
+            if obj is not array():
                 return False
         return True
 
@@ -64,7 +69,9 @@ class StateInputs:
     `restore` puts the arrays back); when the trace runs, `fetch` reads them from their
     places again, so a rebound one (`layer.W = new`, of the same dtype and shape) is read
     as it is, and `holds` says whether the places still hold arrays of the dtypes and
-    ranks traced (another size reuses the trace, as for arguments). `places`: [(root, steps, array, input index)].
+    ranks traced (another size reuses the trace, as for arguments). `places`: [(root,
+    steps, array, input index)], the array an empty one of its dtype and rank after
+    `restore` (a trace keeps no array of the state alive).
 
     A tensor the function left in another place of its state (`self.W = np.zeros(...)` in
     a lazy build, `self.h = h`) is found by `restore`, which puts back what the place held
@@ -120,6 +127,11 @@ class StateInputs:
                 _put_back(root, steps, held[0])
                 self.new_places.append((root, steps, held[0]))
                 left.append(tensor)
+        # What the trace keeps: the places, the dtype and rank of the arrays in them (an
+        # empty array of each: `holds` compares them), nothing of what it searched.
+        self.places = [(root, steps, _stand_in(array), index)
+                       for root, steps, array, index in self.places]
+        self._roots = self._before = None
         return left
 
     def _held_before(self, root, steps):
@@ -174,6 +186,13 @@ class StateInputs:
 
     def __bool__(self):
         return bool(self.places or self.new_places)
+
+
+def _stand_in(array):
+    """An empty array of the dtype and rank of `array` (an array), or `array` itself."""
+    if type(array) is np.ndarray:
+        return np.empty((0,) * array.ndim, array.dtype)
+    return array
 
 
 def _copy_of(obj):
@@ -243,11 +262,9 @@ def roots_of(fn, args, kwargs):
     instance (a bound method), its closure cells and the globals its code names."""
     roots = []
     for i, value in enumerate(args):
-        if not isinstance(value, _NOT_SEARCHED):
-            roots.append((_Root("argument %d" % i, lambda value=value: value), value))
+        roots += _argument_roots("argument %d" % i, value)
     for name, value in kwargs.items():
-        if not isinstance(value, _NOT_SEARCHED):
-            roots.append((_Root(name, lambda value=value: value), value))
+        roots += _argument_roots(name, value)
     instance = getattr(fn, "__self__", None)
     if instance is not None and not isinstance(instance, types.ModuleType):
         roots.append((_Root("self", lambda: instance), instance))
@@ -278,7 +295,7 @@ def roots_of_frame(frame):
     roots = []
     for name, value in frame.f_locals.items():
         if not isinstance(value, _NOT_SEARCHED):
-            roots.append((_Root(name, lambda value=value: value), value))
+            roots.append((_Root(name, _getter(value)), value))
     namespace = frame.f_globals
     for name in _global_names(frame.f_code):
         if name in namespace:
@@ -292,6 +309,29 @@ def places_of(roots, leaf):
     """[(root, steps, value)]: every place within reach of `roots` ((_Root, its value)
     each) holding a value that `leaf(value)` accepts (the places a StateGuard checks)."""
     return list(_search(roots, leaf=leaf, every_place=True))
+
+
+def _argument_roots(name, value):
+    """The roots of an argument: the object itself, or the objects a tuple, list or dict
+    argument holds (the traced function sees copies of those containers, holding the same
+    objects). Each is held weakly where Python allows it, so that a trace (cached as long
+    as its arguments live: runtime/trace.py) never keeps one alive."""
+    if nest.is_nested(value):
+        return [(_Root(name + path, _getter(leaf)), leaf)
+                for path, leaf in nest.flatten_with_paths(value)
+                if not isinstance(leaf, _NOT_SEARCHED)]
+    if isinstance(value, _NOT_SEARCHED):
+        return []
+    return [(_Root(name, _getter(value)), value)]
+
+
+def _getter(value):
+    """A function returning `value`: a weak reference where it can be one (it returns
+    None once `value` is gone, and the places under it are then not found)."""
+    try:
+        return weakref.ref(value)
+    except TypeError:
+        return lambda: value
 
 
 def _global_names(code):

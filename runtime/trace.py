@@ -13,6 +13,7 @@ import functools
 import inspect
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -99,9 +100,30 @@ def _no_numbers(label):
 
 
 def _objects_in(structure):
-    """Non-array, non-scalar leaves (kept alive by the cache entry so ids stay valid)."""
+    """Non-array, non-scalar leaves: the objects a trace key holds by identity (see
+    Function._cache_trace)."""
     return [x for x in nest.flatten(structure)
             if not isinstance(x, (_PYTHON_SCALARS, np.ndarray, np.generic))]
+
+
+def _python_leaf(leaf, arguments):
+    """How a trace holds a returned Python object (every call returns it): an argument
+    (`return self`) weakly, as the cache holds the arguments it is keyed on (the trace goes
+    when the argument dies), anything else as it is."""
+    if any(leaf is a for a in arguments):
+        try:
+            return ("weak", weakref.ref(leaf))
+        except TypeError:
+            pass
+    return ("py", leaf)
+
+
+def _forget(function_ref, object_id, ref):
+    """Weakref callback: the object `object_id` of Function `function_ref()` died; its
+    cache entries go (see Function._cache_trace)."""
+    function = function_ref()
+    if function is not None:
+        function._forget_object(object_id, ref)
 
 
 def _replace_arrays(structure, replacement, numbers=False):
@@ -135,7 +157,8 @@ class ConcreteFunction:
         self.inputs = list(graph.inputs)
         self.outputs = list(graph.outputs)
         self._output_structure = output_structure
-        self._output_leaves = output_leaves    # ("out", index) or ("py", object)
+        # ("out", index), ("py", object) or ("weak", weakref to an argument)
+        self._output_leaves = output_leaves
         self._writebacks = writebacks          # [(input index, output index)]
         self._returned = returned              # output index of NoneUnless's flag, or None
         # [(output index, index of the output saying its kind)]: results whose kind depends
@@ -237,7 +260,8 @@ class ConcreteFunction:
             outputs = list(outputs)
             for i, tag in self._kinds:
                 outputs[i] = path_kinds.as_shown(outputs[i], self._kinds_by_code[int(outputs[tag])])
-        leaves = [outputs[x] if kind == "out" else x for kind, x in self._output_leaves]
+        leaves = [outputs[x] if kind == "out" else x() if kind == "weak" else x
+                  for kind, x in self._output_leaves]
         if self._output_structure is None:
             return leaves[0]
         return nest.pack_as(self._output_structure, leaves)
@@ -616,6 +640,10 @@ class Function(functools.partial):
         # input_signature, which lists the inputs).
         self._static = _ALL_STATIC if input_signature is not None else \
             _static_labels(fn, static_argnums, static_argnames)
+        # Objects that keys of _cache hold by identity, held weakly (see _cache_trace):
+        # id -> (weakref, the keys holding it); key -> the ids of the objects it holds.
+        self._watched = {}
+        self._key_objects = {}
         # _fast_key(args) -> (entry, unchecked, translate): entry(*args) returns the result;
         # unchecked is the compiled code for one C-contiguous, aligned, writeable array
         # (see ConcreteFunction.unchecked_entry) or None; translate(error) gives the
@@ -659,7 +687,7 @@ class Function(functools.partial):
         name = getattr(self.python_function, "__qualname__", "function")
         reason = "its state was rebound to arrays of another dtype or rank, or a cache " \
             "entry was dropped"
-        others = [k for k in self._cache if isinstance(k, tuple) and len(k) == len(key)
+        others = [k for k in list(self._cache) if isinstance(k, tuple) and len(k) == len(key)
                   and k != key] if isinstance(key, tuple) else []
         if others:   # (the nearest: the fewest arguments differ)
             nearest = min(others, key=lambda k: sum(a != b for a, b in zip(k, key)))
@@ -882,6 +910,7 @@ class Function(functools.partial):
 
             output_values = []
             leaves = []
+            key_objects = _objects_in((args, kwargs))
             ndarray_outputs = set()   # rank-0 outputs that the function holds as 0-d arrays
             python_outputs = set()    # ... and those it holds as Python scalars
             from runtime.tensor_array import TensorArray
@@ -902,7 +931,7 @@ class Function(functools.partial):
                     leaves.append(("out", len(output_values)))
                     output_values.append(graph.localize(leaf._value))
                 else:
-                    leaves.append(("py", leaf))
+                    leaves.append(_python_leaf(leaf, key_objects))
             kinds = []
             for index, tag in kind_tags:
                 kinds.append((index, len(output_values)))
@@ -939,11 +968,13 @@ class Function(functools.partial):
         graph.outputs = output_values
         graph.prune_unused_queries()
         owned_inputs = [isinstance(a, np.ndarray) for a in all_arrays]
-        keepalive = _objects_in((args, kwargs))
+        # (The result's nesting, without its leaves: a trace holds no object it need not.)
+        structure = nest.pack_as(result, [None] * len(flat)) if nest.is_nested(result) \
+            else None
         static = self._static
-        concrete = ConcreteFunction(graph, result if nest.is_nested(result) else None,
-                                    leaves, writebacks, self.backend, owned_inputs, keepalive,
-                                    ndarray_outputs, returned, kinds, state, state_sets,
+        concrete = ConcreteFunction(graph, structure, leaves, writebacks, self.backend,
+                                    owned_inputs, key_objects, ndarray_outputs, returned,
+                                    kinds, state, state_sets,
                                     lambda label: static is not _ALL_STATIC
                                     and label not in static, python_outputs)
         # The places the arrays captured from the function's state sit in (`layer.W`):
@@ -960,8 +991,51 @@ class Function(functools.partial):
             guards.append(state_guards.guard_for(None if fallback else captured, roots))
         concrete.guard = state_guards.combined(guards)
         if key is not None:
-            self._cache[key] = concrete
+            self._cache_trace(key, concrete, key_objects)
         return concrete
+
+    def _cache_trace(self, key, concrete, objects):
+        """Caches `concrete` under `key`. The key holds `objects` (the arguments that are
+        neither arrays nor Python scalars: a model, a layer) by identity, and the cache
+        holds them weakly: a trace never keeps a model alive. When one dies, the entries
+        whose keys hold it go (its id may be another object's next, and a dead object's
+        traces are never called again). An object that cannot be weakly referenced (a
+        class with __slots__ and no __weakref__) is held by the trace while it is cached,
+        so its id stays its own."""
+        strong = []
+        ids = []
+        for obj in objects:
+            watched = self._watched.get(id(obj))
+            if watched is None:
+                try:
+                    ref = weakref.ref(obj, functools.partial(
+                        _forget, weakref.ref(self), id(obj)))
+                except TypeError:
+                    strong.append(obj)
+                    continue
+                watched = self._watched[id(obj)] = (ref, set())
+            watched[1].add(key)
+            ids.append(id(obj))
+        concrete._keepalive = strong
+        if ids:
+            self._key_objects[key] = ids
+        self._cache[key] = concrete
+
+    def _forget_object(self, object_id, ref):
+        """The watched object `object_id` died (weakref `ref` says so): its entries go, and
+        the other objects of their keys stop counting them."""
+        watched = self._watched.get(object_id)
+        if watched is None or watched[0] is not ref:
+            return
+        del self._watched[object_id]
+        for key in watched[1]:
+            self._cache.pop(key, None)
+            for other in self._key_objects.pop(key, ()):
+                entry = self._watched.get(other)
+                if entry is not None and other != object_id:
+                    entry[1].discard(key)
+                    if not entry[1]:   # (no entry holds it: it is not watched any more)
+                        del self._watched[other]
 
     def _raise_when_run(self, graph, error):
         """Records that `graph` raises `error`, raised while tracing, when it runs, and
