@@ -14,6 +14,7 @@ import functools
 import gc
 import os
 import sys
+import warnings
 import weakref
 
 import numpy as np
@@ -36,6 +37,16 @@ TWO_PLACES = ("bug: a value the function leaves in two new places of its state i
               "one, the other keeps the symbolic tensor (a Dense layer's self.inputs is the "
               "previous one's self.outputs)")
 REVERSED_RANGE = "bug: reversed(range(n)) with a symbolic n is refused (backprop through time)"
+ALIASED_STATE = ("bug: one array in two places of the state (layer.kernel and "
+                 "layer.weights[0], as Layer.add_weight leaves them) is two graph inputs: a "
+                 "write through one is not seen through the other")
+ALIASED_UPDATE = ("bug: `for w in layer.weights: w -= lr * g`, the weights also held as "
+                  "layer.kernel, is refused, with advice about np.subtract(..., out=) that the "
+                  "user did not write")
+FALLBACK_WRITES = ("bug: when the graph refuses the state as inputs (np.clip(w, ..., out=w) "
+                   "on a weight), the trace with the state as constants runs the in-place call "
+                   "on the real weight while tracing: the graph's earlier reads of it see the "
+                   "new values")
 MEMORY = ("weak references to the state (issue 16 item 6): a model a staged method has run "
           "on stays alive after its last reference goes")
 NUMBA_PAIRED_INDEX = ("numba refuses paired integer-array indexing probs[rows, labels] "
@@ -314,3 +325,53 @@ def test_reduced_a_model_is_freed_after_its_last_reference():
     del model
     gc.collect()
     assert freed() is None
+
+
+class _Dense:
+    def __init__(self):
+        self.kernel = np.ones(2)
+        self.weights = [self.kernel]
+
+
+@_xfail(ALIASED_STATE)
+def test_reduced_a_write_through_one_name_of_an_array_is_read_through_another():
+    layer = _Dense()
+
+    @ag.function(backend="numpy")
+    def step(lr):
+        layer.kernel -= lr
+        return layer.weights[0].sum()
+
+    assert step(0.5) == 1.0
+    assert layer.weights[0] is layer.kernel
+
+
+@_xfail(ALIASED_UPDATE)
+def test_reduced_sgd_over_the_weights_list():
+    layer = _Dense()
+
+    @ag.function(backend="numpy")
+    def step(x, lr):
+        y = x * layer.kernel
+        for weight in layer.weights:
+            weight -= lr * y
+        return y.sum()
+
+    assert step(np.ones(2), 0.5) == 2.0
+    assert layer.kernel.tolist() == [0.5, 0.5] and layer.weights[0] is layer.kernel
+
+
+@_xfail(FALLBACK_WRITES)
+def test_reduced_an_out_argument_on_a_weight():
+    layer = _Dense()
+
+    @ag.function(backend="numpy")
+    def step(x):
+        y = (x * layer.kernel).sum()
+        np.clip(layer.kernel, 0.0, 0.5, out=layer.kernel)
+        return y
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert step(np.ones(2)) == 2.0
+    assert layer.kernel.tolist() == [0.5, 0.5]
