@@ -76,9 +76,7 @@ def time_calls(f, inputs, budget):
 
 def measure_interleaved(kinds, fn, make_inputs, budget, samples=7):
     """{kind: (first call seconds, median seconds per call, result) or an error string},
-    the samples of all kinds taken round-robin (sample 1 of each kind, then sample 2, ...)
-    so a load change on this shared machine shifts every kind alike and the ratios hold;
-    each round starts one kind later than the one before."""
+    the samples of all kinds taken round-robin (`sample_round_robin`)."""
     setup = {}
     results = {}
     for kind in kinds:
@@ -94,27 +92,38 @@ def measure_interleaved(kinds, fn, make_inputs, budget, samples=7):
         except Exception as e:  # reported in the table: a failing backend is a finding
             results[kind] = f"{type(e).__name__}: {str(e).splitlines()[0][:60] if str(e) else ''}"
             continue
-        setup[kind] = (f, inputs, max(1, int(budget / samples / once)), first, result, [])
+        setup[kind] = (f, inputs, max(1, int(budget / samples / once)), first, result)
+    medians = sample_round_robin({kind: (f, inputs, n) for kind, (f, inputs, n, _, _)
+                                  in setup.items()}, samples)
+    for kind, (_, _, _, first, result) in setup.items():
+        results[kind] = (first, medians[kind], result)
+    return {kind: results[kind] for kind in kinds}
+
+
+def sample_round_robin(calls, samples=7):
+    """{kind: median seconds per call} of `calls` ({kind: (f, inputs, calls per sample)}),
+    the samples of all kinds taken round-robin (sample 1 of each kind, then sample 2, ...)
+    so a load change on this shared machine shifts every kind alike and the ratios hold;
+    each round starts one kind later than the one before."""
+    kinds = list(calls)
+    times = {kind: [] for kind in kinds}
     gc.disable()
-    kinds_set_up = list(setup)
     try:
         for round_index in range(samples):
             # The order turns every round: a kind measured right after another compiled
             # copy of the same loop starts slower while the CPU's branch predictors
             # relearn (on edit_distance, tens of calls), and turning the order shares that
             # alike.
-            turn = round_index % len(kinds_set_up) if kinds_set_up else 0
-            for kind in kinds_set_up[turn:] + kinds_set_up[:turn]:
-                f, inputs, n, _, _, times = setup[kind]
+            turn = round_index % len(kinds) if kinds else 0
+            for kind in kinds[turn:] + kinds[:turn]:
+                f, inputs, n = calls[kind]
                 start = time.perf_counter()
                 for _ in range(n):
                     f(*inputs)
-                times.append((time.perf_counter() - start) / n)
+                times[kind].append((time.perf_counter() - start) / n)
     finally:
         gc.enable()
-    for kind, (_, _, _, first, result, times) in setup.items():
-        results[kind] = (first, statistics.median(times), result)
-    return {kind: results[kind] for kind in kinds}
+    return {kind: statistics.median(t) for kind, t in times.items()}
 
 
 def measure(kind, fn, make_inputs, budget):
@@ -139,6 +148,13 @@ def _equal(a, b):
         return isinstance(b, tuple) and len(a) == len(b) and all(map(_equal, a, b))
     return np.allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64),
                        rtol=1e-9, atol=1e-12)
+
+
+def print_table(title, head, rows):
+    widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    print(f"\n{title}")
+    for r in [head] + rows:
+        print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
 
 
 def call_overhead(budget):
@@ -257,20 +273,14 @@ def main(argv=None):
         first_rows.append(first)
         print(f"  measured {name}", file=sys.stderr)
 
-    def table(title, head, rows):
-        widths = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
-        print(f"\n{title}")
-        for r in [head] + rows:
-            print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
-
-    table("Steady state (median time per call; ratios vs the faster of njit and plain Python)",
+    print_table("Steady state (median time per call; ratios vs the faster of njit and plain Python)",
           header, steady_rows)
-    table("First call (convert + trace + compile + run; %s)" % (
+    print_table("First call (convert + trace + compile + run; %s)" % (
         "this process" if args.first_in_process else
         "fresh process, cold caches, after Numba's start-up"),
           ["workload"] + args.backends, first_rows)
     overhead = call_overhead(budget)
-    table("Call overhead, f(x) = x + 1 on 16 floats", list(overhead), [list(overhead.values())])
+    print_table("Call overhead, f(x) = x + 1 on 16 floats", list(overhead), [list(overhead.values())])
     if not args.no_cache_probe and args.workloads:
         print(f"\nFresh process, {args.workloads[0]}, first call: {cache_hit_time(args.workloads[0])}")
 
