@@ -79,10 +79,14 @@ class StateInputs:
     or _ABSENT)]) are set after each run, and `holds` checks that they still hold what
     they held (a built layer then traces again, with its weights as inputs)."""
 
-    __slots__ = ("places", "new_places", "_swapped", "_roots", "_before")
+    __slots__ = ("places", "aliases", "new_places", "_swapped", "_roots", "_before")
 
-    def __init__(self, places, swapped, roots, before):
+    def __init__(self, places, aliases, swapped, roots, before):
         self.places = places
+        # [(root, steps, k)]: other places holding the array of place k (`layer.kernel`
+        # and `layer.weights[0]`): they hold the same tensor while tracing, and a call
+        # finding another array there traces again.
+        self.aliases = aliases
         self.new_places = []
         self._swapped = swapped   # [(root, steps, the object swapped in)] until restored
         self._roots = roots
@@ -98,15 +102,21 @@ class StateInputs:
         def visited(obj):
             before[id(obj)] = (obj, _copy_of(obj))
 
-        places, swapped = [], []
-        for root, steps, array in list(_search(roots, visited=visited)):
+        places, aliases, swapped, first = [], [], [], {}
+        for root, steps, array in list(_search(roots, visited=visited, every_place=True)):
             if id(array) in skip or not _settable(root, steps):
                 continue
+            k = first.get(id(array))
+            if k is not None:   # (an array seen at another place: the same tensor)
+                _set(root, steps, swapped[k][2])
+                aliases.append((root, steps, k))
+                continue
+            first[id(array)] = len(places)
             tensor, index = make_input(array)
             _set(root, steps, tensor)
             places.append((root, steps, array, index))
             swapped.append((root, steps, tensor))
-        return cls(places, swapped, roots, before)
+        return cls(places, aliases, swapped, roots, before)
 
     def restore(self, is_tensor):
         """Puts the arrays back; returns, per place, what the traced function left there
@@ -120,8 +130,15 @@ class StateInputs:
             except Exception:   # (the function deleted it: Python's state has none)
                 left.append(None)
             _set(root, steps, array)
+        for root, steps, k in self.aliases:
+            try:
+                left.append(_get(root, steps))
+            except Exception:
+                left.append(None)
+            _set(root, steps, self.places[k][2])
         self._swapped = []
-        for root, steps, tensor in list(_search(self._roots, leaf=is_tensor)):
+        for root, steps, tensor in list(_search(self._roots, leaf=is_tensor,
+                                                every_place=True)):
             held = self._held_before(root, steps)
             if held is not None:
                 _put_back(root, steps, held[0])
@@ -158,6 +175,12 @@ class StateInputs:
             if type(current) is not np.ndarray or current.dtype != array.dtype \
                     or current.ndim != array.ndim:
                 return False
+        for root, steps, k in self.aliases:
+            try:
+                if _get(root, steps) is not _get(*self.places[k][:2]):
+                    return False
+            except Exception:
+                return False
         for root, steps, held in self.new_places:
             try:
                 current = _get(root, steps)
@@ -172,9 +195,21 @@ class StateInputs:
         return tuple(_get(root, steps) for root, steps, _, _ in self.places)
 
     def _place(self, k):
-        """(root, steps) of place `k`, of `places`, then `new_places`."""
-        return (self.places[k] if k < len(self.places)
-                else self.new_places[k - len(self.places)])[:2]
+        """(root, steps) of place `k`, of `places`, then `aliases`, then `new_places`."""
+        for group in (self.places, self.aliases, self.new_places):
+            if k < len(group):
+                return group[k][:2]
+            k -= len(group)
+        raise IndexError(k)
+
+    def input_of(self, k):
+        """The input index of the array place `k` held when traced (None for a new
+        place)."""
+        if k < len(self.places):
+            return self.places[k][3]
+        if k < len(self.places) + len(self.aliases):
+            return self.places[self.aliases[k - len(self.places)][2]][3]
+        return None
 
     def set(self, k, value):
         """Sets place `k` to `value` (a rebinding the function does, done after each run)."""

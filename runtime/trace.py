@@ -244,9 +244,12 @@ class ConcreteFunction:
             target, new = inputs[i], outputs[j]
             if new is not target:
                 np.copyto(target, new)
+        made = {}   # (one value the function left in several places is one object there)
         for k, j, value in self._state_sets:
             if j is not None:
-                value = np.array(outputs[j]) if value else outputs[j]   # (value: a 0-d array?)
+                if j not in made:   # (value: a 0-d array?)
+                    made[j] = np.array(outputs[j]) if value else outputs[j]
+                value = made[j]
             self._state.set(k, value)
         if self._returned is not None and not outputs[self._returned]:
             return None
@@ -942,12 +945,16 @@ class Function(functools.partial):
             # What the function left in the places of its state: another value there is
             # set there after each run, as the function sets it (`self.W = self.W - d`).
             state_sets = []   # (place, output index or None, value)
+            left_outputs = {}   # id(tensor) -> its output index
             for k, left in enumerate(state_left):
-                if k < len(state.places) and left is handles[state.places[k][3]]:
+                index = state.input_of(k)
+                if index is not None and left is handles[index]:
                     continue
                 if is_tensor(left):
-                    state_sets.append((k, len(output_values), is_ndarray(left)))
-                    output_values.append(graph.localize(left._value))
+                    if id(left) not in left_outputs:
+                        left_outputs[id(left)] = len(output_values)
+                        output_values.append(graph.localize(left._value))
+                    state_sets.append((k, left_outputs[id(left)], is_ndarray(left)))
                 elif holds_symbolic(left):
                     raise TypeError(
                         "%s sets %s to %r, which holds symbolic tensors: a graph can leave "

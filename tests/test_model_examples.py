@@ -25,37 +25,20 @@ import autograph as ag
 _EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 _CLASSES = {"mlp_classifier": "MLPClassifier", "rnn_classifier": "RNNClassifier"}
 
-# What keeps the programs from running unchanged today. The first two are the features in
-# flight (issue 16 items 4 and 5); the others are bugs, reduced at the end of this file.
-RANDOM = ("a Generator draw per call (issue 16 item 4): weights drawn in the first call's "
-          "build, from a size the trace holds symbolically, and a dropout mask per step")
-SCALAR = ("Python float arguments as symbolic scalars (issue 16 item 5): each new learning "
-          "rate traces again")
-LIST_APPEND = ("bug: a list of the state appended to while tracing keeps the symbolic "
-               "tensor (Layer.add_weight's self.weights.append)")
-TWO_PLACES = ("bug: a value the function leaves in two new places of its state is set in "
-              "one, the other keeps the symbolic tensor (a Dense layer's self.inputs is the "
-              "previous one's self.outputs)")
+# What keeps the programs from running unchanged today: bugs, reduced at the end of this
+# file.
 REVERSED_RANGE = "bug: reversed(range(n)) with a symbolic n is refused (backprop through time)"
-ALIASED_STATE = ("bug: one array in two places of the state (layer.kernel and "
-                 "layer.weights[0], as Layer.add_weight leaves them) is two graph inputs: a "
-                 "write through one is not seen through the other")
-ALIASED_UPDATE = ("bug: `for w in layer.weights: w -= lr * g`, the weights also held as "
-                  "layer.kernel, is refused, with advice about np.subtract(..., out=) that the "
-                  "user did not write")
 FALLBACK_WRITES = ("bug: when the graph refuses the state as inputs (np.clip(w, ..., out=w) "
                    "on a weight), the trace with the state as constants runs the in-place call "
                    "on the real weight while tracing: the graph's earlier reads of it see the "
                    "new values")
-MEMORY = ("weak references to the state (issue 16 item 6): a model a staged method has run "
-          "on stays alive after its last reference goes")
 NUMBA_PAIRED_INDEX = ("numba refuses paired integer-array indexing probs[rows, labels] "
                       "(the cross-entropy's gather and its item update)")
 
 # Per (program, backend), what fails today when the program runs as written.
 _AS_WRITTEN = {
-    "mlp_classifier": [RANDOM, SCALAR, LIST_APPEND, TWO_PLACES],
-    "rnn_classifier": [RANDOM, SCALAR, LIST_APPEND, REVERSED_RANGE],
+    "mlp_classifier": [],
+    "rnn_classifier": [REVERSED_RANGE],
 }
 
 
@@ -168,8 +151,8 @@ def test_a_prebuilt_model_without_dropout_trains_as_plain_python(name, backend):
 
 
 @pytest.mark.parametrize("name, backend", _cases({
-    ("mlp_classifier", "numpy"): [RANDOM, LIST_APPEND, TWO_PLACES],
-    ("rnn_classifier", "numpy"): [RANDOM, LIST_APPEND, REVERSED_RANGE],
+    ("mlp_classifier", "numpy"): [],
+    ("rnn_classifier", "numpy"): [REVERSED_RANGE],
 }))
 def test_weights_built_on_the_first_call(name, backend):
     staged, plain = run(name, backend, decay=0.0, dropout=0.0)
@@ -177,14 +160,12 @@ def test_weights_built_on_the_first_call(name, backend):
     assert staged.train_traces == 2
 
 
-@_xfail(SCALAR)
 def test_a_new_learning_rate_every_epoch_reuses_the_trace():
     staged, plain = run("mlp_classifier", "numpy", prebuilt=True, epochs=3, dropout=0.0)
     assert_same_training(staged, plain, "numpy")
     assert staged.train_traces == 2
 
 
-@_xfail(RANDOM)
 def test_dropout_draws_a_new_mask_every_step():
     staged, plain = run("mlp_classifier", "numpy", prebuilt=True, decay=0.0)
     assert_same_training(staged, plain, "numpy")
@@ -206,7 +187,6 @@ def test_the_programs_choose_their_backend_from_the_command_line_or_the_environm
 
 # -- the programs' failures, reduced ----------------------------------------------------------
 
-@_xfail(RANDOM)
 def test_reduced_a_generator_draw_with_a_symbolic_size():
     rng, plain_rng = np.random.default_rng(0), np.random.default_rng(0)
 
@@ -219,7 +199,6 @@ def test_reduced_a_generator_draw_with_a_symbolic_size():
         np.testing.assert_array_equal(dropout(h), h * (plain_rng.random(h.shape) < 0.5))
 
 
-@_xfail(RANDOM)
 def test_reduced_a_generator_draw_of_a_static_size_is_drawn_every_call():
     """Today a silent difference: the draw is made while tracing, a constant of the graph."""
     rng, plain_rng = np.random.default_rng(0), np.random.default_rng(0)
@@ -232,7 +211,6 @@ def test_reduced_a_generator_draw_of_a_static_size_is_drawn_every_call():
         np.testing.assert_array_equal(noise(np.ones(4)), np.ones(4) + plain_rng.random(4))
 
 
-@_xfail(SCALAR)
 def test_reduced_a_new_python_float_reuses_the_trace():
     @ag.function(backend="numpy")
     def step(w, lr):
@@ -248,7 +226,6 @@ class _Layer:
         self.weights = []
 
 
-@_xfail(LIST_APPEND)
 def test_reduced_a_state_list_appended_to_while_tracing():
     layer = _Layer()
 
@@ -264,7 +241,6 @@ def test_reduced_a_state_list_appended_to_while_tracing():
     assert call(np.ones((4, 2))) == 24.0
 
 
-@_xfail(TWO_PLACES)
 def test_reduced_one_value_left_in_two_new_places():
     first, second = _Layer(), _Layer()
     first.w = np.ones(2)
@@ -308,7 +284,6 @@ def test_reduced_paired_index_arrays_on_numba():
     np.testing.assert_array_equal(staged[1], expected[1])
 
 
-@_xfail(MEMORY)
 def test_reduced_a_model_is_freed_after_its_last_reference():
     class Model:
         def __init__(self):
@@ -333,7 +308,6 @@ class _Dense:
         self.weights = [self.kernel]
 
 
-@_xfail(ALIASED_STATE)
 def test_reduced_a_write_through_one_name_of_an_array_is_read_through_another():
     layer = _Dense()
 
@@ -346,7 +320,6 @@ def test_reduced_a_write_through_one_name_of_an_array_is_read_through_another():
     assert layer.weights[0] is layer.kernel
 
 
-@_xfail(ALIASED_UPDATE)
 def test_reduced_sgd_over_the_weights_list():
     layer = _Dense()
 
