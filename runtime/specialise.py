@@ -26,6 +26,18 @@ _local = threading.local()
 
 ALL = None   # (Specialise.labels: every Python number of the call)
 
+# Python ints beyond this are constants of the trace: a graph holds Python ints in int64s,
+# and checks only its products for overflow (runtime/path_kinds.py), so its sums must
+# start far from int64's bounds.
+INT_INPUT_BOUND = 2 ** 53
+
+
+def is_number_input(x):
+    """Is `x` a Python number that can be a graph input (a float, an int of at most
+    INT_INPUT_BOUND; not a bool)?"""
+    t = type(x)
+    return t is float or (t is int and -INT_INPUT_BOUND <= x <= INT_INPUT_BOUND)
+
 
 class Specialise(Exception):
     """Raised while tracing where Python needs the concrete value of a Python number the

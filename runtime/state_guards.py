@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from runtime import nest
+from runtime import nest, specialise
 
 _MAX_DEPTH = 4
 _MAX_ITEMS = 256
@@ -93,18 +93,29 @@ class StateInputs:
         self._before = before     # {id(container): (container, a shallow copy)}
 
     @classmethod
-    def swap_in(cls, roots, skip, make_input):
-        """Swaps the arrays within reach of `roots` for the tensors `make_input(array)`
-        gives (a graph input each), but those whose id is in `skip` (the arguments) and
-        those in tuples."""
+    def swap_in(cls, roots, skip, make_input, numbers=False):
+        """Swaps the arrays within reach of `roots` (and, with `numbers`, the Python
+        numbers: runtime/specialise.py) for the tensors `make_input(value, place)` gives (a
+        graph input each), but the arrays whose id is in `skip` (the arguments) and those
+        in tuples."""
         before = {}
 
         def visited(obj):
             before[id(obj)] = (obj, _copy_of(obj))
 
+        leaf = _is_array_or_number if numbers else None
         places, aliases, swapped, first = [], [], [], {}
-        for root, steps, array in list(_search(roots, visited=visited, every_place=True)):
-            if id(array) in skip or not _settable(root, steps):
+        for root, steps, array in list(_search(roots, leaf=leaf, visited=visited,
+                                               every_place=True)):
+            if not _settable(root, steps):
+                continue
+            if not isinstance(array, np.ndarray):   # (a number: each place its own input)
+                tensor, index = make_input(array, len(places))
+                _set(root, steps, tensor)
+                places.append((root, steps, array, index))
+                swapped.append((root, steps, tensor))
+                continue
+            if id(array) in skip:
                 continue
             k = first.get(id(array))
             if k is not None:   # (an array seen at another place: the same tensor)
@@ -112,7 +123,7 @@ class StateInputs:
                 aliases.append((root, steps, k))
                 continue
             first[id(array)] = len(places)
-            tensor, index = make_input(array)
+            tensor, index = make_input(array, len(places))
             _set(root, steps, tensor)
             places.append((root, steps, array, index))
             swapped.append((root, steps, tensor))
@@ -172,7 +183,11 @@ class StateInputs:
                 current = _get(root, steps)
             except Exception:
                 return False
-            if type(current) is not np.ndarray or current.dtype != array.dtype \
+            if type(array) is not np.ndarray:   # (a number, of this type)
+                if type(current) is not type(array) or not specialise.is_number_input(
+                        current):
+                    return False
+            elif type(current) is not np.ndarray or current.dtype != array.dtype \
                     or current.ndim != array.ndim:
                 return False
         for root, steps, k in self.aliases:
@@ -224,10 +239,46 @@ class StateInputs:
 
 
 def _stand_in(array):
-    """An empty array of the dtype and rank of `array` (an array), or `array` itself."""
+    """An empty array of the dtype and rank of `array` (an array), a zero of the type of a
+    Python number, or `array` itself."""
     if type(array) is np.ndarray:
         return np.empty((0,) * array.ndim, array.dtype)
+    if type(array) in (int, float):
+        return type(array)()
     return array
+
+
+def _is_array_or_number(value):
+    return isinstance(value, np.ndarray) or specialise.is_number_input(value)
+
+
+class NumberGuard:
+    """The places ((root, steps, value) each) of the Python numbers of a function's state
+    that a trace holds as constants (rt.function; ag.function where a trace needed their
+    values): a call finding another value, or another type, there traces again."""
+
+    __slots__ = ("places",)
+
+    def __init__(self, places):
+        self.places = places
+
+    def holds(self):
+        for root, steps, value in self.places:
+            try:
+                current = _get(root, steps)
+            except Exception:
+                return False
+            if type(current) is not type(value) or not (current is value or
+                                                        current == value):
+                return False
+        return True
+
+
+def number_guard(roots):
+    """A NumberGuard over the Python numbers (ints, floats, not bools) within reach of
+    `roots` ((_Root, its value) each), or None when there is none."""
+    places = list(_search(roots, leaf=lambda v: type(v) in (int, float), every_place=True))
+    return NumberGuard(places) if places else None
 
 
 def _copy_of(obj):

@@ -42,16 +42,9 @@ class NoneUnless:
 
 # In a trace key, the second item of a Python number's entry where it is an input.
 _SYMBOLIC = "symbolic"
-# Python ints beyond this are constants of the trace: a graph holds Python ints in int64s,
-# and checks only its products for overflow (runtime/path_kinds.py), so its sums must
-# start far from int64's bounds.
-_INT_INPUT_BOUND = 2 ** 53
-
-
 def _is_number_input(x, t):
-    """Is `x` (of type `t`) a Python number that can be a graph input (a float, an int of
-    at most _INT_INPUT_BOUND; not a bool)?"""
-    return t is float or (t is int and -_INT_INPUT_BOUND <= x <= _INT_INPUT_BOUND)
+    """Is `x` (of type `t`) a Python number that can be a graph input (specialise.py)?"""
+    return (t is float or t is int) and specialise.is_number_input(x)
 
 
 def _leaf_key(x, arrays, numbers=False):
@@ -247,8 +240,8 @@ class ConcreteFunction:
         made = {}   # (one value the function left in several places is one object there)
         for k, j, value in self._state_sets:
             if j is not None:
-                if j not in made:   # (value: a 0-d array?)
-                    made[j] = np.array(outputs[j]) if value else outputs[j]
+                if j not in made:   # (value: how the function holds it, or None)
+                    made[j] = value(outputs[j], ()) if value else outputs[j]
                 value = made[j]
             self._state.set(k, value)
         if self._returned is not None and not outputs[self._returned]:
@@ -262,7 +255,8 @@ class ConcreteFunction:
         if self._kinds:
             outputs = list(outputs)
             for i, tag in self._kinds:
-                outputs[i] = path_kinds.as_shown(outputs[i], self._kinds_by_code[int(outputs[tag])])
+                outputs[i] = path_kinds.as_shown(outputs[i],
+                                                 self._kinds_by_code[int(outputs[tag])])
         leaves = [outputs[x] if kind == "out" else x() if kind == "weak" else x
                   for kind, x in self._output_leaves]
         if self._output_structure is None:
@@ -422,6 +416,9 @@ def staging_refusal(fn, decorator="rt.function"):
             % (decorator, name, where, kind, made, when, made.split(" ", 1)[1], name,
                decorator, advice))
 
+
+# Earlier traces kept per trace key whose guards failed (Function._retrace_stale).
+_MAX_GUARDED = 8
 
 # Traces of one function after which a warning says what keeps changing.
 _WARN_AFTER = 5
@@ -617,6 +614,9 @@ class Function(functools.partial):
     # inputs of its traces (runtime/state_guards.py)? Functional code written for rt
     # states them with rt.constant / rt.Variable: there they are constants, guarded.
     state_inputs = False
+    # ... and its Python numbers too (until a trace needs the value of one: then they are
+    # constants, guarded by value)?
+    _state_numbers = True
 
     def __new__(cls, *args, **kwargs):
         del args, kwargs   # __init__'s
@@ -637,6 +637,7 @@ class Function(functools.partial):
         self.input_signature = None if input_signature is None else list(input_signature)
         self.trace_count = 0
         self._cache = {}
+        self._guarded = {}   # key -> earlier traces whose guards failed (_retrace_stale)
         # The labels (positions, keyword names) of the arguments whose Python numbers are
         # constants of the trace, not inputs (runtime/specialise.py): those named static,
         # and those a trace needed the values of; _ALL_STATIC for all of them (also with an
@@ -703,12 +704,23 @@ class Function(functools.partial):
 
     def _retrace_stale(self, args, kwargs, key, arrays, stale):
         """The trace for a call where `stale`, the cached trace, captured an array that its
-        place (`layer.W`) no longer holds: traced again (once, when threads race)."""
+        place (`layer.W`) no longer holds, or a number of the state another value: an
+        earlier trace of the key whose guard holds (a value that comes back, as an epoch
+        counter's parity does; the last _MAX_GUARDED are kept), else traced again (once,
+        when threads race)."""
         with _tracing:
             concrete = self._cache.get(key)
             if concrete is not stale and concrete is not None:
                 return concrete
+            earlier = self._guarded.setdefault(key, [])
+            for i, other in enumerate(earlier):
+                if other.guard.holds():
+                    earlier[i] = stale
+                    self._cache[key] = other
+                    return other
             self._cache.pop(key, None)
+            earlier.insert(0, stale)
+            del earlier[_MAX_GUARDED:]
             return self._trace_locked(args, kwargs, key, arrays)
 
     def _fast_record(self, concrete, args):
@@ -723,8 +735,8 @@ class Function(functools.partial):
     def _fast_entry(self, concrete, args):
         """(entry, translate): entry(*args) -> result for calls with the same fast key as
         `args`, passing the arrays and the Python numbers that are inputs (other Python
-        scalars are constants of the trace) to the graph; translate(error) -> exception to raise, when entry calls compiled code
-        directly (else None). A trace with a guard (runtime/state_guards.py) checks it
+        scalars are constants of the trace) to the graph; translate(error) -> exception to
+        raise, when entry calls compiled code directly (else None). A trace with a guard (runtime/state_guards.py) checks it
         first, and raises _StaleTrace where it fails (the caller takes the general path)."""
         run = concrete.call_arrays
         arrays = [i for i, a in enumerate(args) if type(a) not in _KEY_SCALARS
@@ -799,9 +811,15 @@ class Function(functools.partial):
                 return self._trace_state(args, kwargs, key, arrays)
             except specialise.Specialise as needed:
                 # Python needed the value of a Python number argument: the trace is made
-                # again with it a constant (its value then in the key: the guard).
+                # again with it a constant (its value then in the key: the guard); of a
+                # number of the state: the state's numbers are constants (guarded).
                 self.trace_count -= 1
-                self._specialise(needed.labels)
+                labels = needed.labels
+                if labels is specialise.ALL or any(type(label) is tuple for label in labels):
+                    self._state_numbers = False
+                    if labels is not specialise.ALL:
+                        labels = frozenset(l for l in labels if type(l) is not tuple)
+                self._specialise(labels)
                 key, arrays = self._key(args, kwargs)
                 try:
                     concrete = self._cache.get(key)
@@ -843,7 +861,7 @@ class Function(functools.partial):
             position = iter(range(len(arrays)))
 
             def placeholder(array, label):
-                i = next(position)
+                i = next(position, None)   # (None: a number of the state)
                 if type(array) is int or type(array) is float:
                     # A Python number: a weakly typed scalar (runtime/specialise.py).
                     value = graph.add_input(np.dtype(np.int64 if type(array) is int
@@ -870,7 +888,10 @@ class Function(functools.partial):
             state = None
             if state_inputs:
                 # The arrays of the function's state are inputs too (runtime/state_guards.py).
-                def state_input(array):
+                def state_input(array, k):
+                    if not isinstance(array, np.ndarray):   # (a Python number)
+                        placeholder(array, ("state", k))
+                        return handles[-1], len(handles) - 1
                     # (Of its dtype and rank, as an argument: another size reuses the trace.)
                     handle = Tensor(graph.add_input(array.dtype, (None,) * array.ndim))
                     mark_ndarray(handle)
@@ -878,7 +899,7 @@ class Function(functools.partial):
                     return handle, len(handles) - 1
                 state = state_guards.StateInputs.swap_in(
                     state_guards.roots_of(self.python_function, args, kwargs),
-                    {id(a) for a in arrays}, state_input)
+                    {id(a) for a in arrays}, state_input, numbers=self._state_numbers)
             # (Random draws find their generators from the function's roots, and are
             # guarded where they sit: runtime/random_state.py.)
             draws = random_state.tracing(self.python_function, args, kwargs)
@@ -954,7 +975,9 @@ class Function(functools.partial):
                     if id(left) not in left_outputs:
                         left_outputs[id(left)] = len(output_values)
                         output_values.append(graph.localize(left._value))
-                    state_sets.append((k, left_outputs[id(left)], is_ndarray(left)))
+                    held = _as_ndarray if is_ndarray(left) else \
+                        _as_python if is_python_scalar(left) else None
+                    state_sets.append((k, left_outputs[id(left)], held))
                 elif holds_symbolic(left):
                     raise TypeError(
                         "%s sets %s to %r, which holds symbolic tensors: a graph can leave "
@@ -991,8 +1014,11 @@ class Function(functools.partial):
         guards = [state] if state is not None else []
         guards.append(draws.guard())
         fallback = self.state_inputs and not state_inputs
+        roots = state_guards.roots_of(self.python_function, args, kwargs)
+        if not (state_inputs and self._state_numbers):
+            # The Python numbers of the state are constants of this trace: guarded by value.
+            guards.append(state_guards.number_guard(roots))
         if captured or fallback:
-            roots = state_guards.roots_of(self.python_function, args, kwargs)
             # (Where state inputs were refused, every array of the state: what was computed
             # from it while tracing is a constant of its own.)
             guards.append(state_guards.guard_for(None if fallback else captured, roots))
@@ -1037,6 +1063,7 @@ class Function(functools.partial):
         del self._watched[object_id]
         for key in watched[1]:
             self._cache.pop(key, None)
+            self._guarded.pop(key, None)
             for other in self._key_objects.pop(key, ()):
                 entry = self._watched.get(other)
                 if entry is not None and other != object_id:

@@ -27,7 +27,6 @@ _CLASSES = {"mlp_classifier": "MLPClassifier", "rnn_classifier": "RNNClassifier"
 
 # What keeps the programs from running unchanged today: bugs, reduced at the end of this
 # file.
-REVERSED_RANGE = "bug: reversed(range(n)) with a symbolic n is refused (backprop through time)"
 FALLBACK_WRITES = ("bug: when the graph refuses the state as inputs (np.clip(w, ..., out=w) "
                    "on a weight), the trace with the state as constants runs the in-place call "
                    "on the real weight while tracing: the graph's earlier reads of it see the "
@@ -38,7 +37,7 @@ NUMBA_PAIRED_INDEX = ("numba refuses paired integer-array indexing probs[rows, l
 # Per (program, backend), what fails today when the program runs as written.
 _AS_WRITTEN = {
     "mlp_classifier": [],
-    "rnn_classifier": [REVERSED_RANGE],
+    "rnn_classifier": [],
 }
 
 
@@ -139,7 +138,7 @@ def test_the_program_trains_as_plain_python(name, backend):
 
 @pytest.mark.parametrize("name, backend", _cases({
     ("mlp_classifier", "numpy"): [],
-    ("rnn_classifier", "numpy"): [REVERSED_RANGE],
+    ("rnn_classifier", "numpy"): [],
 }))
 def test_a_prebuilt_model_without_dropout_trains_as_plain_python(name, backend):
     """Weights updated in place (on layers in a list, through `w.T`), masking, the
@@ -152,7 +151,7 @@ def test_a_prebuilt_model_without_dropout_trains_as_plain_python(name, backend):
 
 @pytest.mark.parametrize("name, backend", _cases({
     ("mlp_classifier", "numpy"): [],
-    ("rnn_classifier", "numpy"): [REVERSED_RANGE],
+    ("rnn_classifier", "numpy"): [],
 }))
 def test_weights_built_on_the_first_call(name, backend):
     staged, plain = run(name, backend, decay=0.0, dropout=0.0)
@@ -257,7 +256,6 @@ def test_reduced_one_value_left_in_two_new_places():
     assert first.outputs is second.inputs
 
 
-@_xfail(REVERSED_RANGE)
 def test_reduced_reversed_range_of_a_symbolic_length():
     def backwards(x):
         total = 0.0

@@ -27,6 +27,7 @@ GRAPH_PATHS = {
     builtins.range: graph_builtins.range_,
     builtins.enumerate: graph_builtins.enumerate_,
     builtins.zip: graph_builtins.zip_,
+    builtins.reversed: graph_builtins.reversed_,
     builtins.abs: graph_builtins.abs_,
     builtins.int: graph_builtins.int_,
     builtins.float: graph_builtins.float_,
@@ -138,6 +139,7 @@ len_ = _first_arg_overload(builtins.len)
 range_ = _any_arg_overload(builtins.range)
 enumerate_ = _any_arg_overload(builtins.enumerate, keywords_too=True)
 zip_ = _any_arg_overload(builtins.zip)
+reversed_ = _first_arg_overload(builtins.reversed)
 abs_ = _first_arg_overload(builtins.abs)
 int_ = _first_arg_overload(builtins.int)
 float_ = _first_arg_overload(builtins.float)
@@ -290,6 +292,7 @@ BUILTIN_OVERLOADS = {
     builtins.range: range_,
     builtins.enumerate: enumerate_,
     builtins.zip: zip_,
+    builtins.reversed: reversed_,
     builtins.abs: abs_,
     builtins.int: int_,
     builtins.float: float_,
@@ -363,8 +366,8 @@ def _fixed_arity(builtin, arity, any_arg):
 
 
 _ANY_ARG = (builtins.range, builtins.enumerate, builtins.zip)
-_FIRST_ARG = (builtins.len, builtins.abs, builtins.int, builtins.float, builtins.bool,
-              builtins.sum, builtins.isinstance, builtins.next, builtins.iter)
+_FIRST_ARG = (builtins.len, builtins.reversed, builtins.abs, builtins.int, builtins.float,
+              builtins.bool, builtins.sum, builtins.isinstance, builtins.next, builtins.iter)
 # arity -> {builtin: overload for calls with exactly that many positional arguments}
 FIXED_ARITY_OVERLOADS = {
     arity: {**{b: _fixed_arity(b, arity, True) for b in _ANY_ARG},

@@ -173,8 +173,6 @@ def test_state_a_graph_cannot_compute_on_is_read_while_tracing():
         np.testing.assert_allclose(staged(np.ones(2)), solve(np.ones(2)))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16: Python numbers in the state are constants "
-                   "of the trace; the function's writes to them happen while tracing")
 def test_a_python_number_in_the_state_counts_calls():
     class Counter:
         def __init__(self):
@@ -190,6 +188,55 @@ def test_a_python_number_in_the_state_counts_calls():
         staged(np.ones(1))
         plain.step(np.ones(1))
     assert staged_counter.steps == plain.steps
+
+
+SCALE = 2.0
+
+
+class _Trainer:
+    def __init__(self):
+        self.lr = 0.5
+        self.steps = 0
+        self.decay = 1.0
+        self.w = np.ones(3)
+        self.layers = [np.ones(3), 2 * np.ones(3)]
+
+    def step(self, g):
+        self.w -= self.lr * self.decay * g * SCALE
+        self.steps += 1
+        self.decay = self.decay * 0.5
+        return self.w.sum() + self.steps
+
+    def pick(self, x):
+        return x * self.layers[self.steps % 2]     # (a list index: needs the value)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_python_numbers_on_objects_and_in_globals_are_read_and_written_each_call(backend):
+    global SCALE
+    plain, staged_trainer = _Trainer(), _Trainer()
+    staged = ag.function(staged_trainer.step, backend=backend)
+    for k in range(4):
+        if k == 2:   # (changed between calls, as a schedule does)
+            plain.lr = staged_trainer.lr = 0.125
+            SCALE = 3.0
+        g = np.arange(3.0) + k
+        assert staged(g) == plain.step(g)
+        assert (staged_trainer.steps, staged_trainer.decay, staged_trainer.lr) == \
+            (plain.steps, plain.decay, plain.lr)
+        assert type(staged_trainer.steps) is int and type(staged_trainer.decay) is float
+        np.testing.assert_array_equal(staged_trainer.w, plain.w)
+    SCALE = 2.0
+    assert staged.trace_count == 1
+
+
+def test_a_number_of_the_state_python_needs_the_value_of_is_a_constant_guarded_by_value():
+    plain, staged_trainer = _Trainer(), _Trainer()
+    staged = ag.function(staged_trainer.pick, backend="numpy")
+    for steps in (0, 1, 0, 1):
+        plain.steps = staged_trainer.steps = steps
+        np.testing.assert_array_equal(staged(np.ones(3)), plain.pick(np.ones(3)))
+    assert staged.trace_count == 2   # (one per value of steps)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

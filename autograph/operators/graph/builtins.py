@@ -46,6 +46,10 @@ def zip_(*iterables_, strict=False):
     return iterables.SymbolicZip(*iterables_)
 
 
+def reversed_(sequence):
+    return iterables.SymbolicReversed(sequence)
+
+
 def abs_(value):
     # (Python's abs, not np.abs: of a Python bool it is an int, as the tensor's __abs__ says.)
     return builtins.abs(lists.stacked_if_list(value))

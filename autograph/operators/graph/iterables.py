@@ -171,6 +171,30 @@ class _TensorArrayItems:
         return self.tensor_array.read(index)
 
 
+class SymbolicReversed(SymbolicIterable):
+    """reversed(x) of a symbolic range, array, list or tensor array: its items from the
+    last, the element at index i being the inner one at length - 1 - i (`for t in
+    reversed(range(T))`, a backward pass through time)."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, sequence):
+        if isinstance(sequence, (SymbolicEnumerate, SymbolicZip, SymbolicReversed)):
+            raise TypeError("'%s' object is not reversible" % (
+                "list_reverseiterator" if isinstance(sequence, SymbolicReversed)
+                else type(sequence).__name__[len("Symbolic"):].lower()))
+        self.inner = as_iterable(sequence)
+
+    def __repr__(self):
+        return "reversed(%r)" % (self.inner,)
+
+    def loop_length(self):
+        return self.inner.loop_length()
+
+    def loop_element(self, index):
+        return self.inner.loop_element(self.inner.loop_length() - 1 - index)
+
+
 def as_iterable(value):
     """What a graph loop iterates for `value`: an object with loop_length() (int or
     symbolic int64) and loop_element(index)."""
