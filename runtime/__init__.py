@@ -13,6 +13,7 @@ from runtime.conditionals import cond
 from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
 from runtime.random_state import draw, is_random_method, made_while_tracing
+from runtime.state_guards import check_iteration
 from runtime.tensor import Tensor, as_python_scalar, is_ndarray, is_python_scalar, is_tensor
 from runtime.tensor_array import TensorArray
 from runtime.trace import (ConcreteFunction, Function, function, functions_run_eagerly,
@@ -23,13 +24,12 @@ from runtime import numpy_api  # noqa: E402,F401 (plugs NumPy's protocols into r
 InvalidArgumentError = errors.InvalidArgumentError
 
 __all__ = [
-    "Assert", "ConcreteFunction", "Function", "Graph", "InvalidArgumentError", "Raise",
-    "Tensor", "TensorArray", "TensorSpec", "Text", "Variable", "arange", "as_python_scalar",
-    "cast", "cond", "constant", "current_graph", "draw", "empty", "empty_like", "errors",
-    "format_text", "full", "full_like", "function", "functions_run_eagerly",
-    "holds_symbolic", "is_ndarray", "is_none", "is_python_scalar", "is_random_method",
-    "is_tensor", "linspace", "made_while_tracing", "ndim", "none_unless",
-    "ones", "ones_like",
-    "print", "raised_when_run", "range", "run_functions_eagerly", "shape", "size",
-    "while_loop", "zeros", "zeros_like",
+    "arange", "as_python_scalar", "Assert", "cast", "check_iteration", "ConcreteFunction",
+    "cond", "constant", "current_graph", "draw", "empty", "empty_like", "errors",
+    "format_text", "full", "full_like", "Function", "function", "functions_run_eagerly",
+    "Graph", "holds_symbolic", "InvalidArgumentError", "is_ndarray", "is_none",
+    "is_python_scalar", "is_random_method", "is_tensor", "linspace", "made_while_tracing",
+    "ndim", "none_unless", "ones", "ones_like", "print", "Raise", "raised_when_run", "range",
+    "run_functions_eagerly", "shape", "size", "Tensor", "TensorArray", "TensorSpec", "Text",
+    "Variable", "while_loop", "zeros", "zeros_like",
 ]

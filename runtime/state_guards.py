@@ -17,6 +17,8 @@ framework (staged functions, Numba dispatchers). Arrays in tuples are
 guarded but cannot be swapped.
 """
 
+import collections.abc
+import threading
 import types
 import weakref
 
@@ -522,3 +524,47 @@ def combined(guards):
     if not guards:
         return None
     return guards[0] if len(guards) == 1 else _Guards(guards)
+
+
+# The Python iterators (generators, file objects, map objects...) within reach of the
+# function being traced from outside it (its arguments, closure, globals, state): {id:
+# object}, per thread, while a trace is built. A trace must not consume one: the graph
+# would give the items read while tracing on every call.
+_outside = threading.local()
+
+
+def _is_iterator(value):
+    return isinstance(value, collections.abc.Iterator)
+
+
+class outside_iterators:
+    """Context manager, while a trace is built: records the iterators within reach of
+    `roots` ((_Root, its value) each) and in the structures of `arguments`, for
+    `check_iteration`."""
+
+    def __init__(self, roots, arguments):
+        found = [leaf for leaf in nest.flatten(arguments) if _is_iterator(leaf)]
+        found += [value for _, _, value in _search(roots, leaf=_is_iterator)]
+        self.found = {id(x): x for x in found} or None
+
+    def __enter__(self):
+        self.outer = getattr(_outside, "found", None)
+        _outside.found = self.found
+        return self
+
+    def __exit__(self, *exc_info):
+        _outside.found = self.outer
+
+
+def check_iteration(value, construct):
+    """Refuses, while a trace is built, to iterate `value` (by `construct`) when it is a Python iterator from outside the function (see
+    outside_iterators): tracing would consume it once, and the graph would give those
+    items on every call. `construct` starts the message: "a for loop over", "next() of"."""
+    found = getattr(_outside, "found", None)
+    if found and found.get(id(value)) is value:
+        raise TypeError(
+            "%s a Python iterator from outside the staged function (a %s): tracing "
+            "would consume it once, and the graph would give those items on every call. "
+            "Iterate over it outside the staged function and pass each item as an argument "
+            "(a training loop calling a staged train step), or pass a list or an array of "
+            "the items" % (construct, type(value).__name__))

@@ -74,7 +74,20 @@ def _leaf_key(x, arrays, numbers=False):
         return ("list", tuple(_leaf_key(i, arrays) for i in x))
     if isinstance(x, dict):
         return ("dict", t, tuple((k, _leaf_key(v, arrays)) for k, v in x.items()))
+    if _array_like(t):
+        raise TypeError(
+            "an argument is a %s.%s, an array-like that is not a NumPy array: a graph takes "
+            "NumPy arrays (what NumPy would do with it while tracing is not what the graph "
+            "does on every call); convert it before the call: np.asarray(x), or x.compute() "
+            "for a Dask array" % (t.__module__, t.__qualname__))
     return ("id", id(x))
+
+
+def _array_like(t):
+    """Is type `t` an array-like of another library (Dask, CuPy, pandas, xarray, JAX:
+    `__array__` or `__array_function__`), not one of the runtime's (rt.Variable)?"""
+    return (hasattr(t, "__array_function__") or hasattr(t, "__array__")) and not hasattr(
+        t, "_rt_to_value") and t.__module__.split(".")[0] not in ("runtime", "autograph")
 
 
 def _call_key(args, kwargs, numbers):
@@ -903,8 +916,10 @@ class Function(functools.partial):
             # (Random draws find their generators from the function's roots, and are
             # guarded where they sit: runtime/random_state.py.)
             draws = random_state.tracing(self.python_function, args, kwargs)
+            iterators = state_guards.outside_iterators(
+                state_guards.roots_of(self.python_function, args, kwargs), (args, kwargs))
             try:
-                with specialise.inputs(numbers), draws:
+                with specialise.inputs(numbers), draws, iterators:
                     result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
                 if state is not None:

@@ -165,7 +165,13 @@ sum_ = _first_arg_overload(builtins.sum)
 any_ = _container_overload(builtins.any)
 all_ = _container_overload(builtins.all)
 isinstance_ = _first_arg_overload(builtins.isinstance)
-next_ = _first_arg_overload(builtins.next)
+def next_(iterator, *default):
+    """`next(iterator)` of converted code: not of a Python iterator from outside a function
+    being traced (rt.check_iteration)."""
+    if type(iterator) not in PLAIN_TYPES and is_tensor(iterator):
+        return _graph_path(builtins.next)(iterator, *default)
+    rt.check_iteration(iterator, "next() of")
+    return builtins.next(iterator, *default)
 iter_ = _first_arg_overload(builtins.iter)
 
 
@@ -367,7 +373,7 @@ def _fixed_arity(builtin, arity, any_arg):
 
 _ANY_ARG = (builtins.range, builtins.enumerate, builtins.zip)
 _FIRST_ARG = (builtins.len, builtins.reversed, builtins.abs, builtins.int, builtins.float,
-              builtins.bool, builtins.sum, builtins.isinstance, builtins.next, builtins.iter)
+              builtins.bool, builtins.sum, builtins.isinstance, builtins.iter)
 # arity -> {builtin: overload for calls with exactly that many positional arguments}
 FIXED_ARITY_OVERLOADS = {
     arity: {**{b: _fixed_arity(b, arity, True) for b in _ANY_ARG},

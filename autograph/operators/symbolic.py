@@ -7,6 +7,7 @@ autograph/operators/graph.
 import numpy as _np
 
 from runtime import TensorArray as _TensorArray
+from runtime import check_iteration as _check_iteration
 from runtime import is_tensor
 
 # Values of these exact types are never symbolic: overloads test `type(x) in PLAIN_TYPES`
@@ -37,8 +38,12 @@ def is_plain(value):
 
 
 def is_plain_iterable(value):
-    """True when a converted `for` runs as a Python loop over `value`."""
-    return type(value) in PLAIN_TYPES or not is_symbolic_iterable(value)
+    """True when a converted `for` runs as a Python loop over `value` (not over a Python
+    iterator from outside a function being traced: rt.check_iteration refuses that)."""
+    if type(value) in PLAIN_TYPES or not is_symbolic_iterable(value):
+        _check_iteration(value, "a for loop over")
+        return True
+    return False
 
 
 def is_symbolic_iterable(value):

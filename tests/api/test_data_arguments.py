@@ -1,0 +1,92 @@
+"""Data a staged function gets from outside: a Python iterator is never consumed while
+tracing (refused at the line that iterates it), a list of arrays is a structure of inputs,
+and an array-like of another library (Dask, pandas...) is refused at the call, never run
+as Python by NumPy's dispatch while tracing (issue 16 item 8)."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+
+
+def _batches(n):
+    for i in range(n):
+        yield np.ones(3) * i
+
+
+def total_until(batches, limit):
+    t = 0.0
+    for b in batches:
+        t += b.sum()
+        if t > limit:
+            break
+    return t
+
+
+def test_a_for_loop_over_an_outside_iterator_is_refused_at_its_line():
+    staged = ag.function(total_until, backend="numpy")
+    batches = _batches(5)
+    with pytest.raises(TypeError, match=r"a for loop over a Python iterator from outside the "
+                       r"staged function \(a generator\)") as info:
+        staged(batches, 10.0)
+    assert "for b in batches:" in str(info.value)
+    assert next(batches)[0] == 0.0          # (not consumed: the first item is still there)
+
+
+def test_an_iterator_in_the_state_and_next_are_refused():
+    class Loader:
+        def __init__(self):
+            self.items = iter([np.ones(2), np.zeros(2)])
+
+    loader = Loader()
+
+    @ag.function(backend="numpy")
+    def first(x):
+        return x + next(loader.items)
+
+    with pytest.raises(TypeError, match=r"next\(\) of a Python iterator from outside"):
+        first(np.ones(2))
+    np.testing.assert_array_equal(next(loader.items), np.ones(2))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_lists_of_arrays_and_iterators_made_inside_run_as_python(backend):
+    staged = ag.function(total_until, backend=backend)
+    batches = [np.ones(3) * i for i in range(5)]
+    assert staged(batches, 10.0) == total_until(batches, 10.0)
+    assert staged(batches[:2], 0.5) == total_until(batches[:2], 0.5)
+
+    def rows_total(x):
+        s = 0.0
+        for v in (x[i] for i in range(2)):   # (a generator made while tracing)
+            s += v
+        return s
+
+    x = np.arange(3.0)
+    assert ag.function(rows_total, backend=backend)(x) == rows_total(x)
+
+
+class _DaskLike:
+    """Dispatches NumPy functions to itself, as Dask arrays do."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __array_function__(self, func, types, args, kwargs):
+        return "lazy"
+
+
+class _Convertible:
+    def __init__(self, values):
+        self.values = values
+
+    def __array__(self, dtype=None, copy=None):
+        return self.values
+
+
+@pytest.mark.parametrize("kind", [_DaskLike, _Convertible])
+def test_array_likes_of_other_libraries_are_refused_at_the_call(kind):
+    staged = ag.function(lambda x: np.sum(x) * 2, backend="numpy")
+    with pytest.raises(TypeError, match="an array-like that is not a NumPy array"):
+        staged(kind(np.ones(3)))
+    assert staged(np.asarray(_Convertible(np.ones(3)))) == 6.0
