@@ -81,7 +81,8 @@ class StateInputs:
     or _ABSENT)]) are set after each run, and `holds` checks that they still hold what
     they held (a built layer then traces again, with its weights as inputs)."""
 
-    __slots__ = ("places", "aliases", "new_places", "_swapped", "_roots", "_before")
+    __slots__ = ("places", "aliases", "new_places", "appended", "_swapped", "_roots",
+                 "_before")
 
     def __init__(self, places, aliases, swapped, roots, before):
         self.places = places
@@ -90,6 +91,9 @@ class StateInputs:
         # finding another array there traces again.
         self.aliases = aliases
         self.new_places = []
+        # [(root, steps)]: a list of the state and one item the function appended to it
+        # (`self.history.append(loss)`), appended after each run, in order.
+        self.appended = []
         self._swapped = swapped   # [(root, steps, the object swapped in)] until restored
         self._roots = roots
         self._before = before     # {id(container): (container, a shallow copy)}
@@ -102,8 +106,8 @@ class StateInputs:
         in tuples."""
         before = {}
 
-        def visited(obj):
-            before[id(obj)] = (obj, _copy_of(obj))
+        def visited(obj, root, steps):
+            before[id(obj)] = (obj, _copy_of(obj), root, steps)
 
         leaf = _is_array_or_number if numbers else None
         places, aliases, swapped, first = [], [], [], {}
@@ -150,6 +154,15 @@ class StateInputs:
                 left.append(None)
             _set(root, steps, self.places[k][2])
         self._swapped = []
+        for obj, copy, root, steps in self._before.values():
+            # A list of the state the function appended to (and did nothing else with):
+            # its new items are taken out, and appended again after each run.
+            if type(obj) is list and len(obj) > len(copy) and all(
+                    a is b for a, b in zip(obj, copy)) and _reachable(root, steps):
+                for item in obj[len(copy):]:
+                    self.appended.append((root, steps))
+                    left.append(item)
+                del obj[len(copy):]
         for root, steps, tensor in list(_search(self._roots, leaf=is_tensor,
                                                 every_place=True)):
             held = self._held_before(root, steps)
@@ -205,6 +218,12 @@ class StateInputs:
                 current = _ABSENT
             if current is not held:
                 return False
+        for root, steps in self.appended:
+            try:
+                if type(_get(root, steps)) is not list:
+                    return False
+            except Exception:
+                return False
         return True
 
     def fetch(self):
@@ -212,8 +231,9 @@ class StateInputs:
         return tuple(_get(root, steps) for root, steps, _, _ in self.places)
 
     def _place(self, k):
-        """(root, steps) of place `k`, of `places`, then `aliases`, then `new_places`."""
-        for group in (self.places, self.aliases, self.new_places):
+        """(root, steps) of place `k`, of `places`, then `aliases`, then `appended` (the
+        list's), then `new_places`."""
+        for group in (self.places, self.aliases, self.appended, self.new_places):
             if k < len(group):
                 return group[k][:2]
             k -= len(group)
@@ -229,7 +249,12 @@ class StateInputs:
         return None
 
     def set(self, k, value):
-        """Sets place `k` to `value` (a rebinding the function does, done after each run)."""
+        """Sets place `k` to `value` (a rebinding the function does, done after each run),
+        or appends it to its list (`appended`)."""
+        start = len(self.places) + len(self.aliases)
+        if start <= k < start + len(self.appended):
+            _get(*self.appended[k - start]).append(value)
+            return
         _set(*self._place(k), value)
 
     def describe(self, k):
@@ -237,7 +262,17 @@ class StateInputs:
         return _path_text(*self._place(k))
 
     def __bool__(self):
-        return bool(self.places or self.new_places)
+        return bool(self.places or self.new_places or self.appended)
+
+
+def _reachable(root, steps):
+    """Can the object at (root, steps) be found again after the trace (the root is not
+    gone)?"""
+    try:
+        _get(root, steps)
+    except Exception:
+        return False
+    return True
 
 
 def _stand_in(array):
@@ -450,7 +485,8 @@ def guard_for(arrays, roots):
 def _search(roots, leaf=None, visited=None, every_place=False):
     """(root, steps, value) for each place holding a leaf (an array, or what `leaf(value)`
     says) within reach of `roots` ((_Root, its value) each), breadth first: each leaf once,
-    at its nearest place (`every_place`: at every place the search passes). `visited(obj)`
+    at its nearest place (`every_place`: at every place the search passes). `visited(obj,
+    root, steps)`
     is called with each object the search enters."""
     is_leaf = leaf or (lambda value: isinstance(value, np.ndarray))
     found = set()
@@ -472,7 +508,7 @@ def _search(roots, leaf=None, visited=None, every_place=False):
                 return
             seen.add(id(obj))
             if visited is not None:
-                visited(obj)
+                visited(obj, root, steps)
             for step, child in _children(obj):
                 if is_leaf(child):
                     if id(child) not in found or every_place:
@@ -526,25 +562,32 @@ def combined(guards):
     return guards[0] if len(guards) == 1 else _Guards(guards)
 
 
-# The Python iterators (generators, file objects, map objects...) within reach of the
-# function being traced from outside it (its arguments, closure, globals, state): {id:
-# object}, per thread, while a trace is built. A trace must not consume one: the graph
-# would give the items read while tracing on every call.
+# The Python iterators (generators, file objects, map objects...) and lists within reach of
+# the function being traced from outside it (its arguments, closure, globals, state): {id:
+# object}, per thread, while a trace is built. A trace must not consume such an iterator
+# (the graph would give the items read while tracing on every call), nor append to such a
+# list in a graph branch or loop body (Python appends only on the paths taken).
 _outside = threading.local()
 
 
-def _is_iterator(value):
-    return isinstance(value, collections.abc.Iterator)
+class OutsideObjectError(TypeError):
+    """A trace would consume an iterator, or change a list, from outside the function
+    (check_iteration, check_list_change): refused whatever the function's state is."""
 
 
-class outside_iterators:
-    """Context manager, while a trace is built: records the iterators within reach of
-    `roots` ((_Root, its value) each) and in the structures of `arguments`, for
-    `check_iteration`."""
+def _is_iterator_or_list(value):
+    return type(value) is list or isinstance(value, collections.abc.Iterator)
+
+
+class outside_objects:
+    """Context manager, while a trace is built: records the iterators and lists within
+    reach of `roots` ((_Root, its value) each) and the iterators in the structures of
+    `arguments`, for `check_iteration` and `check_list_change`."""
 
     def __init__(self, roots, arguments):
-        found = [leaf for leaf in nest.flatten(arguments) if _is_iterator(leaf)]
-        found += [value for _, _, value in _search(roots, leaf=_is_iterator)]
+        found = [leaf for leaf in nest.flatten(arguments)
+                 if isinstance(leaf, collections.abc.Iterator)]
+        found += [value for _, _, value in _search(roots, leaf=_is_iterator_or_list)]
         self.found = {id(x): x for x in found} or None
 
     def __enter__(self):
@@ -561,10 +604,40 @@ def check_iteration(value, construct):
     outside_iterators): tracing would consume it once, and the graph would give those
     items on every call. `construct` starts the message: "a for loop over", "next() of"."""
     found = getattr(_outside, "found", None)
-    if found and found.get(id(value)) is value:
-        raise TypeError(
+    if found and found.get(id(value)) is value and type(value) is not list:
+        raise OutsideObjectError(
             "%s a Python iterator from outside the staged function (a %s): tracing "
             "would consume it once, and the graph would give those items on every call. "
             "Iterate over it outside the staged function and pass each item as an argument "
             "(a training loop calling a staged train step), or pass a list or an array of "
             "the items" % (construct, type(value).__name__))
+
+
+# Methods of a list that add items at its end: the function's calls of them on a list of
+# its state, outside graph branches and loops, are replayed on every call
+# (StateInputs.appended); other changes would happen once, while tracing.
+_APPENDING = frozenset({"append", "extend"})
+
+
+def check_list_change(target, method, in_branch_or_loop):
+    """Refuses, while a trace is built, to change a list from outside the function (see
+    outside_objects) by `method` (a list method's name) where a graph cannot do what
+    Python does: anything but an append or extend, and those too inside a graph branch or
+    loop body (`in_branch_or_loop`: Python appends only on the paths it takes, which the
+    graph decides when it runs)."""
+    found = getattr(_outside, "found", None)
+    if not found or found.get(id(target)) is not target:
+        return
+    if method not in _APPENDING:
+        raise OutsideObjectError(
+            "list.%s() on a list from outside the staged function (held on an object, in a "
+            "global or passed in): it would change the list once, while tracing, not on "
+            "every call. Change the list outside the staged function; inside it, appending "
+            "(list.append, list.extend) is replayed on every call" % method)
+    if in_branch_or_loop:
+        raise OutsideObjectError(
+            "list.%s() on a list from outside the staged function (held on an object, in a "
+            "global or passed in) inside a graph branch or loop: Python appends only on the "
+            "paths it takes, which a graph decides when it runs. Append after the branch or "
+            "loop (collect the values in a local list there, then `extend`), or keep the "
+            "list outside the staged function" % method)

@@ -916,7 +916,7 @@ class Function(functools.partial):
             # (Random draws find their generators from the function's roots, and are
             # guarded where they sit: runtime/random_state.py.)
             draws = random_state.tracing(self.python_function, args, kwargs)
-            iterators = state_guards.outside_iterators(
+            iterators = state_guards.outside_objects(
                 state_guards.roots_of(self.python_function, args, kwargs), (args, kwargs))
             try:
                 with specialise.inputs(numbers), draws, iterators:
@@ -931,7 +931,8 @@ class Function(functools.partial):
                     raise specialise.Specialise(specialise.ALL, error) from error
                 if isinstance(error, specialise.Specialise):
                     raise
-                if state is not None and self._refusal(error) and state.places:
+                if state is not None and self._refusal(error) and state.places and \
+                        not isinstance(error, state_guards.OutsideObjectError):
                     raise _StateRefused() from error
                 if not self._raise_when_run(graph, error):
                     raise

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 import runtime as rt
-from autograph.operators import formatting
+from autograph.operators import data_structures, formatting
 from autograph.operators.graph import arrays as graph_arrays
 from autograph.operators.graph import builtins as graph_builtins
 from autograph.operators.graph import random as graph_random
@@ -333,6 +333,10 @@ def overload_of(builtin):
     if (overload is None and type(builtin) is types.MethodType
             and rt.is_random_method(builtin)):
         return graph_random.method_overload(builtin)   # (rng.normal(...), np.random.rand)
+    if (overload is None and type(builtin) is _BUILTIN_METHOD
+            and type(builtin.__self__) is list
+            and builtin.__name__ in data_structures.LIST_CHANGES):
+        return functools.partial(data_structures.list_method, builtin)   # (self.log.append)
     return overload
 
 

@@ -57,19 +57,25 @@ def test_traces_once_per_dtype_and_rank_not_per_shape():
 
 
 side_effects = []
+traced = set()
 
 
 def with_python_side_effect(x):
-    side_effects.append("traced")
+    side_effects.append("called")     # (an append to a list of the state: every call)
+    traced.add("traced")              # (another Python side effect: while tracing only)
     return x * 2
 
 
-def test_python_side_effects_happen_while_tracing_only():
+def test_python_side_effects_happen_while_tracing_only_but_appends_to_state_lists():
     side_effects.clear()
+    traced.clear()
     staged = function(with_python_side_effect, backend="numpy")
     for _ in range(3):
         staged(np.arange(2.0))
-    assert side_effects == ["traced"]
+    assert side_effects == ["called"] * 3 and traced == {"traced"}
+    traced.clear()
+    staged(np.arange(2.0))
+    assert traced == set() and staged.trace_count == 1
 
 
 def test_get_concrete_function_gives_the_graph():

@@ -341,3 +341,49 @@ def test_state_on_objects_with_early_returns_none_and_loops_in_branches(backend)
         np.testing.assert_array_equal(staged_tracker.counts, plain.counts)
         np.testing.assert_array_equal(staged_tracker.total, plain.total)
     assert staged.trace_count == 1
+
+
+class _Logger:
+    def __init__(self):
+        self.w = np.ones(2)
+        self.history = []
+        self.names = ["start"]
+        self.queue = [1.0, 2.0]
+
+    def step(self, x):
+        loss = (self.w * x).sum()
+        self.history.append(loss)
+        self.names.extend(["step", "done"])
+        return loss
+
+    def step_in_branch(self, x):
+        loss = (self.w * x).sum()
+        if loss > 1:
+            self.history.append(loss)
+        return loss
+
+    def step_popping(self, x):
+        return x * self.queue.pop()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_appends_to_lists_of_the_state_happen_on_every_call(backend):
+    plain, logger = _Logger(), _Logger()
+    staged = ag.function(logger.step, backend=backend)
+    for k in range(3):
+        x = np.ones(2) * k
+        assert staged(x) == plain.step(x)
+        assert logger.history == plain.history and logger.names == plain.names
+        assert all(type(v) is np.float64 for v in logger.history)
+    assert staged.trace_count == 1
+
+
+def test_other_changes_to_lists_of_the_state_and_appends_in_graph_branches_are_refused():
+    logger = _Logger()
+    with pytest.raises(TypeError, match=r"list.append\(\) on a list from outside the staged "
+                       r"function .* inside a graph branch or loop"):
+        ag.function(logger.step_in_branch, backend="numpy")(np.ones(2))
+    assert logger.history == []
+    with pytest.raises(TypeError, match=r"list.pop\(\) on a list from outside"):
+        ag.function(logger.step_popping, backend="numpy")(np.ones(2))
+    assert logger.queue == [1.0, 2.0]
