@@ -437,25 +437,43 @@ _MAX_GUARDED = 8
 _WARN_AFTER = 5
 
 
+def _labelled(key):
+    """[(label, entry)] of a trace key made by _call_key: per argument, its position (or
+    keyword's name) and its key entry."""
+    if len(key) == 3 and key[0] == "keywords":
+        return list(enumerate(key[1])) + list(key[2])
+    return list(enumerate(key))
+
+
 def _key_change(old, new, fn):
-    """What differs between trace keys `old` and `new` (of positional arguments), in the
-    user's terms, or None."""
-    if not isinstance(old, tuple) or len(old) != len(new):
+    """What differs between trace keys `old` and `new` (made by _call_key), in the user's
+    terms, or None."""
+    if not isinstance(old, tuple) or not isinstance(new, tuple):
         return None
+    old, new = dict(_labelled(old)), _labelled(new)
     try:
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         names = []
-    for i, (a, b) in enumerate(zip(old, new)):
+    for label, b in new:
+        a = old.get(label)
         if a == b:
             continue
-        what = "argument %r" % names[i] if i < len(names) else "argument %d" % i
-        if len(a) == 2 and len(b) == 2 and a[0] is b[0] and any(
-                a[0] is t for t in _PYTHON_SCALARS):
+        if isinstance(label, int):
+            what = "argument %r" % names[label] if label < len(names) else \
+                "argument %d" % label
+        else:
+            what = "argument %r" % label
+        if a is None:
+            return "%s was passed another way (by position or by keyword)" % what
+        python = [len(x) == 2 and any(x[0] is t for t in _PYTHON_SCALARS) for x in (a, b)]
+        if all(python) and a[0] is b[0]:
+            if _SYMBOLIC in (a[1], b[1]):
+                return "%s, a Python %s, is a constant of the trace (Python needed its " \
+                    "value), so each value traces" % (what, a[0].__name__)
             return "%s, a Python %s, changed value (%r, then %r)" % (
                 what, a[0].__name__, a[1], b[1])
-        if len(a) == 2 and len(b) == 2 and all(
-                any(x[0] is t for t in _PYTHON_SCALARS) for x in (a, b)):
+        if all(python):
             return "%s changed type (a Python %s, then a Python %s)" % (
                 what, a[0].__name__, b[0].__name__)
         if len(a) == 2 and len(b) == 2 and isinstance(a[0], np.dtype) \
@@ -704,15 +722,21 @@ class Function(functools.partial):
         name = getattr(self.python_function, "__qualname__", "function")
         reason = "its state was rebound to arrays of another dtype or rank, or a cache " \
             "entry was dropped"
-        others = [k for k in list(self._cache) if isinstance(k, tuple) and len(k) == len(key)
-                  and k != key] if isinstance(key, tuple) else []
+        others = [k for k in list(self._cache) if isinstance(k, tuple) and k != key] \
+            if isinstance(key, tuple) else []
         if others:   # (the nearest: the fewest arguments differ)
-            nearest = min(others, key=lambda k: sum(a != b for a, b in zip(k, key)))
-            reason = _key_change(nearest, key, self.python_function) or reason
+            entries = dict(_labelled(key))
+
+            def differing(other):
+                other = dict(_labelled(other))
+                return sum(other.get(label) != entry for label, entry in entries.items())
+            reason = _key_change(min(others, key=differing), key,
+                                 self.python_function) or reason
         warnings.warn(
             "%s has been traced %d times: %s. Each trace takes time (and on numba a "
-            "compile): pass numbers that change as NumPy scalars or arrays, or keep the "
-            "dtype and rank of array arguments the same" % (name, self.trace_count, reason),
+            "compile): keep the dtype and rank of array arguments, and the type of number "
+            "arguments, the same; a number Python needs the value of (a list index, a "
+            "size) traces per value" % (name, self.trace_count, reason),
             RuntimeWarning, stacklevel=errors.user_stacklevel())
 
     def _retrace_stale(self, args, kwargs, key, arrays, stale):

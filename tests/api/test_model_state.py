@@ -387,3 +387,14 @@ def test_other_changes_to_lists_of_the_state_and_appends_in_graph_branches_are_r
     with pytest.raises(TypeError, match=r"list.pop\(\) on a list from outside"):
         ag.function(logger.step_popping, backend="numpy")(np.ones(2))
     assert logger.queue == [1.0, 2.0]
+
+
+def test_the_warning_names_the_argument_also_when_keywords_are_passed():
+    @ag.function(backend="numpy")
+    def scaled(k, x, scale=1.0):
+        return x * [1, 2, 3, 4, 5, 6][k] * scale    # (a list index: k specialises)
+
+    with pytest.warns(RuntimeWarning, match=r"traced 5 times: argument 'k', a Python int, "
+                      r"changed value \(\d, then 4\)"):
+        for k in range(5):
+            scaled(k, np.ones(3), scale=2.0)
