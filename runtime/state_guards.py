@@ -18,6 +18,7 @@ guarded but cannot be swapped.
 """
 
 import collections.abc
+import keyword
 import threading
 import types
 import weakref
@@ -45,21 +46,13 @@ class StateGuard:
     arrays it captured (or the generators it draws from: runtime/random_state.py), held
     weakly where Python allows it (an array no place holds any more has no need to live)."""
 
-    __slots__ = ("places",)
+    __slots__ = ("places", "holds")
 
     def __init__(self, places):
         self.places = [(root, steps, _getter(obj)) for root, steps, obj in places]
-
-    def holds(self):
-        """Does each place still hold the array the trace captured from it?"""
-        for root, steps, array in self.places:
-            try:
-                obj = _get(root, steps)
-            except Exception:   # (gone: deleted, or no longer a container)
-                return False
-            if obj is not array():
-                return False
-        return True
+        # holds(): does each place still hold the object the trace captured from it?
+        self.holds = _compile_places([(root, steps) for root, steps, _ in self.places],
+                                     [("object", get) for _, _, get in self.places])
 
 
 _ABSENT = object()   # (a place that did not exist: an attribute or key the function added)
@@ -82,7 +75,7 @@ class StateInputs:
     they held (a built layer then traces again, with its weights as inputs)."""
 
     __slots__ = ("places", "aliases", "new_places", "appended", "_swapped", "_roots",
-                 "_before")
+                 "_before", "fetch", "_holds")
 
     def __init__(self, places, aliases, swapped, roots, before):
         self.places = places
@@ -175,7 +168,20 @@ class StateInputs:
         self.places = [(root, steps, _stand_in(array), index)
                        for root, steps, array, index in self.places]
         self._roots = self._before = None
+        self._compile()
         return left
+
+    def _compile(self):
+        """`fetch()`: the values the places hold now, in the order of their inputs; and the
+        checks of `holds` but those of new places (see _compile_places)."""
+        self.fetch = _compile_places([place[:2] for place in self.places])
+        checks = [("array", value.dtype, value.ndim) if type(value) is np.ndarray
+                  else ("number", type(value)) for _, _, value, _ in self.places]
+        checks += [("same", k) for _, _, k in self.aliases]
+        checks += [("list",)] * len(self.appended)
+        self._holds = _compile_places(
+            [place[:2] for place in self.places] + [alias[:2] for alias in self.aliases]
+            + list(self.appended), checks)
 
     def _held_before(self, root, steps):
         """(what the place held before the trace, or _ABSENT), or None where that is not
@@ -193,24 +199,11 @@ class StateInputs:
         return (copy.get(key, _ABSENT),)
 
     def holds(self):
-        for root, steps, array, _ in self.places:
-            try:
-                current = _get(root, steps)
-            except Exception:
-                return False
-            if type(array) is not np.ndarray:   # (a number, of this type)
-                if type(current) is not type(array) or not specialise.is_number_input(
-                        current):
-                    return False
-            elif type(current) is not np.ndarray or current.dtype != array.dtype \
-                    or current.ndim != array.ndim:
-                return False
-        for root, steps, k in self.aliases:
-            try:
-                if _get(root, steps) is not _get(*self.places[k][:2]):
-                    return False
-            except Exception:
-                return False
+        """Do the places still hold arrays of the dtypes and ranks traced (numbers of the
+        types traced, the same array where one was in several places, lists where the
+        function appended), and the new places what they held?"""
+        if not self._holds():
+            return False
         for root, steps, held in self.new_places:
             try:
                 current = _get(root, steps)
@@ -218,17 +211,7 @@ class StateInputs:
                 current = _ABSENT
             if current is not held:
                 return False
-        for root, steps in self.appended:
-            try:
-                if type(_get(root, steps)) is not list:
-                    return False
-            except Exception:
-                return False
         return True
-
-    def fetch(self):
-        """The arrays the places hold now, in the order of their inputs."""
-        return tuple(_get(root, steps) for root, steps, _, _ in self.places)
 
     def _place(self, k):
         """(root, steps) of place `k`, of `places`, then `aliases`, then `appended` (the
@@ -289,33 +272,36 @@ def _is_array_or_number(value):
     return isinstance(value, np.ndarray) or specialise.is_number_input(value)
 
 
-class NumberGuard:
-    """The places ((root, steps, value) each) of the Python numbers of a function's state
-    that a trace holds as constants (rt.function; ag.function where a trace needed their
-    values): a call finding another value, or another type, there traces again."""
+class ValueGuard:
+    """The places ((root, steps, value) each) of the Python scalars of a function's state
+    that a trace holds as constants (a flag `self.training`, a mode string, None; the
+    numbers too for rt.function, or where a trace needed their values): a call finding
+    another value, or another type, there traces again."""
 
-    __slots__ = ("places",)
+    __slots__ = ("places", "holds")
 
     def __init__(self, places):
         self.places = places
-
-    def holds(self):
-        for root, steps, value in self.places:
-            try:
-                current = _get(root, steps)
-            except Exception:
-                return False
-            if type(current) is not type(value) or not (current is value or
-                                                        current == value):
-                return False
-        return True
+        # holds(): does each place still hold its value (of its type)?
+        self.holds = _compile_places([(root, steps) for root, steps, _ in places],
+                                     [("value", value) for _, _, value in places])
 
 
-def number_guard(roots):
-    """A NumberGuard over the Python numbers (ints, floats, not bools) within reach of
-    `roots` ((_Root, its value) each), or None when there is none."""
-    places = list(_search(roots, leaf=lambda v: type(v) in (int, float), every_place=True))
-    return NumberGuard(places) if places else None
+_SCALARS = frozenset({bool, int, float, complex, str, bytes, type(None)})
+
+
+def value_guard(roots, numbers=True):
+    """A ValueGuard over the Python scalars within reach of `roots` ((_Root, its value)
+    each), Python numbers (ints and floats) among them only if `numbers`; None when there
+    is none."""
+    if numbers:
+        def leaf(value):
+            return type(value) in _SCALARS
+    else:
+        def leaf(value):
+            return type(value) in _SCALARS and not specialise.is_number_input(value)
+    places = list(_search(roots, leaf=leaf, every_place=True))
+    return ValueGuard(places) if places else None
 
 
 def _copy_of(obj):
@@ -641,3 +627,85 @@ def check_list_change(target, method, in_branch_or_loop):
             "paths it takes, which a graph decides when it runs. Append after the branch or "
             "loop (collect the values in a local list there, then `extend`), or keep the "
             "list outside the staged function" % method)
+
+
+def _compile_places(paths, checks=None):
+    """A function reading the places `paths` ([(root, steps)]) of the state at once, each
+    object on a shared path read once (`self.layers[0]` for `self.layers[0].W` and
+    `self.layers[0].b`). Without `checks`: `read()` returns their values, in order (raising
+    where one is gone). With `checks` (per path: ("array", dtype, ndim), ("number", type),
+    ("same", index of an earlier path), ("list",), ("value", value), ("object", getter of
+    it) or None): `holds()` says whether every place still holds what its check expects.
+
+    Generated once per trace, because a guard and the state's reads run on every call of
+    a model's step: read one by one (_get), 22 weights and their checks took 17 us a call,
+    more than the step's graph; read at once, about 2 us."""
+    namespace = {"ndarray": np.ndarray, "bound": specialise.INT_INPUT_BOUND}
+    lines = []
+    names = {}   # (root index, steps prefix) -> the local holding that object
+
+    def local(root_index, steps):
+        key = (root_index, steps)
+        name = names.get(key)
+        if name is not None:
+            return name
+        name = names[key] = "t%d" % len(names)
+        if not steps:
+            namespace["g%d" % root_index] = roots[root_index].get
+            lines.append("%s = g%d()" % (name, root_index))
+            return name
+        parent = local(root_index, steps[:-1])
+        kind, step = steps[-1]
+        if kind == _ATTR:
+            if step.isidentifier() and not keyword.iskeyword(step):
+                lines.append("%s = %s.%s" % (name, parent, step))
+            else:
+                lines.append("%s = getattr(%s, %r)" % (name, parent, step))
+        else:
+            lines.append("%s = %s[%r]" % (name, parent, step))
+        return name
+
+    roots, root_index = [], {}
+    values = []
+    for root, steps in paths:
+        if id(root) not in root_index:
+            root_index[id(root)] = len(roots)
+            roots.append(root)
+        values.append(local(root_index[id(root)], tuple(steps)))
+    if checks is None:
+        body = lines + ["return (%s)" % "".join(v + ", " for v in values)]
+        source = "def read():\n" + "".join("    %s\n" % line for line in body)
+        exec(compile(source, "<state reads>", "exec"), namespace)
+        return namespace["read"]
+    tests = []
+    for i, (value, check) in enumerate(zip(values, checks)):
+        if check is None:
+            continue
+        kind = check[0]
+        if kind == "array":
+            namespace["d%d" % i] = check[1]
+            tests.append("type(%s) is not ndarray or (%s.dtype is not d%d and %s.dtype != d%d) "
+                         "or %s.ndim != %d" % (value, value, i, value, i, value, check[2]))
+        elif kind == "number":
+            tests.append("type(%s) is not %s" % (value, check[1].__name__) + (
+                " or not -bound <= %s <= bound" % value if check[1] is int else ""))
+        elif kind == "same":
+            tests.append("%s is not %s" % (value, values[check[1]]))
+        elif kind == "list":
+            tests.append("type(%s) is not list" % value)
+        elif kind == "value":
+            namespace["c%d" % i] = check[1]
+            namespace["k%d" % i] = type(check[1])
+            tests.append("type(%s) is not k%d or not (%s is c%d or %s == c%d)"
+                         % (value, i, value, i, value, i))
+        elif kind == "object":
+            namespace["o%d" % i] = check[1]
+            tests.append("%s is not o%d()" % (value, i))
+    body = ["try:"] + ["    " + line for line in lines] + [
+        "except Exception:", "    return False"] if lines else []
+    for test in tests:
+        body += ["if %s:" % test, "    return False"]
+    body.append("return True")
+    source = "def holds():\n" + "".join("    %s\n" % line for line in body)
+    exec(compile(source, "<state guard>", "exec"), namespace)
+    return namespace["holds"]

@@ -1055,9 +1055,10 @@ class Function(functools.partial):
         guards.append(draws.guard())
         fallback = self.state_inputs and not state_inputs
         roots = state_guards.roots_of(self.python_function, args, kwargs)
-        if not (state_inputs and self._state_numbers):
-            # The Python numbers of the state are constants of this trace: guarded by value.
-            guards.append(state_guards.number_guard(roots))
+        # The Python scalars of the state that are constants of this trace (flags, strings,
+        # None; numbers too unless they are inputs): guarded by value.
+        guards.append(state_guards.value_guard(
+            roots, numbers=not (state_inputs and self._state_numbers)))
         if captured or fallback:
             # (Where state inputs were refused, every array of the state: what was computed
             # from it while tracing is a constant of its own.)

@@ -398,3 +398,34 @@ def test_the_warning_names_the_argument_also_when_keywords_are_passed():
                       r"changed value \(\d, then 4\)"):
         for k in range(5):
             scaled(k, np.ones(3), scale=2.0)
+
+
+class _Flags:
+    def __init__(self):
+        self.training = True
+        self.mode = "sum"
+        self.scale = None
+        self.w = np.ones(2)
+
+    def step(self, x):
+        y = self.w * x
+        if self.training:
+            y = y * 2.0
+        if self.scale is not None:
+            y = y * self.scale
+        return y.sum() if self.mode == "sum" else y.max()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_flags_strings_and_none_on_objects_are_guarded_by_value(backend):
+    plain, flags = _Flags(), _Flags()
+    staged = ag.function(flags.step, backend=backend)
+    changes = [("training", False), ("mode", "max"), ("scale", 3.0), ("training", True),
+               ("scale", None), ("mode", "sum")]
+    x = np.arange(2.0) + 1
+    assert staged(x) == plain.step(x)
+    for name, value in changes:
+        setattr(plain, name, value)
+        setattr(flags, name, value)
+        assert staged(x) == plain.step(x), (name, value)
+    assert staged.trace_count <= 1 + len(changes)
