@@ -9,6 +9,7 @@ every other object. Array leaves become placeholders, so `x.shape[0]` is symboli
 length reuses the trace; a new learning rate does too.
 """
 
+import contextlib
 import functools
 import inspect
 import threading
@@ -845,9 +846,15 @@ class Function(functools.partial):
                     getattr(self.python_function, "__qualname__", "function"),
                     str(refused.__cause__).split("\n")[0]), RuntimeWarning,
                 stacklevel=errors.user_stacklevel())
-            return self._trace_with(args, kwargs, key, arrays, state_inputs=False)
+            # (Its arrays are read-only while it is traced: a graph cannot change them.)
+            read_only = state_guards.ReadOnly(
+                state_guards.roots_of(self.python_function, args, kwargs),
+                getattr(self.python_function, "__qualname__", "function"),
+                str(refused.__cause__).split("\n")[0])
+            return self._trace_with(args, kwargs, key, arrays, state_inputs=False,
+                                    read_only=read_only)
 
-    def _trace_with(self, args, kwargs, key, arrays, state_inputs):
+    def _trace_with(self, args, kwargs, key, arrays, state_inputs, read_only=None):
         if self.input_signature is not None:
             specs = self._check_signature(arrays)
         else:
@@ -904,9 +911,11 @@ class Function(functools.partial):
             # guarded where they sit: runtime/random_state.py.)
             draws = random_state.tracing(self.python_function, args, kwargs)
             try:
-                with specialise.inputs(numbers), draws:
+                with specialise.inputs(numbers), draws, read_only or contextlib.nullcontext():
                     result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
+                if read_only is not None:
+                    read_only.check(error)   # (a write into the state: refused)
                 if state is not None:
                     state.restore(is_tensor)
                 if numbers and not isinstance(error, specialise.Specialise) and (
