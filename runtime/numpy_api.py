@@ -148,9 +148,11 @@ def _targets(name, out):
     for target in targets:
         if isinstance(target, np.ndarray):
             raise TypeError(
-                "%s(..., out=) writes into a NumPy array that the graph holds as a constant "
-                "(not an argument, an array of the function's state found as an input, nor "
-                "an array the function made), and a graph cannot change a constant" % name)
+                "%s(..., out=) writes into a NumPy array that the graph holds as a constant, "
+                "and a graph cannot change a constant: out must be an argument, an array the "
+                "function made, or an array of the function's state that the graph takes as "
+                "an input (not where it refused the state as inputs, nor with rt.function)"
+                % name)
     return targets
 
 
@@ -515,6 +517,13 @@ def ravel(a, order="C"):
 @implements(np.copy)
 def copy(a, order="K", subok=False):
     return _array(ops.get("copy").bind1([a]))
+
+
+@implements(np.copyto)
+def copyto(dst, src, casting="same_kind", where=True):
+    _targets("np.copyto", dst)
+    _numpy_checks(np.copyto, dst, src, casting=casting, where=where)
+    _write("np.copyto", dst, Tensor(ops.to_value(src)), where)
 
 
 @implements(np.concatenate)

@@ -241,23 +241,25 @@ class StateInputs:
 
 class ReadOnly:
     """Context manager: the arrays within reach of `roots` are read-only while a function
-    is traced with them as constants (its state refused as inputs: runtime/trace.py).
+    is traced, where the trace holds them as constants: arrays the state's search cannot
+    swap for inputs (in tuples), and all of them where the graph refused the state as
+    inputs (runtime/trace.py; `refused` says why).
 
     A graph cannot change a constant. A NumPy call changing one while tracing (an out= the
-    graph refused, `w.sort()`, `np.copyto(w, ...)`, `w.fill(0)`) would change the user's
-    array once, now, and the graph's reads of it would see the new contents when it runs:
-    a wrong result, silently. Read-only, NumPy refuses the write at the user's line, and
-    `check` turns that refusal into one that says why. (Copies of the arrays compared after
-    the trace would miss a change undone before its end, cost a copy of every array in
-    reach, and could not say where the change happened.) The flags are restored when the
+    graph cannot record, `w.sort()`, `np.copyto(w, ...)`, `w.fill(0)`) would change the
+    user's array once, now, and the graph's reads of it would see the new contents when it
+    runs: a wrong result, silently. Read-only, NumPy refuses the write at the user's line,
+    and `check` turns that into a refusal that says why. (Copies of the arrays compared
+    after the trace would miss a change undone before its end, cost a copy of every array
+    in reach, and could not say where the change happened.) The flags are restored when the
     function returns, also on the views it made of the arrays and left in its state."""
 
-    __slots__ = ("_roots", "_name", "_reason", "_frozen", "_found")
+    __slots__ = ("_roots", "_name", "_refused", "_frozen", "_found")
 
-    def __init__(self, roots, name, reason):
+    def __init__(self, roots, name, refused=None):
         self._roots = roots
         self._name = name         # the function's, for messages
-        self._reason = reason     # why the graph refused the state as inputs
+        self._refused = refused   # why the graph refused the state as inputs, or None
         self._frozen = []         # [(root, steps, array)] made read-only here
         self._found = set()       # ids of the arrays in reach before the trace
 
@@ -275,11 +277,12 @@ class ReadOnly:
         frozen = {id(a) for _, _, array in self._frozen for a in _with_bases(array)}
         for _, _, array in sorted(self._frozen, key=lambda place: _base_depth(place[2])):
             array.flags.writeable = True
-        made = [array for _, _, array in _search(self._roots)
-                if id(array) not in self._found and not array.flags.writeable
-                and _is_view_of(array, frozen)]
-        for array in sorted(made, key=_base_depth):
-            array.flags.writeable = True
+        if frozen:
+            made = [array for _, _, array in _search(self._roots)
+                    if id(array) not in self._found and not array.flags.writeable
+                    and _is_view_of(array, frozen)]
+            for array in sorted(made, key=_base_depth):
+                array.flags.writeable = True
         return False
 
     def check(self, error):
@@ -295,14 +298,20 @@ class ReadOnly:
             where = " at %s%s" % (errors.format_location(location),
                                   ": `%s`" % line if line else "")
         places = [_path_text(root, steps) for root, steps, _ in self._frozen]
-        raise TypeError(
-            "%s changes an array of its state in place while it is traced (NumPy: %s)%s. "
-            "The graph refused its state as inputs (%s), so the arrays of its state (%s) "
-            "are constants of the trace, read-only while it is traced: a graph cannot "
-            "change a constant. Avoid what the graph refused, or change the array outside "
-            "the staged function." % (
-                self._name, str(error).split("\n")[0], where, self._reason,
-                ", ".join(places[:6]) + (", ..." if len(places) > 6 else ""))) from None
+        places = ", ".join(places[:6]) + (", ..." if len(places) > 6 else "")
+        if self._refused is not None:
+            why = ("The graph refused its state as inputs (%s), so the arrays of its state "
+                   "(%s) are constants of the trace, read-only while it is traced: a graph "
+                   "cannot change a constant. Avoid what the graph refused, or change the "
+                   "array outside the staged function." % (self._refused, places))
+        else:
+            why = ("The arrays of its state the graph holds as constants, not inputs (%s: "
+                   "arrays in tuples are), are read-only while it is traced: a graph cannot "
+                   "change a constant. Hold the array in an attribute, a list or a dict, "
+                   "or change it outside the staged function." % places)
+        raise TypeError("%s changes an array of its state in place while it is traced "
+                        "(NumPy: %s)%s. %s" % (self._name, str(error).split("\n")[0],
+                                               where, why)) from None
 
 
 def _bases_writeable(array):

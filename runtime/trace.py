@@ -846,15 +846,10 @@ class Function(functools.partial):
                     getattr(self.python_function, "__qualname__", "function"),
                     str(refused.__cause__).split("\n")[0]), RuntimeWarning,
                 stacklevel=errors.user_stacklevel())
-            # (Its arrays are read-only while it is traced: a graph cannot change them.)
-            read_only = state_guards.ReadOnly(
-                state_guards.roots_of(self.python_function, args, kwargs),
-                getattr(self.python_function, "__qualname__", "function"),
-                str(refused.__cause__).split("\n")[0])
             return self._trace_with(args, kwargs, key, arrays, state_inputs=False,
-                                    read_only=read_only)
+                                    refused=str(refused.__cause__).split("\n")[0])
 
-    def _trace_with(self, args, kwargs, key, arrays, state_inputs, read_only=None):
+    def _trace_with(self, args, kwargs, key, arrays, state_inputs, refused=None):
         if self.input_signature is not None:
             specs = self._check_signature(arrays)
         else:
@@ -910,12 +905,18 @@ class Function(functools.partial):
             # (Random draws find their generators from the function's roots, and are
             # guarded where they sit: runtime/random_state.py.)
             draws = random_state.tracing(self.python_function, args, kwargs)
+            # (The arrays of the state the trace holds as constants, all of them where the
+            # graph `refused` the state as inputs, are read-only while it is traced.)
+            read_only = state_guards.ReadOnly(
+                state_guards.roots_of(self.python_function, args, kwargs),
+                getattr(self.python_function, "__qualname__", "function"),
+                refused) if self.state_inputs else contextlib.nullcontext()
             try:
-                with specialise.inputs(numbers), draws, read_only or contextlib.nullcontext():
+                with specialise.inputs(numbers), draws, read_only:
                     result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
-                if read_only is not None:
-                    read_only.check(error)   # (a write into the state: refused)
+                if self.state_inputs:
+                    read_only.check(error)   # (NumPy refused to write into one: refused)
                 if state is not None:
                     state.restore(is_tensor)
                 if numbers and not isinstance(error, specialise.Specialise) and (
