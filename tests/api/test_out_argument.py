@@ -141,7 +141,55 @@ def alias_sees_the_write(w):
     return alias.sum()
 
 
+def weak_learning_rate(w, g, lr):
+    np.multiply(w, lr, out=w)            # (lr, a Python float, is weak: float32 stays)
+    np.subtract(w, g * lr, out=w)
+    return w
+
+
+def weak_int_into_int8(x, n):
+    np.add(x, n, out=x)
+    return x
+
+
+def arrays_made_here(a, b):
+    c = np.zeros(3)
+    d = np.add(a, b, out=c)
+    o = np.zeros(())                     # (a 0-d array, not a scalar)
+    s = np.sum(a, out=o)
+    return c, d is c, o, s is o
+
+
+def into_a_zero_d_argument(s):
+    np.add(s, 1, out=s)
+    return s
+
+
+def rows_in_a_graph_loop(W):
+    for i in range(W.shape[0]):
+        np.multiply(W[i], i, out=W[i])
+    return W
+
+
+def masked_by_a_tensor(x, o):
+    np.sqrt(x, out=o, where=x > 0)
+    return o
+
+
+def test_where_takes_a_mask_the_graph_computes():
+    # (The graph computes the elements the mask leaves alone too, and drops them: NumPy
+    # warns about sqrt(-1) there, which NumPy with where= does not compute.)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _check(masked_by_a_tensor, np.array([4.0, -1.0, 9.0]), np.full(3, 7.0))
+
+
 @pytest.mark.parametrize("fn,args", [
+    (weak_learning_rate, (np.ones(3, np.float32), np.arange(3, dtype=np.float32), 0.1)),
+    (weak_int_into_int8, (np.array([100, 1], np.int8), 100)),
+    (arrays_made_here, (np.ones(3), np.arange(3.0))),
+    (into_a_zero_d_argument, (np.array(2.0),)),
+    (rows_in_a_graph_loop, (np.ones((3, 2)),)),
     (subtract_into_the_first, (np.ones(3), np.full(3, 0.25))),
     (scale_in_place, (np.arange(4.0),)),
     (exp_in_place, (np.arange(3.0),)),
@@ -374,6 +422,8 @@ def test_weights_on_an_object_are_updated_in_place(backend):
     (sum_into, (X23, np.zeros(4))),
     (matmul_into, (np.ones((2, 3)), np.arange(6.0).reshape(3, 2), np.zeros((4, 2, 2)))),
     (in_a_loop_and_a_branch, (np.zeros(2), np.arange(6.0).reshape(3, 2), 1)),
+    (weak_learning_rate, (np.ones(3, np.float32), np.arange(3, dtype=np.float32), 0.1)),
+    (arrays_made_here, (np.ones(3), np.arange(3.0))),
 ], ids=lambda x: x.__name__ if callable(x) else "")
 def test_out_on_numba(fn, args):
     _check(fn, *args, backend="numba")
