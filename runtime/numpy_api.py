@@ -75,6 +75,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
     extra = dict(kwargs)
     out = extra.pop("out", None)   # (NumPy hands it over as a tuple, one entry per output)
     where = extra.pop("where", True)
+    if isinstance(where, (bool, np.bool_)):
+        where = bool(where)
     if out is None and where is not True:
         raise not_supported("%s(..., where=) without out= (NumPy leaves the other elements "
                             "of its result uninitialised)" % name)
@@ -93,8 +95,9 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
             raise not_supported("%s(..., %s=)" % (name, ", ".join(sorted(extra))))
         # (NEP 50: Python scalars the graph holds are weak next to NumPy values, as in
         # Python.)
-        values = path_kinds.as_weak(op.name, [ops.to_value(x) for x in inputs],
-                                    lambda name, inputs, **attrs: ops.get(name).bind1(inputs, **attrs))
+        values = path_kinds.as_weak(
+            op.name, [ops.to_value(x) for x in inputs],
+            lambda name, inputs, **attrs: ops.get(name).bind1(inputs, **attrs))
         checked = {}
         if dtype is not None:
             values = _loop_operands(ufunc, values, np.dtype(dtype))
@@ -105,7 +108,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
     if out is None:
         return results
     results = results if isinstance(results, tuple) else (results,)
-    targets = _targets(name, out)
+    targets = _targets("%s(..., out=)" % name, out)
     if where is not True:
         checked["where"] = where
     _numpy_checks(ufunc, *operands, out=targets, **checked)
@@ -140,19 +143,19 @@ def _loop_operands(ufunc, values, dtype):
 # stand-ins of the operands (_numpy_checks); the sizes are checked here, when the graph
 # runs where they are not known while tracing.
 
-def _targets(name, out):
+def _targets(call, out):
     """The entries of `out=` (an array, or a tuple with one per output, None asking for a
-    new array). A NumPy array there is a constant of the trace, which a graph cannot
-    change: refused."""
+    new array) of `call` (for messages: "np.add(..., out=)"). A NumPy array there is a
+    constant of the trace, which a graph cannot change: refused."""
     targets = out if isinstance(out, tuple) else (out,)
     for target in targets:
         if isinstance(target, np.ndarray):
             raise TypeError(
-                "%s(..., out=) writes into a NumPy array that the graph holds as a constant, "
+                "%s writes into a NumPy array that the graph holds as a constant, "
                 "and a graph cannot change a constant: out must be an argument, an array the "
                 "function made, or an array of the function's state that the graph takes as "
                 "an input (not where it refused the state as inputs, nor with rt.function)"
-                % name)
+                % call)
     return targets
 
 
@@ -200,12 +203,15 @@ def _write(name, target, result, where=True, exact=0):
     shapes = [result.static_shape] + ([np.shape(where)] if not isinstance(where, Tensor)
                                       else [where.static_shape])
     combined = ops.broadcast_shapes(target.static_shape, *shapes)
-    if len(combined) != target.ndim or builtins.any(t is not None and c is not None and t != c
-                                           for t, c in zip(target.static_shape, combined)):
+    if len(combined) != target.ndim or builtins.any(
+            t is not None and c is not None and t != c
+            for t, c in zip(target.static_shape, combined)):
         raise errors.mark_python_error(ValueError(
             "non-broadcastable output operand with shape %s doesn't match the broadcast "
             "shape %s" % (_shape_text(target.static_shape), _shape_text(combined))))
     _check_exact_dims(name, target, result, exact)
+    if where is False:
+        return target
     if where is not True:
         result = Tensor(ops.get("where").bind1([where, result, Tensor(target._value)]))
     target[...] = result
@@ -223,15 +229,16 @@ def _check_exact_dims(name, target, result, exact):
         elif t != r:
             unknown = None
             break
-    if unknown == []:
+    message = "%s(..., out=): out has shape %s but the result has shape %s"
+    if unknown is None:
+        raise errors.mark_python_error(ValueError(message % (
+            name, _shape_text(target.static_shape), _shape_text(result.static_shape))))
+    if not unknown:
         return
     out_template, out_dims = _shape_template(target.shape)
     result_template, result_dims = _shape_template(result.shape)
-    error = ValueError(format_text(
-        "%", "%s(..., out=): out has shape " + out_template + " but the result has shape "
-        + result_template, (name,) + out_dims + result_dims))
-    if unknown is None:
-        raise errors.mark_python_error(error)
+    error = ValueError(format_text("%", message % (name, out_template, result_template),
+                                   out_dims + result_dims))
     same = None
     for axis in unknown:
         equal = ops.get("equal").bind1([target.shape[axis], result.shape[axis]])
@@ -303,7 +310,7 @@ def _reduce_into(fn, out, a, **kwargs):
     says), cast to out's dtype as NumPy casts it (unsafely: np.sum(floats, out=ints)
     truncates), of exactly out's shape."""
     name = "np.%s" % fn.__name__
-    _targets(name, out)
+    _targets("%s(..., out=)" % name, out)
     _numpy_checks(fn, a, out=out, **kwargs)
     target, = out if isinstance(out, tuple) else (out,)
     ufunc = _LOOP_UFUNCS.get(fn)
@@ -427,7 +434,7 @@ def clip(a, a_min=_NOVALUE, a_max=_NOVALUE, out=None, *, min=_NOVALUE, max=_NOVA
     if out is None:
         return result
     # (NumPy's clip is the ufunc np.clip: its result cast to out as a ufunc's, 'same_kind'.)
-    _targets("np.clip", out)
+    _targets("np.clip(..., out=)", out)
     _numpy_checks(np.clip, a, low, high, out=out)
     target, = out if isinstance(out, tuple) else (out,)
     return _write("np.clip", target, result)
@@ -521,7 +528,9 @@ def copy(a, order="K", subok=False):
 
 @implements(np.copyto)
 def copyto(dst, src, casting="same_kind", where=True):
-    _targets("np.copyto", dst)
+    _targets("np.copyto(dst, ...)", dst)
+    if isinstance(where, (bool, np.bool_)):
+        where = bool(where)
     _numpy_checks(np.copyto, dst, src, casting=casting, where=where)
     _write("np.copyto", dst, Tensor(ops.to_value(src)), where)
 

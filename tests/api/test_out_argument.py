@@ -349,6 +349,30 @@ def test_reductions_clip_and_matmul_write_into_out_as_numpy_does(fn, args):
     _check(fn, *args)
 
 
+def copy_into_an_argument(dst, src):
+    return np.copyto(dst, src)
+
+
+def copy_where(dst, src, m):
+    np.copyto(dst[1:], src, where=m)
+
+
+def copy_unsafely(dst, src):
+    np.copyto(dst, src, casting="unsafe")
+
+
+@pytest.mark.parametrize("fn,args", [
+    (copy_into_an_argument, (np.zeros((2, 3)), np.arange(3.0))),
+    (copy_into_an_argument, (np.zeros(3, int), np.arange(3.0))),      # (same_kind refuses)
+    (copy_into_an_argument, (np.zeros(3, int), 1.5)),
+    (copy_into_an_argument, (np.zeros(3), np.arange(4.0))),
+    (copy_where, (np.zeros(3), np.array([5.0, 6.0]), np.array([False, True]))),
+    (copy_unsafely, (np.zeros(3, int), np.array([1.5, -2.5, 3.9]))),
+], ids=lambda x: x.__name__ if callable(x) else "")
+def test_copyto_writes_as_numpy_does(fn, args):
+    _check(fn, *args)
+
+
 def dot_into(a, b, c):
     np.dot(a, b, out=c)
 
