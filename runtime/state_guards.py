@@ -8,6 +8,8 @@ their places again (an in-place change and a rebinding are seen), and what the f
 left there is written back (in place, or set there). `StateGuard` checks, on each call,
 that the places a trace found captured arrays in still hold them (constants: rt.function,
 or a trace whose state inputs were refused); the function traces again where not.
+`ReadOnly` makes the arrays a trace holds as constants read-only while it is traced, so
+that tracing never changes them.
 
 What the search follows: the attributes of instances (their `__dict__`), dataclass fields
 among them, and the items of dicts (string and int keys), lists and tuples, at most
