@@ -12,7 +12,8 @@ from runtime.graph import current_graph, literal
 from runtime.conditionals import kind_tag
 from runtime.markers import SLOT, KindSlot
 from runtime.ops.state import ExceptionTemplate, Text
-from runtime.tensor import Tensor, cast as _cast, is_ndarray, is_python_scalar, is_tensor
+from runtime.tensor import (Tensor, cast as _cast, is_ndarray, is_python_scalar, is_tensor,
+                            mark_ndarray)
 
 
 class TensorSpec:
@@ -78,7 +79,8 @@ def _filled(name, fn):
         if not _tracing(*(shape if isinstance(shape, (tuple, list)) else (shape,))):
             return fn(shape, dtype)
         template, dynamic = _shape_template(shape)
-        return Tensor(ops.get(name).bind1(dynamic, shape=template, dtype=dtype))
+        # (An array also of shape (): a 0-d array, written in place by `+=` and out=.)
+        return mark_ndarray(Tensor(ops.get(name).bind1(dynamic, shape=template, dtype=dtype)))
     create.__name__ = name
     create.__doc__ = "np.%s(shape, dtype); dims may be symbolic in a trace." % name
     return create
@@ -95,8 +97,8 @@ def full(shape, fill_value, dtype=None):
     if not _tracing(fill_value, *dims):
         return np.full(shape, fill_value, dtype=dtype)
     template, dynamic = _shape_template(shape)
-    return Tensor(ops.get("full").bind1([fill_value] + dynamic, shape=template,
-                                        dtype=None if dtype is None else np.dtype(dtype)))
+    return mark_ndarray(Tensor(ops.get("full").bind1(
+        [fill_value] + dynamic, shape=template, dtype=None if dtype is None else np.dtype(dtype))))
 
 
 def _like(name, fn):

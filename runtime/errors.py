@@ -144,6 +144,20 @@ def capture_location():
     return None
 
 
+def traceback_location(tb):
+    """The raw (filename, lineno, function_name) of the innermost frame of traceback `tb`
+    in the user's code (outside the framework, NumPy and the standard library), or None:
+    where the user's code called what raised."""
+    location = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not _is_internal(code.co_filename) and not code.co_filename.startswith(
+                _LIBRARY_PREFIXES):
+            location = (code.co_filename, tb.tb_lineno, code.co_name)
+        tb = tb.tb_next
+    return location
+
+
 def map_location(location):
     """Apply the location mapper (if any) to a raw location."""
     if location is None or _location_mapper is None:

@@ -2,16 +2,23 @@
 
 Each supported NumPy function maps to a handler with NumPy's signature that records ops.
 Anything else raises TypeError("np.X is not supported in graphs yet"): never a wrong result.
+
+`out=` (ufuncs, the reductions, np.clip, np.matmul) writes the result into a symbolic array
+as NumPy does: see "out=" below.
 """
 
+import builtins
 import sys
+import warnings
 
 import numpy as np
 
-from runtime import ops, path_kinds, tensor
+from runtime import errors, ops, path_kinds, tensor
+from runtime.api import Raise, format_text, holds_symbolic
 from runtime.ops.elementwise import UFUNC_OPS
 from runtime.ops.reductions import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from runtime.ops.shapes import squeeze_axes
+from runtime.graph import Value
 from runtime.tensor import Tensor, cast, is_ndarray, mark_ndarray, wrap
 
 HANDLERS = {}
@@ -51,36 +58,204 @@ _UFUNC_REDUCE = {np.add: np.sum, np.multiply: np.prod, np.minimum: np.min,
 
 def apply_ufunc(ufunc, method, inputs, kwargs):
     name = "np.%s" % ufunc.__name__
-    if method == "reduce" and ufunc in _UFUNC_REDUCE and set(kwargs) <= {"axis", "keepdims", "dtype"}:
-        axis = kwargs.get("axis", 0)
-        return _reduce(_UFUNC_REDUCE[ufunc], inputs[0], axis, kwargs.get("dtype"),
-                       kwargs.get("keepdims", False))
-    if method == "accumulate" and ufunc in (np.add, np.multiply) and set(kwargs) <= {"axis", "dtype"}:
+    if method == "reduce" and ufunc in _UFUNC_REDUCE and set(kwargs) <= {
+            "axis", "keepdims", "dtype", "out"}:
+        out = kwargs.get("out")
+        return _reduce(_UFUNC_REDUCE[ufunc], inputs[0], kwargs.get("axis", 0),
+                       kwargs.get("dtype"), kwargs.get("keepdims", False),
+                       out=out[0] if isinstance(out, tuple) and len(out) == 1 else out)
+    if method == "accumulate" and ufunc in (np.add, np.multiply) and set(kwargs) <= {
+            "axis", "dtype", "out"}:
         fn = np.cumsum if ufunc is np.add else np.cumprod
-        return cumulative(fn)(inputs[0], axis=kwargs.get("axis", 0), dtype=kwargs.get("dtype"))
+        out = kwargs.get("out")
+        return HANDLERS[fn](inputs[0], axis=kwargs.get("axis", 0), dtype=kwargs.get("dtype"),
+                            out=out[0] if isinstance(out, tuple) and len(out) == 1 else out)
     if method != "__call__":
         raise not_supported("%s.%s" % (name, method))
-    if kwargs.get("out") is not None:
-        raise not_supported("%s(..., out=)" % name)
-    extra = {k: v for k, v in kwargs.items() if k != "out"}
+    extra = dict(kwargs)
+    out = extra.pop("out", None)   # (NumPy hands it over as a tuple, one entry per output)
+    where = extra.pop("where", True)
+    if isinstance(where, (bool, np.bool_)):
+        where = bool(where)
+    if out is None and where is not True:
+        raise not_supported("%s(..., where=) without out= (NumPy leaves the other elements "
+                            "of its result uninitialised)" % name)
     if ufunc is np.matmul:
         if extra:
             raise not_supported("np.matmul(..., %s=)" % ", ".join(extra))
-        return wrap(ops.get("matmul").bind(list(inputs)))
-    op = UFUNC_OPS.get(ufunc)
-    if op is None:
-        raise not_supported(name)
-    dtype = extra.pop("dtype", None)
-    if extra:
-        raise not_supported("%s(..., %s=)" % (name, ", ".join(sorted(extra))))
-    # (NEP 50: Python scalars the graph holds are weak next to NumPy values, as in Python.)
-    values = path_kinds.as_weak(op.name, [ops.to_value(x) for x in inputs],
-                                lambda name, inputs, **attrs: ops.get(name).bind1(inputs, **attrs))
-    result = wrap(op.bind(values))
-    if dtype is not None:
-        result = cast(result, dtype) if not isinstance(result, tuple) else tuple(
-            cast(r, dtype) for r in result)
-    return result
+        operands, checked = list(inputs), {}
+        results = wrap(ops.get("matmul").bind(operands))
+        core = builtins.sum(1 for x in inputs if np.ndim(x) >= 2)   # (the result's core dims)
+    else:
+        op = UFUNC_OPS.get(ufunc)
+        if op is None:
+            raise not_supported(name)
+        dtype = extra.pop("dtype", None)
+        if extra:
+            raise not_supported("%s(..., %s=)" % (name, ", ".join(sorted(extra))))
+        # (NEP 50: Python scalars the graph holds are weak next to NumPy values, as in
+        # Python.)
+        values = path_kinds.as_weak(
+            op.name, [ops.to_value(x) for x in inputs],
+            lambda name, inputs, **attrs: ops.get(name).bind1(inputs, **attrs))
+        checked = {}
+        if dtype is not None:
+            values = _loop_operands(ufunc, values, np.dtype(dtype))
+            checked = {"dtype": dtype}
+        operands = values
+        results = wrap(op.bind(values))
+        core = 0
+    if out is None:
+        return results
+    results = results if isinstance(results, tuple) else (results,)
+    targets = _targets("%s(..., out=)" % name, out)
+    if where is not True:
+        checked["where"] = where
+    _numpy_checks(ufunc, *operands, out=targets, **checked)
+    written = tuple(result if target is None else _write(name, target, result, where, core)
+                    for target, result in zip(targets, results))
+    return written[0] if len(written) == 1 else written
+
+
+def _loop_operands(ufunc, values, dtype):
+    """The Values `values` cast to the input dtypes of the loop NumPy runs for
+    `ufunc(..., dtype=dtype)`, which computes in that dtype (np.add(int8s, int8s,
+    dtype=np.int16) adds in int16), with NumPy's error where it refuses the casts."""
+    descriptors = tuple(type(v.literal) if v.is_literal and v.weak else v.dtype
+                        for v in values)
+    try:
+        loop = ufunc.resolve_dtypes(descriptors + (None,) * ufunc.nout,
+                                    signature=(None,) * ufunc.nin + (dtype,) * ufunc.nout)
+    except TypeError as error:
+        raise errors.mark_python_error(error)
+    return [v if v.dtype == d else ops.to_value(cast(v, d)) for v, d in zip(values, loop)]
+
+
+# --- out= -----------------------------------------------------------------------------------
+# NumPy's out= writes a result into an array the caller holds. In a graph that array is a
+# symbolic one (an argument, an array of the function's state, one the function made), and
+# the write is the item assignment `out[...] = result` (runtime/tensor.py): its aliases and
+# views see the new contents, and an argument or an array of the state is written back
+# after the call (runtime/trace.py, runtime/state_guards.py). The inputs are Values read
+# before the write, so an out overlapping an input (np.add(x[1:], x[:-1], out=x[1:])) gives
+# NumPy's result, which buffers overlapping operands. NumPy's own checks (may the result be
+# cast to out's dtype, does out have a rank that fits, is out an array at all) run on
+# stand-ins of the operands (_numpy_checks); the sizes are checked here, when the graph
+# runs where they are not known while tracing.
+
+def _targets(call, out):
+    """The entries of `out=` (an array, or a tuple with one per output, None asking for a
+    new array) of `call` (for messages: "np.add(..., out=)"). A NumPy array there is a
+    constant of the trace, which a graph cannot change: refused."""
+    targets = out if isinstance(out, tuple) else (out,)
+    for target in targets:
+        if isinstance(target, np.ndarray):
+            raise TypeError(
+                "%s writes into a NumPy array that the graph holds as a constant, "
+                "and a graph cannot change a constant: out must be an argument, an array the "
+                "function made, or an array of the function's state that the graph takes as "
+                "an input (not where it refused the state as inputs, nor with rt.function)"
+                % call)
+    return targets
+
+
+def _stand_in(x):
+    """What NumPy sees in place of `x` when it checks a call on stand-ins: a tiny array of
+    a tensor's dtype and rank (runtime/ops/inference.py), a NumPy scalar for a tensor that
+    is one, a Python scalar for the Python numbers the graph holds (weak, as in Python),
+    tuples item by item; anything else as it is."""
+    if isinstance(x, tuple):
+        return tuple(_stand_in(item) for item in x)
+    if isinstance(x, np.ndarray) or isinstance(x, list) and not holds_symbolic(x):
+        x = np.asarray(x)   # (a constant: of its dtype and rank, as tensors)
+        return np.ones((1,) * x.ndim, x.dtype) if x.ndim else x
+    if isinstance(x, Tensor):
+        if not x.ndim and not is_ndarray(x):
+            value = x._value
+            return value.literal if value.is_literal else value.dtype.type(1)
+        x = x._value
+    if not isinstance(x, Value):
+        return x
+    if not x.shape and not x.is_literal and path_kinds.is_python(x):
+        return x.dtype.type(1).item()
+    return ops.dummy(x)
+
+
+def _numpy_checks(fn, *args, **kwargs):
+    """Calls `fn` on stand-ins of its arguments (_stand_in), so that NumPy raises the error
+    it raises for their dtypes and ranks: a result it cannot cast to out= (the ufuncs'
+    'same_kind' rule: a float result into an int array), an out of a rank that does not
+    fit, a `where=` that is not boolean, an out that is not an array."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            fn(*_stand_in(args), **{k: _stand_in(v) for k, v in kwargs.items()})
+        except (TypeError, ValueError) as error:
+            raise errors.mark_python_error(error) from None
+
+
+def _write(name, target, result, where=True, exact=0):
+    """Writes `result` into the symbolic array `target` as NumPy's out= does (the caller
+    ran _numpy_checks): cast to target's dtype, broadcast to its shape (the last `exact`
+    dims must be equal instead: a reduction's, a matmul's core dims), where `where` is true
+    (target keeps its values elsewhere). Returns `target`."""
+    result = result if result.dtype == target.dtype else cast(result, target.dtype)
+    shapes = [result.static_shape] + ([np.shape(where)] if not isinstance(where, Tensor)
+                                      else [where.static_shape])
+    combined = ops.broadcast_shapes(target.static_shape, *shapes)
+    if len(combined) != target.ndim or builtins.any(
+            t is not None and c is not None and t != c
+            for t, c in zip(target.static_shape, combined)):
+        raise errors.mark_python_error(ValueError(
+            "non-broadcastable output operand with shape %s doesn't match the broadcast "
+            "shape %s" % (_shape_text(target.static_shape), _shape_text(combined))))
+    _check_exact_dims(name, target, result, exact)
+    if where is False:
+        return target
+    if where is not True:
+        result = Tensor(ops.get("where").bind1([where, result, Tensor(target._value)]))
+    target[...] = result
+    return target
+
+
+def _check_exact_dims(name, target, result, exact):
+    """The last `exact` dims of `result` and `target` must be equal (NumPy's ValueError):
+    checked now where both are known, when the graph runs where one is not."""
+    unknown = []
+    for axis in range(-exact, 0):
+        t, r = target.static_shape[axis], result.static_shape[axis]
+        if t is None or r is None:
+            unknown.append(axis)
+        elif t != r:
+            unknown = None
+            break
+    message = "%s(..., out=): out has shape %s but the result has shape %s"
+    if unknown is None:
+        raise errors.mark_python_error(ValueError(message % (
+            name, _shape_text(target.static_shape), _shape_text(result.static_shape))))
+    if not unknown:
+        return
+    out_template, out_dims = _shape_template(target.shape)
+    result_template, result_dims = _shape_template(result.shape)
+    error = ValueError(format_text("%", message % (name, out_template, result_template),
+                                   out_dims + result_dims))
+    same = None
+    for axis in unknown:
+        equal = ops.get("equal").bind1([target.shape[axis], result.shape[axis]])
+        same = equal if same is None else ops.get("logical_and").bind1([same, equal])
+    Raise(error, unless=Tensor(same))
+
+
+def _shape_template(shape):
+    """("(%s, %s)", sizes): a shape as NumPy writes it, to format with `%` (its symbolic
+    sizes are filled when the graph runs)."""
+    return "(%s)" % (", ".join(["%s"] * len(shape)) + ("," if len(shape) == 1 else "")), \
+        tuple(shape)
+
+
+def _shape_text(shape):
+    """A shape as NumPy writes it, `?` for a size not known while tracing."""
+    return str(tuple("?" if d is None else d for d in shape)).replace("'", "")
 
 
 def implements(*funcs):
@@ -107,7 +282,12 @@ def _dtype(dtype):
 
 # --- reductions -----------------------------------------------------------------------------
 
-def _reduce(fn, a, axis=None, dtype=None, keepdims=False, **extra):
+def _reduce(fn, a, axis=None, dtype=None, keepdims=False, out=None, **extra):
+    if out is not None:
+        options = dict(axis=axis, keepdims=keepdims)
+        if fn in _LOOP_UFUNCS:
+            options["dtype"] = dtype
+        return _reduce_into(fn, out, a, **options)
     attrs = dict(axis=_axis(axis), keepdims=bool(keepdims))
     if fn in (np.sum, np.prod, np.mean, np.std, np.var):
         attrs["dtype"] = _dtype(dtype)
@@ -117,16 +297,40 @@ def _reduce(fn, a, axis=None, dtype=None, keepdims=False, **extra):
     return Tensor(REDUCTIONS[fn].bind1([a], **attrs))
 
 
+# The reductions whose loop NumPy picks with out's dtype among the operands (np.sum of
+# float32 into a float64 out adds in float64); the others give the same values whatever the
+# loop, then cast.
+_LOOP_UFUNCS = {np.sum: np.add, np.prod: np.multiply, np.cumsum: np.add,
+                np.cumprod: np.multiply}
+
+
+def _reduce_into(fn, out, a, **kwargs):
+    """np.<fn>(a, ..., out=out) (a reduction, an arg-reduction or a cumulative one): the
+    result as NumPy computes it there (in the dtype of its loop with out, unless dtype=
+    says), cast to out's dtype as NumPy casts it (unsafely: np.sum(floats, out=ints)
+    truncates), of exactly out's shape."""
+    name = "np.%s" % fn.__name__
+    _targets("%s(..., out=)" % name, out)
+    _numpy_checks(fn, a, out=out, **kwargs)
+    target, = out if isinstance(out, tuple) else (out,)
+    ufunc = _LOOP_UFUNCS.get(fn)
+    if ufunc is not None and kwargs.get("dtype") is None:
+        kwargs["dtype"] = ufunc.resolve_dtypes(
+            (target.dtype, ops.to_value(a).dtype, None), reduction=True, casting="unsafe")[2]
+    result = HANDLERS[fn](a, **kwargs)
+    return _write(name, target, result, exact=result.ndim)
+
+
 @implements(np.sum)
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NOVALUE, where=_NOVALUE):
-    _check_unsupported("np.sum", out=out, initial=initial, where=where)
-    return _reduce(np.sum, a, axis, dtype, keepdims)
+    _check_unsupported("np.sum", initial=initial, where=where)
+    return _reduce(np.sum, a, axis, dtype, keepdims, out)
 
 
 @implements(np.prod)
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NOVALUE, where=_NOVALUE):
-    _check_unsupported("np.prod", out=out, initial=initial, where=where)
-    return _reduce(np.prod, a, axis, dtype, keepdims)
+    _check_unsupported("np.prod", initial=initial, where=where)
+    return _reduce(np.prod, a, axis, dtype, keepdims, out)
 
 
 @implements(np.mean)
@@ -137,26 +341,26 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NOVALUE):
 
 @implements(np.min, np.amin)
 def min(a, axis=None, out=None, keepdims=False, initial=_NOVALUE, where=_NOVALUE):
-    _check_unsupported("np.min", out=out, initial=initial, where=where)
-    return _reduce(np.min, a, axis, None, keepdims)
+    _check_unsupported("np.min", initial=initial, where=where)
+    return _reduce(np.min, a, axis, None, keepdims, out)
 
 
 @implements(np.max, np.amax)
 def max(a, axis=None, out=None, keepdims=False, initial=_NOVALUE, where=_NOVALUE):
-    _check_unsupported("np.max", out=out, initial=initial, where=where)
-    return _reduce(np.max, a, axis, None, keepdims)
+    _check_unsupported("np.max", initial=initial, where=where)
+    return _reduce(np.max, a, axis, None, keepdims, out)
 
 
 @implements(np.any)
 def any(a, axis=None, out=None, keepdims=False, *, where=_NOVALUE):
-    _check_unsupported("np.any", out=out, where=where)
-    return _reduce(np.any, a, axis, None, keepdims)
+    _check_unsupported("np.any", where=where)
+    return _reduce(np.any, a, axis, None, keepdims, out)
 
 
 @implements(np.all)
 def all(a, axis=None, out=None, keepdims=False, *, where=_NOVALUE):
-    _check_unsupported("np.all", out=out, where=where)
-    return _reduce(np.all, a, axis, None, keepdims)
+    _check_unsupported("np.all", where=where)
+    return _reduce(np.all, a, axis, None, keepdims, out)
 
 
 @implements(np.std)
@@ -173,7 +377,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NO
 
 def _arg(fn):
     def handler(a, axis=None, out=None, *, keepdims=False):
-        _check_unsupported("np.%s" % fn.__name__, out=out)
+        if out is not None:
+            return _reduce_into(fn, out, a, axis=axis, keepdims=keepdims)
         if axis is not None:
             axis = int(axis)
         return Tensor(ARG_REDUCTIONS[fn].bind1([a], axis=axis, keepdims=bool(keepdims)))
@@ -186,7 +391,8 @@ argmax = implements(np.argmax)(_arg(np.argmax))
 
 def cumulative(fn):
     def handler(a, axis=None, dtype=None, out=None):
-        _check_unsupported("np.%s" % fn.__name__, out=out)
+        if out is not None:
+            return _reduce_into(fn, out, a, axis=axis, dtype=dtype)
         return Tensor(CUMULATIVE[fn].bind1([a], axis=None if axis is None else int(axis),
                                            dtype=_dtype(dtype)))
     return handler
@@ -214,16 +420,24 @@ def where(condition, x=_NOVALUE, y=_NOVALUE):
 
 @implements(np.clip)
 def clip(a, a_min=_NOVALUE, a_max=_NOVALUE, out=None, *, min=_NOVALUE, max=_NOVALUE, **kwargs):
-    _check_unsupported("np.clip", out=out, **kwargs)
+    _check_unsupported("np.clip", **kwargs)
     low = a_min if a_min is not _NOVALUE else (None if min is _NOVALUE else min)
     high = a_max if a_max is not _NOVALUE else (None if max is _NOVALUE else max)
     if low is None and high is None:
-        return copy(a)
-    if high is None:
-        return Tensor(ops.get("clip_min").bind1([a, low]))
-    if low is None:
-        return Tensor(ops.get("clip_max").bind1([a, high]))
-    return Tensor(ops.get("clip").bind1([a, low, high]))
+        result = copy(a)
+    elif high is None:
+        result = Tensor(ops.get("clip_min").bind1([a, low]))
+    elif low is None:
+        result = Tensor(ops.get("clip_max").bind1([a, high]))
+    else:
+        result = Tensor(ops.get("clip").bind1([a, low, high]))
+    if out is None:
+        return result
+    # (NumPy's clip is the ufunc np.clip: its result cast to out as a ufunc's, 'same_kind'.)
+    _targets("np.clip(..., out=)", out)
+    _numpy_checks(np.clip, a, low, high, out=out)
+    target, = out if isinstance(out, tuple) else (out,)
+    return _write("np.clip", target, result)
 
 
 @implements(np.round, np.around)
@@ -236,7 +450,11 @@ def round(a, decimals=0, out=None):
 
 @implements(np.dot)
 def dot(a, b, out=None):
-    _check_unsupported("np.dot", out=out)
+    if out is not None:
+        # (NumPy wants out of exactly the result's dtype and shape, and C-contiguous: of
+        # the arrays a graph gets, it cannot tell which are.)
+        raise not_supported("np.dot(..., out=) (write `out[...] = np.dot(a, b)`, or use "
+                            "np.matmul(a, b, out=out))")
     return Tensor(ops.get("dot").bind1([a, b]))
 
 
@@ -306,6 +524,15 @@ def ravel(a, order="C"):
 @implements(np.copy)
 def copy(a, order="K", subok=False):
     return _array(ops.get("copy").bind1([a]))
+
+
+@implements(np.copyto)
+def copyto(dst, src, casting="same_kind", where=True):
+    _targets("np.copyto(dst, ...)", dst)
+    if isinstance(where, (bool, np.bool_)):
+        where = bool(where)
+    _numpy_checks(np.copyto, dst, src, casting=casting, where=where)
+    _write("np.copyto", dst, Tensor(ops.to_value(src)), where)
 
 
 @implements(np.concatenate)

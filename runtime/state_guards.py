@@ -8,6 +8,8 @@ their places again (an in-place change and a rebinding are seen), and what the f
 left there is written back (in place, or set there). `StateGuard` checks, on each call,
 that the places a trace found captured arrays in still hold them (constants: rt.function,
 or a trace whose state inputs were refused); the function traces again where not.
+`ReadOnly` makes the arrays a trace holds as constants read-only while it is traced, so
+that tracing never changes them.
 
 What the search follows: the attributes of instances (their `__dict__`), dataclass fields
 among them, and the items of dicts (string and int keys), lists and tuples, at most
@@ -19,13 +21,14 @@ guarded but cannot be swapped.
 
 import collections.abc
 import keyword
+import linecache
 import threading
 import types
 import weakref
 
 import numpy as np
 
-from runtime import nest, specialise
+from runtime import errors, nest, specialise
 
 _MAX_DEPTH = 4
 _MAX_ITEMS = 256
@@ -256,6 +259,111 @@ def _reachable(root, steps):
     except Exception:
         return False
     return True
+
+
+class ReadOnly:
+    """Context manager: the arrays within reach of `roots` are read-only while a function
+    is traced, where the trace holds them as constants: arrays the state's search cannot
+    swap for inputs (in tuples), and all of them where the graph refused the state as
+    inputs (runtime/trace.py; `refused` says why).
+
+    A graph cannot change a constant. A NumPy call changing one while tracing (an out= the
+    graph cannot record, `w.sort()`, `np.copyto(w, ...)`, `w.fill(0)`) would change the
+    user's array once, now, and the graph's reads of it would see the new contents when it
+    runs: a wrong result, silently. Read-only, NumPy refuses the write at the user's line,
+    and `check` turns that into a refusal that says why. (Copies of the arrays compared
+    after the trace would miss a change undone before its end, cost a copy of every array
+    in reach, and could not say where the change happened.) The flags are restored when the
+    function returns, also on the views it made of the arrays and left in its state."""
+
+    __slots__ = ("_roots", "_name", "_refused", "_frozen", "_found")
+
+    def __init__(self, roots, name, refused=None):
+        self._roots = roots
+        self._name = name         # the function's, for messages
+        self._refused = refused   # why the graph refused the state as inputs, or None
+        self._frozen = []         # [(root, steps, array)] made read-only here
+        self._found = set()       # ids of the arrays in reach before the trace
+
+    def __enter__(self):
+        for root, steps, array in _search(self._roots):
+            self._found.add(id(array))
+            if array.flags.writeable and _bases_writeable(array):
+                array.flags.writeable = False
+                self._frozen.append((root, steps, array))
+        return self
+
+    def __exit__(self, *exc):
+        # (Bases before their views: a view can be made writeable only over a writeable
+        # base.)
+        frozen = {id(a) for _, _, array in self._frozen for a in _with_bases(array)}
+        for _, _, array in sorted(self._frozen, key=lambda place: _base_depth(place[2])):
+            array.flags.writeable = True
+        if frozen:
+            made = [array for _, _, array in _search(self._roots)
+                    if id(array) not in self._found and not array.flags.writeable
+                    and _is_view_of(array, frozen)]
+            for array in sorted(made, key=_base_depth):
+                array.flags.writeable = True
+        return False
+
+    def check(self, error):
+        """Raises the refusal for `error`, raised while tracing, when it is NumPy refusing
+        to write into a read-only array (one of these, as far as NumPy says)."""
+        if not self._frozen or not isinstance(error, ValueError) \
+                or "read-only" not in str(error):
+            return
+        location = errors.traceback_location(error.__traceback__)
+        where = ""
+        if location is not None:
+            line = linecache.getline(*errors.map_location(location)[:2]).strip()
+            where = " at %s%s" % (errors.format_location(location),
+                                  ": `%s`" % line if line else "")
+        places = [_path_text(root, steps) for root, steps, _ in self._frozen]
+        places = ", ".join(places[:6]) + (", ..." if len(places) > 6 else "")
+        if self._refused is not None:
+            why = ("The graph refused its state as inputs (%s), so the arrays of its state "
+                   "(%s) are constants of the trace, read-only while it is traced: a graph "
+                   "cannot change a constant. Avoid what the graph refused, or change the "
+                   "array outside the staged function." % (self._refused, places))
+        else:
+            why = ("The arrays of its state the graph holds as constants, not inputs (%s: "
+                   "arrays in tuples are), are read-only while it is traced: a graph cannot "
+                   "change a constant. Hold the array in an attribute, a list or a dict, "
+                   "or change it outside the staged function." % places)
+        raise TypeError("%s changes an array of its state in place while it is traced "
+                        "(NumPy: %s)%s. %s" % (self._name, str(error).split("\n")[0],
+                                               where, why)) from None
+
+
+def _bases_writeable(array):
+    base = array.base
+    while isinstance(base, np.ndarray):
+        if not base.flags.writeable:
+            return False
+        base = base.base
+    return True
+
+
+def _base_depth(array):
+    depth = 0
+    while isinstance(array.base, np.ndarray):
+        array, depth = array.base, depth + 1
+    return depth
+
+
+def _with_bases(array):
+    """`array` and the arrays it is a view of."""
+    arrays = [array]
+    while isinstance(arrays[-1].base, np.ndarray):
+        arrays.append(arrays[-1].base)
+    return arrays
+
+
+def _is_view_of(array, ids):
+    """Is `array` a view of an array whose id is in `ids` (or of its base: NumPy makes a
+    view of a view a view of the base)?"""
+    return any(id(base) in ids for base in _with_bases(array)[1:])
 
 
 def _stand_in(array):

@@ -9,6 +9,7 @@ every other object. Array leaves become placeholders, so `x.shape[0]` is symboli
 length reuses the trace; a new learning rate does too.
 """
 
+import contextlib
 import functools
 import inspect
 import threading
@@ -882,9 +883,10 @@ class Function(functools.partial):
                     getattr(self.python_function, "__qualname__", "function"),
                     str(refused.__cause__).split("\n")[0]), RuntimeWarning,
                 stacklevel=errors.user_stacklevel())
-            return self._trace_with(args, kwargs, key, arrays, state_inputs=False)
+            return self._trace_with(args, kwargs, key, arrays, state_inputs=False,
+                                    refused=str(refused.__cause__).split("\n")[0])
 
-    def _trace_with(self, args, kwargs, key, arrays, state_inputs):
+    def _trace_with(self, args, kwargs, key, arrays, state_inputs, refused=None):
         if self.input_signature is not None:
             specs = self._check_signature(arrays)
         else:
@@ -942,10 +944,18 @@ class Function(functools.partial):
             draws = random_state.tracing(self.python_function, args, kwargs)
             iterators = state_guards.outside_objects(
                 state_guards.roots_of(self.python_function, args, kwargs), (args, kwargs))
+            # (The arrays of the state the trace holds as constants, all of them where the
+            # graph `refused` the state as inputs, are read-only while it is traced.)
+            read_only = state_guards.ReadOnly(
+                state_guards.roots_of(self.python_function, args, kwargs),
+                getattr(self.python_function, "__qualname__", "function"),
+                refused) if self.state_inputs else contextlib.nullcontext()
             try:
-                with specialise.inputs(numbers), draws, iterators:
+                with specialise.inputs(numbers), draws, iterators, read_only:
                     result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
+                if self.state_inputs:
+                    read_only.check(error)   # (NumPy refused to write into one: refused)
                 if state is not None:
                     state.restore(is_tensor)
                 if numbers and not isinstance(error, specialise.Specialise) and (

@@ -1078,7 +1078,9 @@ _NUMPY_ARRAYS_OF_THE_MODULE = (np.arange(3) * 1.0,)
 
 
 def writes_a_symbolic_value_into_a_numpy_array_in_a_branch(x):
-    out = _NUMPY_ARRAYS_OF_THE_MODULE[0]   # a NumPy array: a graph cannot write a tensor into it
+    # A NumPy array made while tracing: a graph cannot write a tensor into it. (The array
+    # in the tuple itself is read-only while tracing: tests/api/test_out_argument.py.)
+    out = _NUMPY_ARRAYS_OF_THE_MODULE[0].copy()
     if x[0] > 0:
         out[2] = x[0]
     return 1.0
