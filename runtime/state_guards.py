@@ -57,6 +57,13 @@ class StateGuard:
         self.holds = _compile_places([(root, steps) for root, steps, _ in self.places],
                                      [("object", get) for _, _, get in self.places])
 
+    def what_changed(self):
+        """Where holds() fails, in the user's terms (None where it holds)."""
+        for root, steps, get in self.places:
+            if _read(root, steps) is not get():
+                return "%s was rebound to another object" % _path_text(root, steps)
+        return None
+
 
 _ABSENT = object()   # (a place that did not exist: an attribute or key the function added)
 
@@ -200,6 +207,34 @@ class StateInputs:
         if isinstance(copy, list):
             return (copy[key] if key < len(copy) else _ABSENT,)
         return (copy.get(key, _ABSENT),)
+
+    def what_changed(self):
+        """Where holds() fails, in the user's terms (None where it holds)."""
+        for root, steps, array, _ in self.places:
+            current = _read(root, steps)
+            if type(array) is np.ndarray:
+                if type(current) is not np.ndarray or current.dtype != array.dtype or \
+                        current.ndim != array.ndim:
+                    return "%s changed from an array of %s of rank %d to %s" % (
+                        _path_text(root, steps), array.dtype, array.ndim,
+                        _describe(current))
+            elif type(current) is not type(array) or not specialise.is_number_input(
+                    current):
+                return "%s changed from a Python %s to %s" % (
+                    _path_text(root, steps), type(array).__name__, _describe(current))
+        for root, steps, k in self.aliases:
+            if _read(root, steps) is not _read(*self.places[k][:2]):
+                return "%s is no longer the array of %s" % (
+                    _path_text(root, steps), _path_text(*self.places[k][:2]))
+        for root, steps, held in self.new_places:
+            if _read(root, steps) is not held:
+                return "%s was set by the function (%s)" % (
+                    _path_text(root, steps), "a new place of its state" if held is _ABSENT
+                    else "it held %s" % _describe(held))
+        for root, steps in self.appended:
+            if type(_read(root, steps)) is not list:
+                return "%s is no longer a list" % _path_text(root, steps)
+        return None
 
     def holds(self):
         """Do the places still hold arrays of the dtypes and ranks traced (numbers of the
@@ -393,6 +428,17 @@ class ValueGuard:
         # holds(): does each place still hold its value (of its type)?
         self.holds = _compile_places([(root, steps) for root, steps, _ in places],
                                      [("value", value) for _, _, value in places])
+
+    def what_changed(self):
+        """Where holds() fails, in the user's terms (None where it holds)."""
+        for root, steps, value in self.places:
+            current = _read(root, steps)
+            if type(current) is not type(value) or not (current is value or
+                                                        current == value):
+                return "%s, a constant of the trace, changed (%r, then %r)" % (
+                    _path_text(root, steps), value,
+                    "absent" if current is _ABSENT else current)
+        return None
 
 
 _SCALARS = frozenset({bool, int, float, complex, str, bytes, type(None)})
@@ -645,6 +691,28 @@ class _Guards:
 
     def holds(self):
         return all(guard.holds() for guard in self.guards)
+
+    def what_changed(self):
+        for guard in self.guards:
+            if not guard.holds():
+                return guard.what_changed()
+        return None
+
+
+def _read(root, steps):
+    """What the place holds, or _ABSENT where it is gone."""
+    try:
+        return _get(root, steps)
+    except Exception:
+        return _ABSENT
+
+
+def _describe(value):
+    if value is _ABSENT:
+        return "nothing"
+    if type(value) is np.ndarray:
+        return "an array of %s of rank %d" % (value.dtype, value.ndim)
+    return "a %s" % type(value).__name__
 
 
 def combined(guards):

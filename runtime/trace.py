@@ -641,6 +641,7 @@ class Function(functools.partial):
 
     _on_error = None
     _warned = False   # (the warning after _WARN_AFTER traces was given)
+    _stale_because = None   # (while a failed guard traces again: what changed)
     output_transform = None
     # Are the arrays of the function's state (its arguments' attributes, closure, globals)
     # inputs of its traces (runtime/state_guards.py)? Functional code written for rt
@@ -721,10 +722,9 @@ class Function(functools.partial):
             return
         self._warned = True
         name = getattr(self.python_function, "__qualname__", "function")
-        reason = "its state was rebound to arrays of another dtype or rank, or a cache " \
-            "entry was dropped"
+        reason = self._stale_because or "its state changed, or a cache entry was dropped"
         others = [k for k in list(self._cache) if isinstance(k, tuple) and k != key] \
-            if isinstance(key, tuple) else []
+            if isinstance(key, tuple) and self._stale_because is None else []
         if others:   # (the nearest: the fewest arguments differ)
             entries = dict(_labelled(key))
 
@@ -759,7 +759,11 @@ class Function(functools.partial):
             self._cache.pop(key, None)
             earlier.insert(0, stale)
             del earlier[_MAX_GUARDED:]
-            return self._trace_locked(args, kwargs, key, arrays)
+            self._stale_because = stale.guard.what_changed()
+            try:
+                return self._trace_locked(args, kwargs, key, arrays)
+            finally:
+                self._stale_because = None
 
     def _fast_record(self, concrete, args):
         """The fast table's record for calls with the same fast key as `args` (see
