@@ -11,7 +11,7 @@ name (a real frame, made by running a one-line code object compiled with that fi
 line), so tracebacks, `traceback` and `pdb.post_mortem` show user code. Entries in generated
 files (code not remapped) are replaced the same way. Frames of the autograph and runtime
 packages are dropped (AUTOGRAPH_TRACEBACK=full keeps them). The exception keeps its type
-when it can; otherwise it becomes ag.StagingError with the original as `__cause__`.
+(where its message cannot be extended, the user frames are a note on it).
 
 Entry points (ag.function's __call__ and get_concrete_function) wrap their work in
 `rewriting_errors()` (or call `rewrite`); importing this module installs `location_mapper`
@@ -28,7 +28,6 @@ import types
 from typing import NamedTuple
 
 from autograph.errors import code_lines
-from autograph.errors import StagingError
 from autograph.pyct import loader
 from runtime import errors as runtime_errors
 
@@ -570,9 +569,8 @@ def rewrite(error):
     followed by the user frames ("in user code (converted by autograph): File ..., line
     ..., in ..."), and the traceback shows those user frames instead of generated ones.
     The type is kept: the same object with new args when its str() follows its args (most
-    exceptions), else a new exception of the same type (KeyError), else ag.StagingError
-    whose message starts with the original type's name and whose `__cause__` is the
-    original. Without converted code in the traceback, only framework frames are dropped.
+    exceptions), else a new exception of the same type (KeyError), else the same object
+    with the user frames as a note (PEP 678: shown after the message in tracebacks). Without converted code in the traceback, only framework frames are dropped.
     The result carries `ag_error_metadata` (ErrorMetadata) and is not rewritten twice.
     """
     if not isinstance(error, Exception) or getattr(error, "ag_error_metadata", None) is not None:
@@ -591,9 +589,10 @@ def rewrite(error):
     else:
         new = _same_type_error(error, message)
         if new is None:
-            new = StagingError("%s: %s" % (type(error).__name__, message))
-            new.__cause__ = error
-            error.__traceback__ = new_tb  # the cause is shown too: with user frames
+            # (A type whose constructor takes other arguments, NumPy's UFuncTypeError: the
+            # error itself, its type kept for `except`, with the user frames as a note.)
+            error.add_note(format_user_frames(frames).strip("\n"))
+            new = error
     new.ag_error_metadata = metadata
     new.__traceback__ = new_tb
     return new

@@ -18,7 +18,6 @@ import pytest
 
 import autograph as ag
 import runtime as rt
-from autograph.errors import StagingError
 
 
 def _outcome(fn, args):
@@ -27,10 +26,6 @@ def _outcome(fn, args):
     try:
         result = ("returned", fn(*args))
     except Exception as error:
-        # (A NumPy UFuncTypeError cannot be rebuilt at the user's line: it is the cause of
-        # an ag.StagingError naming it, as autograph/errors/tracebacks.py documents.)
-        if isinstance(error, StagingError) and error.__cause__ is not None:
-            error = error.__cause__
         result = ("raised", type(error))
     return result, args
 
