@@ -351,7 +351,13 @@ def _raise_where(exception, condition):
     Raise(exception, unless=Tensor(ops.get("logical_not").bind1([condition])))
 
 
-path_kinds.use_raiser(_raise_where)
+def _raise_unless(exception, condition):
+    """Records that the graph raises `exception` when it runs where the bool Value
+    `condition` does not hold."""
+    Raise(exception, unless=Tensor(condition))
+
+
+path_kinds.use_raiser(_raise_where, _raise_unless)
 
 
 def Assert(condition, message="", data=None):

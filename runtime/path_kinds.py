@@ -250,14 +250,9 @@ def bind_python_operator(name, values, bind_op, bind):
 
 # Python operators whose int result may leave int64's range from operands well inside it.
 # (Sums are not checked: a sum leaves it only from operands near its bounds, and a graph's
-# Python ints are at most 2**53 where they come in as arguments: runtime/trace.py. Checking
-# every counter's `i += 1` would cost scalar loops a third of their speed.)
+# Python ints are at most 2**53 where they come in as arguments: runtime/specialise.py.
+# Checking every counter's `i += 1` would cost scalar loops a third of their speed.)
 _OVERFLOWING = frozenset({"multiply", "power", "left_shift"})
-# |a float approximation of the exact result| at or past which the int64 result may have
-# wrapped: the approximation (operands rounded to float64, then the operation) is off by
-# far less than 2**23 there, so every result out of range is caught; results within
-# 2**23 of the bounds are refused with them.
-_INT64_LIMIT = float(2 ** 63 - 2 ** 23)
 
 
 def _raise_where_overflow(name, values, bind):
@@ -268,17 +263,10 @@ def _raise_where_overflow(name, values, bind):
     if _raise_where is None or any(v.dtype != np.int64 for v in values) or all(
             v.is_literal for v in values):
         return
-    floats = [literal(float(v.literal)) if v.is_literal
-              else bind("cast", [v], dtype=np.dtype(np.float64)) for v in values]
-    if name == "left_shift":
-        approx = bind("multiply", [floats[0], bind("power", [literal(2.0), floats[1]])])
-    else:
-        approx = bind(name, floats)
-    outside = bind("greater_equal", [bind("absolute", [approx]), literal(_INT64_LIMIT)])
-    _raise_where(OverflowError(
+    _raise_unless(OverflowError(
         "a Python int result is too large for a graph, which holds Python ints as int64 "
         "(Python would give the exact big int): compute with floats, or outside the staged "
-        "function"), outside)
+        "function"), bind("int_fits", values, operator_name=name))
 
 
 def _raise_where_negative_power(exponent, bind):
@@ -494,13 +482,14 @@ def _codes_test(tags, codes, bind):
 
 # Records that the graph raises an exception where a bool Value holds (runtime/api.py
 # plugs in rt.Raise when imported: it builds ops, so this module does not import it).
-_raise_where = None
+_raise_where = _raise_unless = None
 
 
-def use_raiser(raise_where):
-    """Called once by runtime/api.py: `raise_where(exception, condition)`."""
-    global _raise_where
-    _raise_where = raise_where
+def use_raiser(raise_where, raise_unless):
+    """Called once by runtime/api.py: `raise_where(exception, condition)`, and
+    `raise_unless(exception, condition)` (where it does not hold)."""
+    global _raise_where, _raise_unless
+    _raise_where, _raise_unless = raise_where, raise_unless
 
 
 def _none_passes(name, attrs):

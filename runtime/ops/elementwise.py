@@ -103,6 +103,32 @@ round_ = defop(
     doc="np.round(x, decimals)")
 
 
+# |an approximation, in float64, of the exact result| at or past which the int64 result of
+# a Python operator on Python ints may have wrapped: operands rounded to float64, then the
+# operation, are off by far less than 2**23 there, so every result out of range is caught
+# (and those within 2**23 of the bounds with them), the same on every executor.
+INT64_LIMIT = float(2 ** 63 - 2 ** 23)
+
+_APPROXIMATIONS = {"multiply": "abs(float(%s) * float(%s))",
+                   "power": "abs(float(%s) ** float(%s))",
+                   "left_shift": "abs(float(%s) * 2.0 ** float(%s))"}
+
+
+def _fits_kernel(operator_name):
+    text = "lambda a, b: np.bool_(%s < %r)" % (
+        _APPROXIMATIONS[operator_name] % ("a", "b"), INT64_LIMIT)
+    return eval(text, {"np": np})
+
+
+int_fits = defop(
+    "int_fits",
+    infer=lambda a, b, operator_name: [(np.dtype(np.bool_), ())],
+    make_kernel=_fits_kernel,
+    doc="does Python operator `operator_name` (multiply, power, left_shift) on the Python "
+        "ints a and b give a result in int64's range? (runtime/path_kinds.py raises "
+        "OverflowError where it does not)")
+
+
 # --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
 # returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
@@ -256,3 +282,9 @@ def _numba_round(g, node, ins):
         scale = nl.literal_text(10.0 ** -decimals, out.dtype)
         text = "(np.rint(%s / %s) * %s)" % (ins[0], scale, scale)
     return nl.cast_result(g, node, text, x.dtype)
+
+
+@get("int_fits").def_numba
+def _numba_int_fits(g, node, ins):
+    return "(%s < %r)" % (_APPROXIMATIONS[node.attrs["operator_name"]] % tuple(ins),
+                          INT64_LIMIT)

@@ -375,7 +375,9 @@ print_ = defop("print", infer=lambda *values, items, sep, end, stream: [],
 def _raise_kernel(exception, conditional):
     def raise_(*values):
         if conditional:
-            if np.all(values[0]):
+            unless = values[0]
+            # (A scalar condition, the usual one, tested without np.all's cost.)
+            if unless if type(unless) is np.bool_ or type(unless) is bool else np.all(unless):
                 return
             values = values[1:]
         raise exception.made(iter(values))
