@@ -157,16 +157,52 @@ def print_table(title, head, rows):
         print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
 
 
-def call_overhead(budget):
-    """Per-call time of f(x) = x + 1 on 16 floats."""
-    def plus_one(x):
-        return x + 1
+class _Layer:
+    """Two weights held on an object: what a staged method reads on every call."""
 
+    def __init__(self):
+        self.w = np.ones(16)
+        self.b = np.zeros(16)
+
+    def apply(self, x):
+        return x * self.w + self.b
+
+
+def _plus_one(x):
+    return x + 1
+
+
+def _scaled(x, lr):
+    return x - lr * x
+
+
+def _affine(x, w, b):   # (what njit is given for the layer: its weights as arguments)
+    return x * w + b
+
+
+_KINDS = ("python", "ag-numpy", "ag-numba", "ag-auto", "njit")
+
+
+def call_overhead(budget):
+    """Per-call time on 16 floats of f(x) = x + 1; of a step taking a Python float (a
+    learning rate: an input of the trace); and of a method reading two weights held on
+    its object (njit: the weights passed as arguments, which it cannot find itself)."""
     x = np.arange(16.0)
-    rows = {}
-    for kind in ("python", "ag-numpy", "ag-numba", "ag-auto", "njit"):
-        got = measure(kind, plus_one, lambda: (x,), budget)
-        rows[kind] = got if isinstance(got, str) else _fmt(got[1])
+    layer = _Layer()
+    cases = [("x + 1", _plus_one, _plus_one, lambda: (x,)),
+             ("x - lr * x, lr a Python float", _scaled, _scaled, lambda: (x, 0.5)),
+             ("x * self.w + self.b (state)", layer.apply, _affine, None)]
+    rows = []
+    for name, fn, njit_fn, make_inputs in cases:
+        row = [name]
+        for kind in _KINDS:
+            if make_inputs is None:
+                inputs = (lambda: (x, layer.w, layer.b)) if kind == "njit" else (lambda: (x,))
+            else:
+                inputs = make_inputs
+            got = measure(kind, njit_fn if kind == "njit" else fn, inputs, budget)
+            row.append(got if isinstance(got, str) else _fmt(got[1]))
+        rows.append(row)
     return rows
 
 
@@ -279,8 +315,8 @@ def main(argv=None):
         "this process" if args.first_in_process else
         "fresh process, cold caches, after Numba's start-up"),
           ["workload"] + args.backends, first_rows)
-    overhead = call_overhead(budget)
-    print_table("Call overhead, f(x) = x + 1 on 16 floats", list(overhead), [list(overhead.values())])
+    print_table("Call overhead on 16 floats (median time per call)", ["call"] + list(_KINDS),
+                call_overhead(budget))
     if not args.no_cache_probe and args.workloads:
         print(f"\nFresh process, {args.workloads[0]}, first call: {cache_hit_time(args.workloads[0])}")
 
