@@ -14,7 +14,8 @@ from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
 from runtime.random_state import draw, is_random_method, made_while_tracing
 from runtime.state_guards import check_iteration, check_list_change
-from runtime.tensor import Tensor, as_python_scalar, is_ndarray, is_python_scalar, is_tensor
+from runtime.tensor import (Tensor, as_python_scalar, hold_by_value, is_ndarray,
+                            is_python_scalar, is_tensor)
 from runtime.tensor_array import TensorArray
 from runtime.trace import (ConcreteFunction, Function, function, functions_run_eagerly,
                            run_functions_eagerly)
@@ -27,9 +28,10 @@ __all__ = [
     "arange", "as_python_scalar", "Assert", "cast", "check_iteration", "check_list_change",
     "ConcreteFunction", "cond", "constant", "current_graph", "draw", "empty", "empty_like",
     "errors", "format_text", "full", "full_like", "Function", "function",
-    "functions_run_eagerly", "Graph", "holds_symbolic", "InvalidArgumentError", "is_ndarray",
-    "is_none", "is_python_scalar", "is_random_method", "is_tensor", "linspace",
-    "made_while_tracing", "ndim", "none_unless", "ones", "ones_like", "print", "Raise",
-    "raised_when_run", "range", "run_functions_eagerly", "shape", "size", "Tensor",
-    "TensorArray", "TensorSpec", "Text", "Variable", "while_loop", "zeros", "zeros_like",
+    "functions_run_eagerly", "Graph", "hold_by_value", "holds_symbolic",
+    "InvalidArgumentError", "is_ndarray", "is_none", "is_python_scalar", "is_random_method",
+    "is_tensor", "linspace", "made_while_tracing", "ndim", "none_unless", "ones", "ones_like",
+    "print", "Raise", "raised_when_run", "range", "run_functions_eagerly", "shape", "size",
+    "Tensor", "TensorArray", "TensorSpec", "Text", "Variable", "while_loop", "zeros",
+    "zeros_like",
 ]

@@ -15,6 +15,8 @@ as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`
 base again. (Views made by reshape/transpose/ravel do not track their base.)
 """
 
+import weakref
+
 import numpy as np
 
 from runtime import errors, ops, path_kinds, specialise
@@ -247,6 +249,8 @@ class Tensor:
     def _update(self, compute):
         """Rebind this handle to `compute(current contents)`; for a view, the new contents
         are also written into the base (re-reading the base, so its other writes stay)."""
+        if _held_by_value:
+            _check_not_held(self)
         if _view_of(self) is None:
             self.rebind(compute(self))
             return
@@ -444,6 +448,8 @@ def _apply_inplace(target, op, other):
     returned); arrays, also 0-d ones, keep their dtype (same_kind casting) and shape, and
     the handle is rebound, so its aliases see the write."""
     if is_ndarray(target):
+        if _held_by_value:
+            _check_not_held(target)
         with path_kinds.inplace_into(target._value):
             result = _apply(op, target, other)
     else:
@@ -471,6 +477,36 @@ def _defining_graph(values):
             return graph
         graph = graph.parent
     return current_graph()
+
+
+# Array handles that a list built in a graph loop holds by value (a tensor array write
+# copies the contents), where Python's list holds the array itself: {id(handle): (weak
+# reference, what holds it)}. A later write into one would show in Python's list, not in
+# the graph's: it is refused (_check_not_held).
+_held_by_value = {}
+
+
+def hold_by_value(x, holder):
+    """Records that `holder` (a text: "a list built in a graph loop") keeps the contents of
+    array handle `x` (and of the arrays it is a view of) as they are now."""
+    while is_tensor(x) and is_ndarray(x):
+        key = id(x)
+        if key not in _held_by_value:
+            _held_by_value[key] = (weakref.ref(x, lambda _, key=key: _held_by_value.pop(
+                key, None)), holder)
+        view = _view_of(x)
+        x = view[0] if view is not None else None
+
+
+def _check_not_held(target):
+    """Refuses a write into array handle `target` that a list holds by value."""
+    entry = _held_by_value.get(id(target))
+    if entry is not None and entry[0]() is target:
+        raise TypeError(
+            "an array appended to %s, is changed in place afterwards: Python's list holds the "
+            "array itself, so the change shows in it, but a graph's list holds the values "
+            "appended. Append a copy (`items.append(a.copy())`) if the list should keep the "
+            "values, or change the array before appending it" % entry[1])
 
 
 def _view_of(tensor):

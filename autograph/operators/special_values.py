@@ -100,6 +100,33 @@ class MaybeUndefined(rt.Tensor):
         return "<rt.Tensor %s, maybe undefined>" % self._value.type_str()
 
 
+class MaybeUndefinedAlias(MaybeUndefined):
+    """A MaybeUndefined that is, on the paths that define it, an array from before the
+    statement (`if c: b = a`, with no else): `alias`, the handle rt.cond gives such an
+    output (a runtime CondAlias), is what it reads and what a write into it goes to, so
+    `b += 1` after the `if` lands in `a` where c held, as in Python."""
+
+    __slots__ = ("alias",)
+
+    def __init__(self, alias, defined, symbol, error, reason):
+        super().__init__(alias.graph_value, defined, symbol, error, reason)
+        self.alias = alias
+        self._ndarray = rt.is_ndarray(alias)
+
+    @property
+    def _value(self):
+        return self.alias.graph_value
+
+    @_value.setter
+    def _value(self, value):
+        # (Control flow pointing the handle at a version: as the alias takes it.)
+        self.alias._value = value
+
+    def rebind(self, new):
+        self.alias.rebind(new)
+        return self
+
+
 class Unbound(MaybeUndefined):
     """What a graph branch or loop body reads for a variable that is not defined before the
     statement: reading it raises Python's error when the graph runs that path (not while

@@ -1143,3 +1143,42 @@ def test_a_raise_a_called_function_reaches_in_a_graph_branch_raises_there_as_in_
         staged(np.array([1.0, -3.0]), 2)
     check(raises_in_a_helper_called_in_a_graph_branch, np.array([1.0, 3.0]), 1,
           backend=backend)
+
+
+# --- found by the differential fuzzer (seeds 10465, 10817 of tools/fuzz_graph_mode.py) -----------
+
+def alias_made_in_one_branch_then_written(x, k0):
+    if x[0] <= x.shape[0]:
+        last = k0                 # (no else: `last` is undefined on the other path)
+    k0 = k0 + last
+    last += last                  # writes the argument's array where the if held
+
+
+@pytest.mark.parametrize("k0", [np.array(-2.0), np.array([-2.0, 1.0])])
+def test_an_alias_made_in_one_branch_writes_into_its_array_after_the_if(k0):
+    for x in (np.array([-3.0]), np.array([1.5, 2.0])):
+        check(alias_made_in_one_branch_then_written, x, k0)
+
+
+def appends_an_array_then_changes_it(x, k0):
+    items = []
+    for _ in range(len(x)):
+        items.append(k0)
+    k0 -= 0.5
+    return items
+
+
+def appends_a_copy_then_changes_it(x, k0):
+    items = []
+    for _ in range(len(x)):
+        items.append(k0.copy())
+    k0 -= 0.5
+    return items
+
+
+@pytest.mark.parametrize("k0", [np.array(-2.0), np.array([-2.0, 1.0])])
+def test_an_array_changed_after_it_was_appended_to_a_graph_list_is_refused(k0):
+    with pytest.raises(TypeError, match="an array appended to items, a list built in a "
+                       "graph loop, is changed in place afterwards"):
+        function(appends_an_array_then_changes_it, backend="numpy")(np.ones(2), k0.copy())
+    check(appends_a_copy_then_changes_it, np.ones(2), k0)

@@ -141,8 +141,11 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
     end = len(result) - len(returned)
     defined = result[end - len(flagged):end]
     for (k, source), flag in zip(flagged, defined):
-        final[k] = special_values.MaybeUndefined(rt.constant(final[k]).graph_value, flag,
-                                                 *source)
+        if isinstance(final[k], rt_conditionals.CondAlias):   # (an earlier array there)
+            final[k] = special_values.MaybeUndefinedAlias(final[k], flag, *source)
+        else:
+            final[k] = special_values.MaybeUndefined(rt.constant(final[k]).graph_value,
+                                                     flag, *source)
     for k, flag in zip(returned, result[end:]):
         common.note_returned(final[k], flag)
     set_state(tuple(final))

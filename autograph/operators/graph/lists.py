@@ -82,6 +82,8 @@ class TensorList(rt.Tensor):
     def append(self, element):
         array = self._array
         self.rebind(array.write(array.size(), element).graph_value)
+        # (Python's list holds the array itself: a later write into it is refused.)
+        rt.hold_by_value(element, "%s, a list built in a graph loop" % (self.name or "a list"))
         return None
 
     def pop(self, index=None):
