@@ -31,8 +31,6 @@ FALLBACK_WRITES = ("bug: when the graph refuses the state as inputs (np.clip(w, 
                    "on a weight), the trace with the state as constants runs the in-place call "
                    "on the real weight while tracing: the graph's earlier reads of it see the "
                    "new values")
-NUMBA_PAIRED_INDEX = ("numba refuses paired integer-array indexing probs[rows, labels] "
-                      "(the cross-entropy's gather and its item update)")
 
 # Per (program, backend), what fails today when the program runs as written.
 _AS_WRITTEN = {
@@ -124,7 +122,7 @@ def _cases(reasons_by_case):
 # -- the bar: the programs as written ------------------------------------------------------------
 
 @pytest.mark.parametrize("name, backend", _cases({
-    (name, backend): _AS_WRITTEN[name] + ([NUMBA_PAIRED_INDEX] if backend == "numba" else [])
+    (name, backend): _AS_WRITTEN[name]
     for name in _CLASSES for backend in ("numpy", "numba", "auto")}))
 def test_the_program_trains_as_plain_python(name, backend):
     """The first call builds the weights (one trace), the second traces with them as inputs;
@@ -267,7 +265,6 @@ def test_reduced_reversed_range_of_a_symbolic_length():
     assert ag.function(backwards, backend="numpy")(x) == backwards(x)
 
 
-@_xfail(NUMBA_PAIRED_INDEX)
 def test_reduced_paired_index_arrays_on_numba():
     def pick(probs, labels):
         rows = np.arange(probs.shape[0])

@@ -31,7 +31,8 @@ from runtime.tensor_array_buffer import TensorArrayBuffer
 logger = logging.getLogger("autograph")
 
 # Entries of the `err` buffer (written by generated code just before it raises GraphFail):
-# the index and axis size of a failed bounds check, or both shapes of a put_shape failure.
+# the index and axis size of a failed bounds check, both shapes of a put_shape failure, the
+# shapes of index arrays that do not broadcast together (index_broadcast).
 _ERR_SIZE = 72
 
 
@@ -319,6 +320,16 @@ def failure_error(failure, sites, graph, err=None):
         message = ("boolean index did not match indexed array along axis %d; size of axis "
                    "is %d but size of corresponding boolean axis is %d"
                    % (site.info["axis"], args[2], args[1]))
+        error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind == "index_broadcast":
+        shapes = []
+        slot = 1
+        for _ in range(int(err[0])):
+            rank = int(err[slot])
+            shapes.append(tuple(int(d) for d in err[slot + 1:slot + 1 + rank]))
+            slot += 1 + rank
+        message = ("shape mismatch: indexing arrays could not be broadcast together with "
+                   "shapes %s" % "".join(_shape_text(shape) + " " for shape in shapes))
         error = errors.OutOfRangeError("%s\n%s" % (message, where))
     elif kind == "assert":
         values = args[1:]
