@@ -35,6 +35,31 @@ def check_indices(idx, n, site):
             raise GraphFail(site, i, n)
 
 
+@numba.njit(**_JIT)
+def _byte_extent(a):
+    lo = a.ctypes.data
+    hi = lo
+    for d in range(a.ndim):
+        span = (a.shape[d] - 1) * a.strides[d]
+        if span < 0:
+            lo += span
+        else:
+            hi += span
+    return lo, hi + a.itemsize
+
+
+@numba.njit(**_JIT)
+def may_share_memory(a, b):
+    """np.may_share_memory (Numba has neither it nor np.shares_memory): do the byte ranges
+    of a and b overlap? A write through an advanced index copies the index arrays and the
+    value first when they may be views of the array it writes."""
+    if a.size == 0 or b.size == 0:
+        return False
+    a_lo, a_hi = _byte_extent(a)
+    b_lo, b_hi = _byte_extent(b)
+    return a_lo < b_hi and b_lo < a_hi
+
+
 # --- reductions over an axis (Numba has no axis= for most reductions) ------------------------
 
 @numba.njit(**_JIT)
