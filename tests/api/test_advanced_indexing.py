@@ -93,8 +93,13 @@ def writes(y, x, i, j, v, m):
     e[m, 2, j[0]] = -1.0
     f = np.zeros(y.shape, np.int64)
     f[i, j] = v * 1.7                            # cast to the array's dtype
+    h = np.zeros_like(y)
+    h[y > 4] = np.arange(7.0)                    # a mask of y's shape: one value per True
+    h[y < 2] = v[:1]
+    z = np.zeros(4)
+    z[i[:2, None]] = v[:2, None]                 # one index array: not a mask's rules
     y[i, j] -= 1.0                               # the argument, written in place
-    return a, b, c, d, e, f
+    return a, b, c, d, e, f, h, z
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -132,6 +137,11 @@ def pick_masked(y, m, n):
     return y[m, n]
 
 
+def put_masked(y, m, v):
+    y[m] = v
+    return y
+
+
 _ERROR_CASES = [
     # NumPy checks in this order: masks, ints, index arrays broadcasting together, the value
     # (writes), then each index array in turn; nothing is written before.
@@ -143,6 +153,8 @@ _ERROR_CASES = [
     (put, (_Y, np.array([0, 1]), np.array([0, 4]), np.ones(2))),    # written: nothing
     (pick_masked, (_Y, np.array([True, False]), np.int64(9))),     # the mask, then the int
     (pick_masked, (_Y, _MASK, np.int64(-5))),
+    (put_masked, (_Y, _Y > 4, np.ones(2))),                         # NumPy's boolean
+    (put_masked, (_Y, _Y > 4, np.ones((1, 7)))),                    # assignment's own
 ]
 
 

@@ -21,13 +21,19 @@ advanced axis taken whole), then one loop per dim of the result; once the loops 
 broadcast dims are open, each index array's element is read (and a negative one
 normalised: the checks ran before), and the innermost loop moves one element. An index
 array that may be broadcast (a dim of 1 against a longer one) is read through a 0/1
-multiplier. Measured by tools/bench_workloads.py (gather): a 10,000-element
-`x[rows, labels]` runs in about 0.6x NumPy's time.
+multiplier. A write first copies the index arrays and the value where they may be views
+of the array it writes (`support.may_share_memory`), as NumPy does.
+
+Measured by tools/bench_indexing.py (10,000 elements, per call, against NumPy itself):
+`probs[rows, labels]` 0.66x, `grad[rows, labels] -= 1` 0.7x, `x[:, cols]` 0.6x,
+`probs[mask, 0]` 0.35x, a one-array `x[idx]` 1.2x (NumPy's take is one tight loop; here
+the bounds are checked in a pass of their own first).
 """
 
 import numpy as np
 
 from runtime.executors.numba.lowering import Unlowerable, np_dtype, scalar_index
+from runtime.markers import DYN
 
 
 class _Array:
@@ -91,7 +97,10 @@ def scatter(g, node, entries, target, value, val):
     value_steps = None
     if not g.is_scalar(value):
         val = _unshared(g, val, target)
-        value_steps = _check_value(g, node, plan, value, val)
+        if node.attrs["index"] == (DYN,) and [kind for kind, _ in entries] == ["mask"]:
+            value_steps = _check_mask_values(g, node, plan, value, val)
+        else:
+            value_steps = _check_value(g, node, plan, value, val)
     _axis_sizes(g, node, plan)
     _check_indices(g, plan)
 
@@ -294,6 +303,24 @@ def _axis_sizes(g, node, plan):
             array.site = g.site(node, "index", axis=array.x_axis)
             g.emit("%s = %s.shape[%d]" % (array.size, plan.view,
                                           plan.view_axes.index(array)))
+
+
+def _check_mask_values(g, node, plan, value, val):
+    """`x[mask] = value` with a mask of x's shape (and nothing else in the index) is
+    NumPy's boolean assignment, with rules of its own: a value of rank 0 or 1 only
+    (TypeError), of one element or one per True (ValueError). Returns the value's steps as
+    _check_value does."""
+    if len(value.shape) > 1:
+        g.emit("raise _rt.GraphFail(%d)" % g.site(node, "mask_value_rank",
+                                                  rank=len(value.shape)))
+        return [("0", None)] * len(value.shape)
+    count = plan.broadcast[0]
+    g.emit("if %s.shape[0] != 1 and %s.shape[0] != %s:" % (val, val, count))
+    g.emit("    raise _rt.GraphFail(%d, %s.shape[0], %s)" % (
+        g.site(node, "mask_values"), val, count))
+    step = g.tmp("m")
+    g.emit("%s = 0 if %s.shape[0] == 1 else 1" % (step, val))
+    return [(step, 0)]
 
 
 def _check_indices(g, plan):

@@ -331,6 +331,15 @@ def failure_error(failure, sites, graph, err=None):
         message = ("shape mismatch: indexing arrays could not be broadcast together with "
                    "shapes %s" % "".join(_shape_text(shape) + " " for shape in shapes))
         error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind == "mask_values":
+        error = ValueError("NumPy boolean array indexing assignment cannot assign %d input "
+                           "values to the %d output values where the mask is true"
+                           % (args[1], args[2]))
+        error.add_note(where)
+    elif kind == "mask_value_rank":
+        error = TypeError("NumPy boolean array indexing assignment requires a 0 or "
+                          "1-dimensional input, input has %d dimensions" % site.info["rank"])
+        error.add_note(where)
     elif kind == "assert":
         values = args[1:]
         items = site.info["items"]
