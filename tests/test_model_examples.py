@@ -2,13 +2,13 @@
 model code written as a NumPy user writes it (layers built on their first call, dropout
 from a Generator, a hand-written backward pass, weights updated in place by a staged train
 step, a Python float learning rate that changes every epoch) gives, through ag.function on
-every backend, the losses and weights of the plain Python run, with one trace per input
-signature.
+every backend, the losses and weights of the plain Python run, with two traces per model
+(the first call builds the weights, the second traces with them as inputs).
 
 The programs are not changed for the tests. Where a test leaves a feature out, it does so
 from outside: the weights built by a plain call before training ("prebuilt"), a model
-made with dropout=0. Strict xfails name what is missing; each flips when its piece lands.
-The last tests are the failures of the programs reduced to a few lines."""
+made with dropout=0. The last tests are the programs' former failures, reduced to a few
+lines."""
 
 import functools
 import gc
@@ -25,20 +25,7 @@ import autograph as ag
 _EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 _CLASSES = {"mlp_classifier": "MLPClassifier", "rnn_classifier": "RNNClassifier"}
 
-# What keeps the programs from running unchanged today: bugs, reduced at the end of this
-# file.
-NUMBA_PAIRED_INDEX = ("numba refuses paired integer-array indexing probs[rows, labels] "
-                      "(the cross-entropy's gather and its item update)")
-
-# Per (program, backend), what fails today when the program runs as written.
-_AS_WRITTEN = {
-    "mlp_classifier": [],
-    "rnn_classifier": [],
-}
-
-
-def _xfail(*reasons):
-    return pytest.mark.xfail(strict=True, reason="; ".join(reasons))
+_BACKENDS = ("numpy", "numba", "auto")
 
 
 @functools.cache
@@ -111,17 +98,11 @@ def assert_same_training(staged, plain, backend):
     assert staged.generator_states() == plain.generator_states()
 
 
-def _cases(reasons_by_case):
-    return [pytest.param(name, backend, marks=[_xfail(*reasons)] if reasons else [],
-                         id=f"{name}-{backend}")
-            for (name, backend), reasons in reasons_by_case.items()]
-
-
 # -- the bar: the programs as written ------------------------------------------------------------
 
-@pytest.mark.parametrize("name, backend", _cases({
-    (name, backend): _AS_WRITTEN[name] + ([NUMBA_PAIRED_INDEX] if backend == "numba" else [])
-    for name in _CLASSES for backend in ("numpy", "numba", "auto")}))
+@pytest.mark.parametrize("name, backend", [
+    pytest.param(name, backend, id=f"{name}-{backend}")
+    for name in _CLASSES for backend in _BACKENDS])
 def test_the_program_trains_as_plain_python(name, backend):
     """The first call builds the weights (one trace), the second traces with them as inputs;
     every later step, whatever its learning rate or batch size, reuses that trace."""
@@ -132,26 +113,20 @@ def test_the_program_trains_as_plain_python(name, backend):
 
 # -- its parts, each left out from outside ---------------------------------------------------
 
-@pytest.mark.parametrize("name, backend", _cases({
-    ("mlp_classifier", "numpy"): [],
-    ("rnn_classifier", "numpy"): [],
-}))
-def test_a_prebuilt_model_without_dropout_trains_as_plain_python(name, backend):
+@pytest.mark.parametrize("name", list(_CLASSES))
+def test_a_prebuilt_model_without_dropout_trains_as_plain_python(name):
     """Weights updated in place (on layers in a list, through `w.T`), masking, the
     hand-written backward pass; one learning rate. The first call traces and leaves the
     gradients in new places of the layers (self.dkernel), the second traces with them."""
-    staged, plain = run(name, backend, prebuilt=True, decay=0.0, dropout=0.0)
-    assert_same_training(staged, plain, backend)
+    staged, plain = run(name, "numpy", prebuilt=True, decay=0.0, dropout=0.0)
+    assert_same_training(staged, plain, "numpy")
     assert (staged.train_traces, staged.predict_traces) == (2, 1)
 
 
-@pytest.mark.parametrize("name, backend", _cases({
-    ("mlp_classifier", "numpy"): [],
-    ("rnn_classifier", "numpy"): [],
-}))
-def test_weights_built_on_the_first_call(name, backend):
-    staged, plain = run(name, backend, decay=0.0, dropout=0.0)
-    assert_same_training(staged, plain, backend)
+@pytest.mark.parametrize("name", list(_CLASSES))
+def test_weights_built_on_the_first_call(name):
+    staged, plain = run(name, "numpy", decay=0.0, dropout=0.0)
+    assert_same_training(staged, plain, "numpy")
     assert staged.train_traces == 2
 
 
@@ -263,7 +238,6 @@ def test_reduced_reversed_range_of_a_symbolic_length():
     assert ag.function(backwards, backend="numpy")(x) == backwards(x)
 
 
-@_xfail(NUMBA_PAIRED_INDEX)
 def test_reduced_paired_index_arrays_on_numba():
     def pick(probs, labels):
         rows = np.arange(probs.shape[0])

@@ -162,7 +162,7 @@ import json, os, sys, time
 sys.path[:0] = [{root!r}, {examples!r}]
 from runtime.executors.numba import support
 t0 = time.perf_counter()
-support.ix(0, 1, 0)              # Numba's own start-up, paid once by any jitted code
+support.check_mask(1, 1, 0)      # Numba's own start-up, paid once by any jitted code
 startup = time.perf_counter() - t0
 from tools.bench_models import load_program, new_model
 from models.training import fit

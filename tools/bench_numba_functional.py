@@ -45,7 +45,7 @@ fn, original, make_inputs = FUNCTIONAL[{name!r}]
 args = make_inputs()
 t0 = time.perf_counter()
 from runtime.executors.numba import support
-support.ix(0, 1, 0)       # Numba's own start-up (any jitted code pays it once)
+support.check_mask(1, 1, 0)   # Numba's own start-up (any jitted code pays it once)
 t1 = time.perf_counter()
 rt.function(fn, backend="numba")(*args)
 t2 = time.perf_counter()

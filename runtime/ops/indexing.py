@@ -261,42 +261,38 @@ set_item = defop(
 # --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
 # returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
-def _numba_check_mask(g, node, x, mask, array):
-    """Runtime checks that a boolean mask has the array's shape (NumPy's IndexError)."""
-    if len(mask.shape) != len(x.shape):
-        raise nl.Unlowerable("a boolean mask of rank %d on a rank-%d array"
-                             % (len(mask.shape), len(x.shape)))
-    for axis in range(len(x.shape)):
-        site = g.site(node, "mask", axis=axis)
-        g.emit("_rt.check_mask(%s.shape[%d], %s.shape[%d], %d)"
-               % (g.expr(mask), axis, array, axis, site))
+def _single_mask(g, node, x, entries, source):
+    """The mask of `x[mask]` on a 1-d x (Numba's own boolean indexing), after NumPy's shape
+    check; None for other indices (they run as the code generator's loops)."""
+    if len(entries) != 1 or entries[0][0] != "mask" or len(x.shape) != 1:
+        return None
+    mask = entries[0][1]
+    if len(mask.shape) != 1:
+        return None
+    g.emit("_rt.check_mask(%s.shape[0], %s.shape[0], %d)"
+           % (g.expr(mask), source, g.site(node, "mask", axis=0)))
+    return g.expr(mask)
 
 
 @get("get_item").def_numba
 def _numba_get_item(g, node, ins):
     x = node.inputs[0]
-    dynamic = node.inputs[1:]
     if nl.is_scalar(g, x):
         if node.attrs["index"] in ((), (Ellipsis,)):
             return ins[0]
         raise nl.Unlowerable("indexing a scalar")
-    kind, index = nl.advanced_single(node, x, dynamic)
-    if kind == "take":
-        site = g.site(node, "index", axis=0)
-        return "_rt.take(%s, %s, %d)" % (ins[0], g.expr(index), site)
-    if kind == "mask":
-        _numba_check_mask(g, node, x, index, ins[0])
-        if len(x.shape) == 1:
-            return "%s[%s]" % (ins[0], g.expr(index))
-        return "_rt.select_mask(%s, %s)" % (ins[0], g.expr(index))
-    return "%s[%s]" % (ins[0], nl.index_text(g, node, x, node.attrs["index"], dynamic))
+    entries = nl.index_entries(g, x, node.attrs["index"], node.inputs[1:])
+    if not nl.is_advanced(entries):
+        return "%s[%s]" % (ins[0], nl.index_text(g, node, x, entries, ins[0]))
+    mask = _single_mask(g, node, x, entries, ins[0])
+    if mask is not None:
+        return "%s[%s]" % (ins[0], mask)
+    return g.gather(node, entries, ins[0])
 
 
 @get("set_item").def_numba
 def _numba_set_item(g, node, ins):
     x, value = node.inputs[0], node.inputs[1]
-    dynamic = node.inputs[2:]
-    out = node.outputs[0]
     if nl.is_scalar(g, x):
         if node.attrs["index"] in ((), (Ellipsis,)):
             if not nl.is_scalar(g, value):
@@ -305,41 +301,24 @@ def _numba_set_item(g, node, ins):
         raise nl.Unlowerable("indexing a scalar")
     if nl.is_scalar(g, value):
         val = g.expr(value, x.dtype)
-        if value.is_literal:
-            pass
-        elif value.dtype != x.dtype:
+        if not value.is_literal and value.dtype != x.dtype:
             val = g.scalar_cast(val, x.dtype)
     else:
         val = g.expr(value)
         if value.dtype != x.dtype:
             val = "%s.astype(%s)" % (val, nl.np_dtype(x.dtype))
-    kind, index = nl.advanced_single(node, x, dynamic)
     if g.inplace(node):
         target = ins[0]
     else:
         target = g.tmp()
         g.emit("%s = %s.copy()" % (target, ins[0]))
-    if kind == "mask":
-        _numba_check_mask(g, node, x, index, target)
-        if len(x.shape) == 1:
-            g.emit("%s[%s] = %s" % (target, g.expr(index), val))
-        elif nl.is_scalar(g, value):
-            g.emit("_rt.set_mask_scalar(%s, %s, %s)" % (target, g.expr(index), val))
-        else:
-            raise nl.Unlowerable("assigning an array through an N-D boolean mask")
-    elif kind == "take":
-        # (Ranks up to 32: a shape mismatch reports both shapes through `err`.)
-        if len(index.shape) != 1 or len(x.shape) > 32 or (
-                not nl.is_scalar(g, value) and len(value.shape) > len(x.shape)):
-            raise nl.Unlowerable("assignment through a rank-%d integer-array index"
-                                 % len(index.shape))
-        helper = ("put_rows" if not nl.is_scalar(g, value)
-                  and len(value.shape) == len(x.shape) else "put_same")
-        g.uses_err = True
-        g.emit("_rt.%s(%s, %s, %s, %d, %d, err)" % (
-            helper, target, g.expr(index), val, g.site(node, "index", axis=0),
-            g.site(node, "put_shape")))
+    entries = nl.index_entries(g, x, node.attrs["index"], node.inputs[2:])
+    if not nl.is_advanced(entries):
+        g.emit("%s[%s] = %s" % (target, nl.index_text(g, node, x, entries, target), val))
+        return target
+    mask = _single_mask(g, node, x, entries, target) if nl.is_scalar(g, value) else None
+    if mask is not None:
+        g.emit("%s[%s] = %s" % (target, mask, val))
     else:
-        index_text = nl.index_text(g, node, x, node.attrs["index"], dynamic, target)
-        g.emit("%s[%s] = %s" % (target, index_text, val))
+        g.scatter(node, entries, target, value, val)
     return target

@@ -704,7 +704,7 @@ _PROBE = textwrap.dedent("""
     import numpy as np
     import runtime as rt
     from runtime.executors.numba import support
-    support.ix(0, 1, 0)                   # Numba's own start-up, paid by any jitted code
+    support.check_mask(1, 1, 0)           # Numba's own start-up, paid by any jitted code
 
     def f(x):
         return rt.while_loop(lambda i, s: i < x.shape[0], lambda i, s: (i + 1, s + x[i] * i),

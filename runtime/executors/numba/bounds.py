@@ -388,13 +388,18 @@ def _key(index):
 
 
 def index_axes(template, dynamic, ndim):
-    """(scalar index, axis) pairs of an index template (as lowering.index_text reads it): a
-    scalar index is a dynamic Value or an int."""
+    """(scalar index, axis) pairs of an index template (as lowering.index_entries reads it):
+    a scalar index is a dynamic Value or an int; a boolean mask takes as many axes as its
+    rank."""
     it = iter(dynamic)
     entries = []
     for entry in template:
         if entry is DYN:
-            entries.append(("index", next(it)))
+            value = next(it)
+            if value.dtype == np.bool_:
+                entries.append(("mask", len(value.shape)))
+            else:
+                entries.append(("index", value))
         elif isinstance(entry, slice):
             for part in (entry.start, entry.stop, entry.step):
                 if part is DYN:
@@ -406,7 +411,8 @@ def index_axes(template, dynamic, ndim):
             entries.append(("ellipsis", None))
         else:
             entries.append(("index", int(entry)))
-    consumed = sum(1 for kind, _ in entries if kind in ("index", "slice"))
+    consumed = sum(info if kind == "mask" else 1 for kind, info in entries
+                   if kind in ("index", "slice", "mask"))
     result = []
     axis = 0
     for kind, info in entries:
@@ -414,6 +420,8 @@ def index_axes(template, dynamic, ndim):
             axis += ndim - consumed
         elif kind == "slice":
             axis += 1
+        elif kind == "mask":
+            axis += info
         elif kind == "index":
             result.append((info, axis))
             axis += 1

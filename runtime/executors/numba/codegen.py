@@ -48,6 +48,7 @@ import sys
 import numpy as np
 
 from runtime.executors import planning
+from runtime.executors.numba import advanced_indexing
 from runtime.executors.numba.bounds import Bounds
 from runtime.executors.numba.lowering import TA_PARTS, Unlowerable, literal_text, np_dtype
 from runtime.executors.planning import Ownership
@@ -126,7 +127,13 @@ class CodeGen:
       g.site(node, kind, **info)   a site number for GraphFail / object-mode callbacks
       g.object_arg(obj)            an object (a Generator) passed as an extra argument
       g.outputs(node)              the names the node's outputs get (for statement lowerings)
+      g.checked_index(...)         a scalar index, bounds-checked (see its docstring)
+      g.gather(node, entries, x)   x[index] with integer arrays or masks (advanced_indexing.py)
+      g.scatter(node, entries, x, value, val)   x[index] = value, likewise
     """
+
+    # The `err` entries before NODE_SLOT hold what a failed check reports.
+    node_slot = NODE_SLOT
 
     def __init__(self, graph, owned_inputs=None, collect=False):
         self.graph = graph
@@ -221,6 +228,12 @@ class CodeGen:
         self.emit("    err[1] = %s" % size)
         self.emit("    raise _rt.GraphFail(%d)" % site)
         return name
+
+    def gather(self, node, entries, source):
+        return advanced_indexing.gather(self, node, entries, source)
+
+    def scatter(self, node, entries, target, value, val):
+        advanced_indexing.scatter(self, node, entries, target, value, val)
 
     def is_used(self, value):
         """Does any node or graph output read `value`?"""

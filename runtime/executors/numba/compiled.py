@@ -31,7 +31,8 @@ from runtime.tensor_array_buffer import TensorArrayBuffer
 logger = logging.getLogger("autograph")
 
 # Entries of the `err` buffer (written by generated code just before it raises GraphFail):
-# the index and axis size of a failed bounds check, or both shapes of a put_shape failure.
+# the index and axis size of a failed bounds check, both shapes of a put_shape failure, the
+# shapes of index arrays that do not broadcast together (index_broadcast).
 _ERR_SIZE = 72
 
 
@@ -320,6 +321,25 @@ def failure_error(failure, sites, graph, err=None):
                    "is %d but size of corresponding boolean axis is %d"
                    % (site.info["axis"], args[2], args[1]))
         error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind == "index_broadcast":
+        shapes = []
+        slot = 1
+        for _ in range(int(err[0])):
+            rank = int(err[slot])
+            shapes.append(tuple(int(d) for d in err[slot + 1:slot + 1 + rank]))
+            slot += 1 + rank
+        message = ("shape mismatch: indexing arrays could not be broadcast together with "
+                   "shapes %s" % "".join(_shape_text(shape) + " " for shape in shapes))
+        error = errors.OutOfRangeError("%s\n%s" % (message, where))
+    elif kind == "mask_values":
+        error = ValueError("NumPy boolean array indexing assignment cannot assign %d input "
+                           "values to the %d output values where the mask is true"
+                           % (args[1], args[2]))
+        error.add_note(where)
+    elif kind == "mask_value_rank":
+        error = TypeError("NumPy boolean array indexing assignment requires a 0 or "
+                          "1-dimensional input, input has %d dimensions" % site.info["rank"])
+        error.add_note(where)
     elif kind == "assert":
         values = args[1:]
         items = site.info["items"]

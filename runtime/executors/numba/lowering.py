@@ -151,17 +151,20 @@ def shape_text(g, template, dynamic):
     return "(%s)" % "".join(d + ", " for d in dims)
 
 
-def index_text(g, node, x, template, dynamic, source=None):
-    """The index expression for x[template] (bounds-checked scalar indices), or raises."""
+def index_entries(g, x, template, dynamic):
+    """The entries of x[template] in order, the ellipsis expanded and the trailing `:`s
+    added: ("slice", text), ("none", None), ("int", a Python int or a scalar Value),
+    ("array", an integer-array Value), ("mask", a boolean Value; it takes as many axes of x
+    as its rank)."""
     it = iter(dynamic)
     entries = []
     for entry in template:
         if entry is DYN:
             value = next(it)
-            if value.shape != () or value.dtype == np.bool_:
-                raise Unlowerable("advanced indexing (arrays or masks) combined with other "
-                                  "indices")
-            entries.append(("dyn", value))
+            if value.dtype == np.bool_:
+                entries.append(("mask", value))
+            else:
+                entries.append(("array" if value.shape != () else "int", value))
         elif isinstance(entry, slice):
             parts = [("" if p is None else g.expr(next(it)) if p is DYN else str(int(p)))
                      for p in (entry.start, entry.stop, entry.step)]
@@ -173,47 +176,52 @@ def index_text(g, node, x, template, dynamic, source=None):
             entries.append(("ellipsis", None))
         else:
             entries.append(("int", int(entry)))
-    consumed = sum(1 for k, _ in entries if k in ("dyn", "slice", "int"))
-    ndim = len(x.shape)
+    consumed = sum(len(info.shape) if kind == "mask" else 1 for kind, info in entries
+                   if kind in ("slice", "int", "array", "mask"))
+    fill = [("slice", ":")] * (len(x.shape) - consumed)
     expanded = []
     for kind, info in entries:
         if kind == "ellipsis":
-            expanded.extend([("slice", ":")] * (ndim - consumed))
+            expanded.extend(fill)
+            fill = []
         else:
             expanded.append((kind, info))
-    if not any(k == "ellipsis" for k, _ in entries):
-        expanded.extend([("slice", ":")] * (ndim - consumed))
+    return expanded + fill
+
+
+def is_advanced(entries):
+    """Does the index hold an integer array or a boolean mask (NumPy's advanced indexing)?"""
+    return any(kind in ("array", "mask") for kind, _ in entries)
+
+
+def scalar_index(g, node, x, index, source, axis):
+    """The expression for scalar index `index` (a Python int or a Value) on `axis` of x,
+    normalised and bounds-checked unless that is known unneeded."""
+    if isinstance(index, int):
+        dim = x.shape[axis]
+        if dim is not None and -dim <= index < dim:
+            return str(index)
+        return g.checked_index(node, str(index), source, axis, index)
+    return g.checked_index(node, g.expr(index), source, axis, index)
+
+
+def index_text(g, node, x, entries, source):
+    """The index expression for a basic index (ints, slices, None: no advanced entry) of
+    `source`, the array x is in generated code."""
     parts = []
     axis = 0
-    source = source or g.expr(x)
-    for kind, info in expanded:
+    for kind, info in entries:
         if kind == "none":
             parts.append("None")
             continue
         if kind == "slice":
             parts.append(info)
         elif kind == "int":
-            dim = x.shape[axis]
-            if dim is not None and -dim <= info < dim:
-                parts.append(str(info))
-            else:
-                parts.append(g.checked_index(node, str(info), source, axis, info))
+            parts.append(scalar_index(g, node, x, info, source, axis))
         else:
-            parts.append(g.checked_index(node, g.expr(info), source, axis, info))
+            raise Unlowerable("advanced indexing in a basic index")   # callers check first
         axis += 1
     return ", ".join(parts) if parts else "()"
-
-
-def advanced_single(node, x, dynamic):
-    """(kind, index value) when the index is one integer array or one boolean mask."""
-    template = node.attrs["index"]
-    if len(template) == 1 and template[0] is DYN and len(dynamic) == 1:
-        value = dynamic[0]
-        if value.dtype == np.bool_:
-            return "mask", value
-        if value.shape != ():
-            return "take", value
-    return None, None
 
 
 def as_dtype(g, value, dtype):

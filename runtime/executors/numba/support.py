@@ -21,90 +21,43 @@ class GraphFail(Exception):
 # --- bounds checks ---------------------------------------------------------------------------
 
 @numba.njit(**_JIT)
-def ix(i, n, site):
-    """i normalised like NumPy's scalar index on an axis of size n; GraphFail when out of range."""
-    j = i
-    if j < 0:
-        j += n
-    if j < 0 or j >= n:
-        raise GraphFail(site, i, n)
-    return j
-
-
-@numba.njit(**_JIT)
 def check_mask(mask_len, n, site):
     if mask_len != n:
         raise GraphFail(site, mask_len, n)
 
 
 @numba.njit(**_JIT)
-def take(x, idx, site):
-    """x[idx] for an integer index array on the first axis, bounds-checked."""
-    n = x.shape[0]
-    flat = idx.ravel()
-    out = np.empty((flat.shape[0],) + x.shape[1:], x.dtype)
-    for k in range(flat.shape[0]):
-        out[k] = x[ix(flat[k], n, site)]
-    return out.reshape(idx.shape + x.shape[1:])
+def check_indices(idx, n, site):
+    """NumPy's bounds check of an integer index array on an axis of size n, run before
+    anything is read or written (runtime/executors/numba/advanced_indexing.py)."""
+    for i in idx.ravel():
+        if i < -n or i >= n:
+            raise GraphFail(site, i, n)
 
 
 @numba.njit(**_JIT)
-def _put_check(x, idx, value_shape, index_site, shape_site, err):
-    """Normalised indices for x[idx] = value (idx 1-D, on the first axis), after NumPy's
-    checks, all before any write: every index in range (IndexError), then `value_shape`
-    broadcastable to the indexing result (ValueError; the shapes go to `err`)."""
-    n = x.shape[0]
-    k = idx.shape[0]
-    rows = np.empty(k, np.int64)
-    for j in range(k):
-        rows[j] = ix(idx[j], n, index_site)
-    q = len(value_shape)
-    r = x.ndim
-    ok = q <= r
-    for d in range(min(q, r)):
-        target = k if r - q + d == 0 else x.shape[r - q + d]
-        if value_shape[d] != 1 and value_shape[d] != target:
-            ok = False
-    if not ok:
-        err[0] = q
-        for d in range(q):
-            err[1 + d] = value_shape[d]
-        err[1 + q] = r
-        err[2 + q] = k
-        for d in range(1, r):
-            err[2 + q + d] = x.shape[d]
-        raise GraphFail(shape_site)
-    return rows
+def _byte_extent(a):
+    lo = a.ctypes.data
+    hi = lo
+    for d in range(a.ndim):
+        span = (a.shape[d] - 1) * a.strides[d]
+        if span < 0:
+            lo += span
+        else:
+            hi += span
+    return lo, hi + a.itemsize
 
 
 @numba.njit(**_JIT)
-def put_rows(x, idx, value, index_site, shape_site, err):
-    """x[idx] = value, value of x's rank: row j gets value[j] (or value[0] when it has one)."""
-    rows = _put_check(x, idx, value.shape, index_site, shape_site, err)
-    one = value.shape[0] == 1
-    for j in range(rows.shape[0]):
-        x[rows[j]] = value[0 if one else j]
-
-
-@numba.njit(**_JIT)
-def put_same(x, idx, value, index_site, shape_site, err):
-    """x[idx] = value, a scalar or an array of lower rank than x broadcast to every row."""
-    shape = np.shape(value)
-    rows = _put_check(x, idx, shape, index_site, shape_site, err)
-    for j in range(rows.shape[0]):
-        x[rows[j]] = value
-
-
-@numba.njit(**_JIT)
-def select_mask(x, mask):
-    """x[mask] for a boolean mask of x's shape (Numba has 1-D masks only), in C order."""
-    out = np.empty(np.count_nonzero(mask), x.dtype)
-    k = 0
-    for index in np.ndindex(mask.shape):
-        if mask[index]:
-            out[k] = x[index]
-            k += 1
-    return out
+def may_share_memory(a, b):
+    """np.may_share_memory (Numba has neither it nor np.shares_memory): do the byte ranges
+    of a and b overlap? A write through an advanced index copies the index arrays and the
+    value first when they may be views of the array it writes."""
+    if a.size == 0 or b.size == 0:
+        return False
+    a_lo, a_hi = _byte_extent(a)
+    b_lo, b_hi = _byte_extent(b)
+    return a_lo < b_hi and b_lo < a_hi
 
 
 # --- reductions over an axis (Numba has no axis= for most reductions) ------------------------
@@ -260,16 +213,6 @@ def batched_matmul(a, b):
         y = np.ascontiguousarray(b[0 if b.shape[0] == 1 else i])
         out[i] = np.dot(x, y)
     return out
-
-
-# --- masks ------------------------------------------------------------------------------------
-
-@numba.njit(**_JIT)
-def set_mask_scalar(x, mask, value):
-    """x[mask] = value for equal-shaped N-D x and mask (Numba lacks N-D boolean masks)."""
-    for idx in np.ndindex(mask.shape):
-        if mask[idx]:
-            x[idx] = value
 
 
 # --- tensor arrays: data buffer, written flags, size, dynamic_size ----------------------------
