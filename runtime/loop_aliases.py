@@ -15,7 +15,7 @@ import numpy as np
 from runtime import ops
 from runtime.conditionals import CondAlias, _cast_in, _choose
 from runtime.graph import TENSOR, building, literal
-from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_ndarray
+from runtime.tensor import Tensor, augmented_scalars, is_ndarray, is_tensor, mark_ndarray
 
 IMPLICIT = "a tensor assigned in the loop body"   # the name of such a loop variable
 
@@ -80,6 +80,14 @@ def check(variables, implicit, body_graph, cond_graph):
                              % (_code(v), _code(v)))
         # Later iterations: what the body returns is what the next one starts with.
         returned = v.returned
+        if (v.placeholder in augmented_scalars and is_tensor(returned)
+                and is_ndarray(returned) and not _made_in(body_graph, returned)
+                and not (v.handle is not None and is_ndarray(v.handle))):
+            _alias_error(v, "starts the loop as a scalar but is set in the loop body to an "
+                         "array from before the loop: from the second iteration on, Python's "
+                         "augmented assignment to %s (`%s += ...`) writes into that array, "
+                         "where the graph loop makes a new value" % (v.name, _code(v)),
+                         "set it to a copy (%s = ....copy())" % _code(v))
         aliased = getattr(returned, "aliased_arrays", None)   # an rt.cond's CondAlias
         if aliased is not None and not (v.keeps_handle and returned is v.passed):
             # (One the variable starts the loop as and keeps is written where it is.)

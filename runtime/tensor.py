@@ -443,10 +443,19 @@ def mark_ndarray(tensor):
     return tensor
 
 
+# Values that an augmented operator (`x += y`) was applied to as scalars (a new value, the
+# name rebound), where an array would have been written in place: a graph loop whose
+# variable is such a scalar when the loop starts but an array from before the loop in
+# later iterations refuses it (runtime/loop_aliases.py).
+augmented_scalars = weakref.WeakSet()
+
+
 def _apply_inplace(target, op, other):
     """`target op= other` with NumPy's rules: NumPy scalars are immutable (a new value is
     returned); arrays, also 0-d ones, keep their dtype (same_kind casting) and shape, and
     the handle is rebound, so its aliases see the write."""
+    if not is_ndarray(target) and not target._value.is_literal:
+        augmented_scalars.add(target._value)
     if is_ndarray(target):
         if _held_by_value:
             _check_not_held(target)

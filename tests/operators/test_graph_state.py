@@ -1182,3 +1182,51 @@ def test_an_array_changed_after_it_was_appended_to_a_graph_list_is_refused(k0):
                        "graph loop, is changed in place afterwards"):
         function(appends_an_array_then_changes_it, backend="numpy")(np.ones(2), k0.copy())
     check(appends_a_copy_then_changes_it, np.ones(2), k0)
+
+
+def scalar_then_array_from_before(x, flag, k0):
+    c = 0
+    while c < len(x):
+        c += 1
+        flag += flag          # (a bool first; k0 itself, written in place, after)
+        flag = k0
+
+
+def test_a_scalar_loop_variable_set_to_an_earlier_array_and_augmented_is_refused():
+    # (fuzzer seed 23184)
+    with pytest.raises(LoopVariableError, match="loop variable 'flag' starts the loop as a "
+                       "scalar but is set in the loop body to an array from before the loop"):
+        function(scalar_then_array_from_before, backend="numpy")(
+            np.ones(2), True, np.array(2.0))
+
+
+def counted_by_a_number(n, flag, k0):
+    c = 0
+    while c < n:
+        c += 1
+        flag += flag
+        flag = k0
+
+
+def test_with_a_python_number_bound_the_loop_runs_as_python_instead():
+    # (With `n` a Python number, the refused graph loop is traced again with `n` a
+    # constant: the loop runs as Python while tracing, as Python does.)
+    staged = check(counted_by_a_number, 2, True, np.array(2.0))
+    assert staged.trace_count == 1
+
+
+def rebinds_twice_under_graph_ifs_in_a_graph_loop(x, xi):
+    for i2 in range(len(xi)):
+        if x[0] < 5:
+            for _ in range(2):          # (a Python loop: two graph ifs, one after the other)
+                if i2 > 1.0:
+                    xi = xi * 2
+                xi[i2] = 1.0
+
+
+@pytest.mark.xfail(strict=True, reason="fuzzer seed 24453: in a graph loop, an array name "
+                   "rebound under two graph ifs in a row (an alias of an alias) loses the "
+                   "write into the argument of the second iteration")
+def test_an_array_rebound_under_two_graph_ifs_in_a_graph_loop_writes_the_argument():
+    check(rebinds_twice_under_graph_ifs_in_a_graph_loop, np.array([3.0, 0.0]),
+          np.array([-1, 0]))
