@@ -337,9 +337,28 @@ def _earlier_arrays(leaf, end, branch, rebound_ends):
     if id(leaf) in rebound_ends or end.graph is None or not branch.is_ancestor_of(end.graph):
         return [(None, True, leaf)]
     if isinstance(leaf, CondAlias):
-        return [(condition, when, handle) for condition, when, handle in leaf._arrays
-                if id(handle) in rebound_ends or not branch.is_ancestor_of(
-                    handle._value.graph or branch)]
+        found = []
+        for condition, when, handle in leaf._arrays:
+            if id(handle) in rebound_ends or not branch.is_ancestor_of(
+                    handle._value.graph or branch):
+                found.append((condition, when, handle))
+            elif isinstance(handle, CondAlias):
+                # An alias the branch made of an alias it made (two ifs in a row, each
+                # maybe rebinding the name): the arrays from before the branch that one
+                # is, where both conditions say so.
+                with building(branch):
+                    if not _usable([condition]):
+                        continue
+                    here = condition if when else ops.get("logical_not").bind1([condition])
+                    for inner, inner_when, array in _earlier_arrays(
+                            handle, handle._value, branch, rebound_ends):
+                        both = here
+                        if inner is not None:
+                            if not inner_when:
+                                inner = ops.get("logical_not").bind1([inner])
+                            both = ops.get("logical_and").bind1([here, inner])
+                        found.append((both, True, array))
+        return found
     return []
 
 
