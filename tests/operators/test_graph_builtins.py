@@ -428,3 +428,16 @@ def test_fuzzer_print_order_and_numpy_scalar_type():
     assert_same_in_graphs(fuzz_seed_121, (np.array([]), 0.25), (np.array([1.0]), 0.5))
     assert_same_in_graphs(fuzz_seed_32, (np.array([]), np.array([])),
                           (np.array([1.0]), np.array([0.5])))
+
+
+def assert_with_a_message_read_only_when_it_fails(y, n):
+    assert n <= n, y[0]          # (Python computes the message only for a failing assert)
+    assert y.shape[0] < n, "too long: %s" % y[-1]
+    return n
+
+
+def test_an_asserts_message_is_computed_only_where_it_fails():
+    # (fuzzer seed 31667: `y[0]` of an empty y was read, and raised, where n <= n held)
+    check(assert_with_a_message_read_only_when_it_fails, np.zeros(0), 3)
+    check_raises(AssertionError, assert_with_a_message_read_only_when_it_fails,
+                 np.arange(4.0), 2, match="too long: 3.0")

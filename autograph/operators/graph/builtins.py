@@ -16,10 +16,26 @@ def print_(*objects, sep=" ", end="\n", file=None, flush=False):
 
 def assert_stmt(test, message_fn):
     """assert on a symbolic condition: rt.errors.AssertionFailedError when the graph runs
-    and the condition is false, with the message (formatted then)."""
+    and the condition is false, with the message (formatted then). The message is computed
+    in a graph branch taken only then, as Python computes it only for a failing assert (so
+    `assert n > 0, x[0]` does not read `x[0]` where n > 0)."""
     condition = common.is_truthy_scalar_tensor(test, "the condition of an assert statement")
-    arguments = () if message_fn is None else (message_fn(),)
-    rt.Raise(rt.errors.AssertionFailedError(*arguments), unless=condition)
+    if message_fn is None:
+        rt.Raise(rt.errors.AssertionFailedError(), unless=condition)
+        return
+
+    def failing():
+        try:
+            message = message_fn()
+        except Exception as error:
+            if not common.is_pythons_error(error):
+                raise
+            rt.Raise(error)   # (what computing the message raises, where it is computed)
+            return None
+        rt.Raise(rt.errors.AssertionFailedError(message))
+        return None
+
+    rt.cond(condition, lambda: None, failing)
 
 
 def len_(value, *rest):

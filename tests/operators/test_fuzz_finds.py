@@ -1,0 +1,84 @@
+"""Programs the differential fuzzer (tools/fuzz_graph_mode.py) found giving another answer
+than Python, minimised, each named by its seed. Fixed ones live with the tests of what they
+exercise; these are open: strict xfails, so each flips when it is fixed."""
+
+import numpy as np
+import pytest
+
+from graph_equivalence import check
+
+
+def _helper_returning_its_argument(a, b):
+    if a:
+        return a
+
+
+def alias_returned_by_a_helper_then_augmented(n, k0):
+    k0 = _helper_returning_its_argument(k0, n)
+    k0 += k0
+
+
+def alias_made_in_one_branch_augmented_in_a_loop(x, k0):
+    if np.any(x):
+        last = k0
+    for _ in range(1, x.shape[0]):
+        last -= last
+
+
+def number_or_array_after_a_loop_augmented(x, k0):
+    for _ in range(x.shape[0]):
+        k0 = 3.0
+    k0 += 2.0
+    return k0
+
+
+def early_return_in_a_python_loop_next_to_an_item_write(x):
+    out = np.ones(3)
+    for _, _ in enumerate(out):
+        if np.all(out < 0.0):
+            return 3
+        x[-1] -= 1.0
+
+
+def augmented_or_rebound_by_a_flag_in_a_graph_loop(x, y, n):
+    ok = 0 > 1.0 - n
+    for _, _ in enumerate(y):
+        if ok:
+            x *= 2.5
+        else:
+            x = np.ones(1)
+
+
+@pytest.mark.parametrize("fn, args", [
+    pytest.param(alias_returned_by_a_helper_then_augmented, (4, np.array(1.0)),
+                 marks=pytest.mark.xfail(strict=True, reason="seed 32148: an argument a "
+                                         "helper returns on some paths loses its alias"),
+                 id="seed32148"),
+    pytest.param(alias_made_in_one_branch_augmented_in_a_loop,
+                 (np.array([-0.5, 1.5]), np.array([-0.5, 2.0])),
+                 marks=pytest.mark.xfail(strict=True, reason="seed 32309: an alias that one "
+                                         "branch defines loses its array in a graph loop"),
+                 id="seed32309"),
+    pytest.param(early_return_in_a_python_loop_next_to_an_item_write, (np.array([2.5]),),
+                 marks=pytest.mark.xfail(strict=True, reason="seed 32989: an item write "
+                                         "after an early return's test in a Python loop "
+                                         "over an array runs once more"),
+                 id="seed32989"),
+    pytest.param(augmented_or_rebound_by_a_flag_in_a_graph_loop,
+                 (np.array([2.0, -3.0]), np.array([2.0, -0.5]), 4),
+                 marks=pytest.mark.xfail(strict=True, reason="seed 36058: an argument "
+                                         "written in place or rebound by a graph if in a "
+                                         "graph loop is written once"),
+                 id="seed36058"),
+])
+def test_fuzzer_finds(fn, args):
+    check(fn, *args)
+
+
+@pytest.mark.xfail(strict=True, reason="seed 31675: `+=` on a value that is a Python float "
+                   "or a 0-d array by the path taken gives a 0-d array on every path")
+def test_fuzzer_find_31675_a_float_or_0d_array_by_the_path_keeps_its_type():
+    from autograph.impl.function import function
+    args = (np.array([3.0]), np.array(-0.5))
+    assert type(function(number_or_array_after_a_loop_augmented, backend="numpy")(
+        *args)) is type(number_or_array_after_a_loop_augmented(*args))
