@@ -565,13 +565,15 @@ def as_python_scalar(x, positive=False):
     operators (`True + True` is 2; runtime/path_kinds.py). `x` itself stays what it is.
     `positive`: the caller knows it is positive on every path (a range item counting up
     from 1: dividing by it needs no check for zero)."""
-    if not is_tensor(x) or x.ndim or (path_kinds.is_python(x._value) and not positive):
+    if not is_tensor(x) or x.ndim or (path_kinds.is_python(x._value) and not positive
+                                      and path_kinds.mixed(x._value) is None):
         return x
     value = x._value
     if value.is_literal:
         return Tensor(literal(value.literal.item()))
-    if not path_kinds.is_python(value):
-        value = ops.get("cast").bind1([value], dtype=value.dtype)   # (a Value of its own)
+    if not path_kinds.is_python(value) or path_kinds.mixed(value) is not None:
+        # (A Value of its own: one kind, the Python scalar, on every path.)
+        value = ops.get("cast").bind1([value], dtype=value.dtype)
         path_kinds.mark_python(value)
     if positive:
         path_kinds.mark_positive(value)

@@ -441,3 +441,17 @@ def test_an_asserts_message_is_computed_only_where_it_fails():
     check(assert_with_a_message_read_only_when_it_fails, np.zeros(0), 3)
     check_raises(AssertionError, assert_with_a_message_read_only_when_it_fails,
                  np.arange(4.0), 2, match="too long: 3.0")
+
+
+def int_of_a_bool_or_an_int(y, flag):
+    for _ in y:
+        flag -= -1           # (a bool before the loop, an int after an iteration)
+    return int(flag), float(flag)
+
+
+def test_int_of_a_value_that_is_a_bool_or_an_int_by_the_path_is_a_python_int():
+    # (fuzzer seed 40066: int() gave the bool back where the loop did not run)
+    for y in (np.zeros(0), np.zeros(2)):
+        staged = check(int_of_a_bool_or_an_int, y, False)
+        result = staged(y, True)
+        assert (type(result[0]), type(result[1])) == (int, float)
