@@ -256,7 +256,11 @@ def _sources(v, candidates, body_graph):
             found.append((case, "array", returned))
         elif isinstance(returned, CondAlias):
             for condition, when, handle in returned._arrays:
-                if condition.graph is not body_graph:
+                # (A condition of the body, or one from before the loop that the body's
+                # if tests: `ok = n > 0` before it; the body reads it as a capture.)
+                if condition.graph is not body_graph and not (
+                        condition.graph is not None
+                        and condition.graph.is_ancestor_of(body_graph)):
                     return []
                 pending.append((case + ((condition, when),), handle))
     return found

@@ -40,15 +40,6 @@ def early_return_in_a_python_loop_next_to_an_item_write(x):
         x[-1] -= 1.0
 
 
-def augmented_or_rebound_by_a_flag_in_a_graph_loop(x, y, n):
-    ok = 0 > 1.0 - n
-    for _, _ in enumerate(y):
-        if ok:
-            x *= 2.5
-        else:
-            x = np.ones(1)
-
-
 @pytest.mark.parametrize("fn, args", [
     pytest.param(alias_returned_by_a_helper_then_augmented, (4, np.array(1.0)),
                  marks=pytest.mark.xfail(strict=True, reason="seed 32148: an argument a "
@@ -64,12 +55,6 @@ def augmented_or_rebound_by_a_flag_in_a_graph_loop(x, y, n):
                                          "after an early return's test in a Python loop "
                                          "over an array runs once more"),
                  id="seed32989"),
-    pytest.param(augmented_or_rebound_by_a_flag_in_a_graph_loop,
-                 (np.array([2.0, -3.0]), np.array([2.0, -0.5]), 4),
-                 marks=pytest.mark.xfail(strict=True, reason="seed 36058: an argument "
-                                         "written in place or rebound by a graph if in a "
-                                         "graph loop is written once"),
-                 id="seed36058"),
 ])
 def test_fuzzer_finds(fn, args):
     check(fn, *args)

@@ -1228,3 +1228,19 @@ def test_an_array_rebound_under_two_graph_ifs_in_a_graph_loop_writes_the_argumen
     # (fuzzer seed 24453: an alias made of an alias in one branch)
     for x in (np.array([3.0, 0.0]), np.array([9.0, 1.0, 2.0])):
         check(rebinds_twice_under_graph_ifs_in_a_graph_loop, x, np.array([-1, 0, 4]))
+
+
+def augmented_or_rebound_by_a_flag_from_before_the_loop(x, y, n):
+    ok = 0 > 1.0 - n          # (tested by the body's if; read by the body as a capture)
+    for _ in y:
+        if ok:
+            x *= 2.5
+        else:
+            x = np.ones(1)
+
+
+def test_an_if_in_a_loop_testing_a_value_from_before_it_keeps_the_argument_written():
+    # (fuzzer seed 36058: the second iteration's write into the argument was lost)
+    for n in (4, 0):
+        check(augmented_or_rebound_by_a_flag_from_before_the_loop, np.array([2.0, -3.0]),
+              np.array([2.0, -0.5, 1.0]), n)
