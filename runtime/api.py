@@ -8,6 +8,7 @@ import sys
 import numpy as np
 
 from runtime import ops, path_kinds
+from runtime.ops import elementwise as _elementwise
 from runtime.graph import current_graph, literal
 from runtime.conditionals import kind_tag
 from runtime.markers import SLOT, KindSlot
@@ -349,6 +350,19 @@ def _raise_where(exception, condition):
     """Records that the graph raises `exception` when it runs where the bool Value
     `condition` holds (runtime/path_kinds.py: Python raises it on that path)."""
     Raise(exception, unless=Tensor(ops.get("logical_not").bind1([condition])))
+
+
+# The functions of Python's math module that graphs compute (rt.math_call).
+MATH_FUNCTIONS = tuple(_elementwise.MATH_FUNCTIONS)
+
+
+def math_call(x, name):
+    """math.<name>(x) of a scalar tensor, computed when the graph runs by the math module
+    itself (Numba's math on the numba backend): `name` one of MATH_FUNCTIONS. Domain
+    errors are the caller's to check (autograph's overloads raise Python's)."""
+    if name not in _elementwise.MATH_FUNCTIONS:
+        raise ValueError("math.%s is not computed in graphs" % name)
+    return Tensor(ops.get("math_call").bind1([x], name=name))
 
 
 def _raise_unless(exception, condition):

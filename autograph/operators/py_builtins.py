@@ -6,6 +6,7 @@ calls the builtin itself, so results, exceptions and messages are the builtin's 
 
 import builtins
 import functools
+import math
 import os
 import sys
 import types
@@ -40,6 +41,11 @@ GRAPH_PATHS = {
     builtins.isinstance: graph_builtins.isinstance_,
     builtins.iter: graph_builtins.iter_,
 }
+
+
+# math.sqrt, math.exp, ...: what graphs compute of the math module (rt.MATH_FUNCTIONS).
+GRAPH_PATHS.update({getattr(math, name): graph_builtins.math_function(name)
+                    for name in rt.MATH_FUNCTIONS})
 
 
 def _graph_path(builtin):
@@ -293,6 +299,8 @@ _NUMPY_SCALAR_TYPES = sorted(
 
 # builtin -> overload; converted_call routes calls of these builtins to their overloads.
 BUILTIN_OVERLOADS = {
+    **{getattr(math, name): _first_arg_overload(getattr(math, name))
+       for name in rt.MATH_FUNCTIONS},
     builtins.print: print_,
     builtins.len: len_,
     builtins.range: range_,
@@ -377,7 +385,8 @@ def _fixed_arity(builtin, arity, any_arg):
 
 _ANY_ARG = (builtins.range, builtins.enumerate, builtins.zip)
 _FIRST_ARG = (builtins.len, builtins.reversed, builtins.abs, builtins.int, builtins.float,
-              builtins.bool, builtins.sum, builtins.isinstance, builtins.iter)
+              builtins.bool, builtins.sum, builtins.isinstance, builtins.iter) + tuple(
+                  getattr(math, name) for name in rt.MATH_FUNCTIONS)
 # arity -> {builtin: overload for calls with exactly that many positional arguments}
 FIXED_ARITY_OVERLOADS = {
     arity: {**{b: _fixed_arity(b, arity, True) for b in _ANY_ARG},

@@ -2,6 +2,7 @@
 plus where, clip and round. Dtypes come from running the ufunc on tiny stand-ins, so they
 follow NumPy 2's promotion (NEP 50) exactly."""
 
+import math
 import operator
 
 import numpy as np
@@ -127,6 +128,31 @@ int_fits = defop(
     doc="does Python operator `operator_name` (multiply, power, left_shift) on the Python "
         "ints a and b give a result in int64's range? (runtime/path_kinds.py raises "
         "OverflowError where it does not)")
+
+
+# Functions of Python's math module on a scalar: computed by the math module itself (libm,
+# as Python computes them; NumPy's own loops may differ in the last bit), in float64.
+# Their domain errors are raised by checks before the op (autograph's overloads).
+MATH_FUNCTIONS = {
+    "sqrt": "f", "exp": "f", "log": "f", "log2": "f", "log10": "f", "log1p": "f",
+    "expm1": "f", "sin": "f", "cos": "f", "tan": "f", "asin": "f", "acos": "f",
+    "atan": "f", "sinh": "f", "cosh": "f", "tanh": "f", "fabs": "f", "floor": "i",
+    "ceil": "i", "trunc": "i", "isnan": "b", "isinf": "b", "isfinite": "b",
+}
+_MATH_DTYPES = {"f": np.dtype(np.float64), "i": np.dtype(np.int64), "b": np.dtype(np.bool_)}
+
+
+def _math_kernel(name):
+    function = getattr(math, name)
+    make = _MATH_DTYPES[MATH_FUNCTIONS[name]].type
+    return lambda x: make(function(float(x)))
+
+
+math_call = defop(
+    "math_call",
+    infer=lambda x, name: [(_MATH_DTYPES[MATH_FUNCTIONS[name]], ())],
+    make_kernel=_math_kernel,
+    doc="math.<name>(x) of a scalar, as Python's math module computes it")
 
 
 # --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
@@ -288,3 +314,8 @@ def _numba_round(g, node, ins):
 def _numba_int_fits(g, node, ins):
     return "(%s < %r)" % (_APPROXIMATIONS[node.attrs["operator_name"]] % tuple(ins),
                           INT64_LIMIT)
+
+
+@get("math_call").def_numba
+def _numba_math_call(g, node, ins):
+    return "math.%s(float(%s))" % (node.attrs["name"], ins[0])

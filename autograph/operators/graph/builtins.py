@@ -88,6 +88,52 @@ def int_(value, *rest):
     return rt.as_python_scalar(value if value.dtype == np.int64 else value.astype(np.int64))
 
 
+def _math_domain(name, x):
+    """[(the error math.<name> raises, where x (float64) gives it)]: what Python's math
+    module refuses, where NumPy and Numba's scalar math give nan or inf."""
+    domain = ValueError("math domain error")
+    if name == "sqrt":
+        return [(domain, x < 0.0)]
+    if name in ("log", "log2", "log10"):
+        return [(domain, x <= 0.0)]
+    if name == "log1p":
+        return [(domain, x <= -1.0)]
+    if name in ("asin", "acos"):
+        return [(domain, np.abs(x) > 1.0)]
+    if name in ("sin", "cos", "tan"):
+        return [(domain, np.isinf(x))]
+    if name in ("floor", "ceil", "trunc"):
+        return [(ValueError("cannot convert float NaN to integer"), np.isnan(x)),
+                (OverflowError("cannot convert float infinity to integer"), np.isinf(x))]
+    return []
+
+
+_MATH_RANGE = ("exp", "expm1", "sinh", "cosh")   # (OverflowError where the result is inf)
+
+
+def math_function(name):
+    """The graph path of math.<name> (a function of one float): the math module's own
+    function when the graph runs (rt op math_call), Python's errors where it raises them,
+    a Python float (int for floor/ceil/trunc, bool for isnan/isinf/isfinite)."""
+    def graph_path(value):
+        value = lists.stacked_if_list(value)
+        if value.ndim != 0:
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars "
+                            "(math.%s() of %s)" % (name, common.type_text(value)))
+        if value.dtype.kind == "c":
+            raise TypeError("must be real number, not complex")
+        x = value if value.dtype == np.float64 else value.astype(np.float64)
+        for error, bad in _math_domain(name, x):
+            rt.Raise(error, unless=np.logical_not(bad))
+        result = rt.math_call(x, name)
+        if name in _MATH_RANGE:
+            rt.Raise(OverflowError("math range error"),
+                     unless=np.logical_not(np.isinf(result) & np.isfinite(x)))
+        return rt.as_python_scalar(result)
+    graph_path.__name__ = name
+    return graph_path
+
+
 def float_(value):
     value = _scalar(value, "float")
     return rt.as_python_scalar(value if value.dtype == np.float64 else value.astype(np.float64))
