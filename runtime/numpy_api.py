@@ -458,6 +458,79 @@ def dot(a, b, out=None):
     return Tensor(ops.get("dot").bind1([a, b]))
 
 
+@implements(np.linalg.norm)
+def norm(x, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm of a real array, computed as NumPy computes it (numpy/linalg: the
+    2-norm of a whole vector as sqrt(x.dot(x)), others by reductions): vector norms of any
+    order, and the matrix norms that need no decomposition ('fro', 1, -1, inf, -inf)."""
+    if isinstance(x, Tensor) and x.dtype.kind == "c":
+        raise not_supported("np.linalg.norm of a complex array")
+    if not isinstance(x, Tensor):
+        x = Tensor(ops.to_value(np.asarray(x)))
+    if x.dtype.kind not in "f":
+        x = x.astype(np.float64)
+    keepdims = bool(keepdims)
+    ndim = x.ndim
+    if axis is None and (ord is None or (ord in ("f", "fro") and ndim == 2)
+                         or (ord == 2 and ndim == 1)):
+        flat = reshape(x, (-1,))
+        result = np.sqrt(dot(flat, flat))
+        return _kept_dims(result, (1,) * ndim) if keepdims else result
+    if axis is None:
+        axis = tuple(range(ndim))
+    elif not isinstance(axis, tuple):
+        axis = (_axis(axis),)
+    axis = tuple(a + ndim if a < 0 else a for a in axis)
+    if len(axis) == 1:
+        if ord == np.inf:
+            return max(np.abs(x), axis=axis, keepdims=keepdims)
+        if ord == -np.inf:
+            return min(np.abs(x), axis=axis, keepdims=keepdims)
+        if ord == 0:
+            return sum((x != 0).astype(x.dtype), axis=axis, keepdims=keepdims)
+        if ord == 1:
+            return sum(np.abs(x), axis=axis, keepdims=keepdims)
+        if ord is None or ord == 2:
+            return np.sqrt(sum(x * x, axis=axis, keepdims=keepdims))
+        if isinstance(ord, str):
+            raise ValueError(f"Invalid norm order '{ord}' for vectors")
+        total = sum(np.abs(x) ** ord, axis=axis, keepdims=keepdims)
+        return total ** np.reciprocal(np.float64(ord)).astype(total.dtype)
+    if len(axis) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    row, col = axis
+    if row == col:
+        raise ValueError("Duplicate axes given.")
+    if ord in (2, -2, "nuc"):
+        raise not_supported("np.linalg.norm(..., ord=%r) of a matrix (it needs the singular "
+                            "values)" % (ord,))
+    if ord in (1, -1, np.inf, -np.inf):
+        # (Summed over rows for 1 and -1, over columns for the infinities; the other axis,
+        # one lower when it came after the summed one, then reduced by max or min.)
+        inner, outer_axis = (row, col) if ord in (1, -1) else (col, row)
+        if outer_axis > inner:
+            outer_axis -= 1
+        pick = max if ord in (1, np.inf) else min
+        result = pick(sum(np.abs(x), axis=inner), axis=outer_axis)
+    elif ord in (None, "fro", "f"):
+        result = np.sqrt(sum(x * x, axis=axis))
+    else:
+        raise ValueError("Invalid norm order for matrices.")
+    if keepdims:
+        shape = list(x.shape)
+        shape[row] = shape[col] = 1
+        result = _kept_dims(result, tuple(shape))
+    return result
+
+
+def _kept_dims(result, shape):
+    """`result` reshaped to `shape` (its dims and ones); a scalar by broadcasting, which every
+    executor does (x + 0.0 is x for the non-negative norms)."""
+    if result.ndim == 0:
+        return result + np.zeros(shape, dtype=result.dtype)
+    return reshape(result, shape)
+
+
 @implements(np.outer)
 def outer(a, b, out=None):
     _check_unsupported("np.outer", out=out)
