@@ -18,11 +18,11 @@ without end: a recursion whose base case tests a number), every Python number of
 becomes static, which is what a trace did before numbers were inputs.
 """
 
-import threading
+from runtime.thread_values import ThreadValue
 
 # Labels of the arguments (a position, or a keyword's name) each input Value of the trace
 # being built stands for: {Value: label}, while a trace with symbolic numbers runs.
-_local = threading.local()
+_labels = ThreadValue()
 
 ALL = None   # (Specialise.labels: every Python number of the call)
 
@@ -52,32 +52,22 @@ class Specialise(Exception):
         self.refusal = refusal
 
 
-class inputs:
-    """While active (a trace is built), `check` can raise Specialise for the Values of
-    `labels` ({Value: label}: the placeholders of Python number arguments)."""
-
-    def __init__(self, labels):
-        self.labels = labels
-
-    def __enter__(self):
-        self.outer = getattr(_local, "labels", None)
-        _local.labels = self.labels
-        return self
-
-    def __exit__(self, *exc_info):
-        _local.labels = self.outer
+def inputs(labels):
+    """Context manager: while active (a trace is built), `check` can raise Specialise for
+    the Values of `labels` ({Value: label}: the placeholders of Python number arguments)."""
+    return _labels.set(labels)
 
 
 def active():
     """Does the trace being built have Python numbers as inputs?"""
-    return bool(getattr(_local, "labels", None))
+    return bool(_labels.get())
 
 
 def check(value, refusal):
     """Called where Python needs the concrete value of Value `value`: raises Specialise when
     it was computed from Python number arguments of the trace being built (and so would be
     concrete with them static); returns otherwise (the caller raises `refusal`)."""
-    labels = getattr(_local, "labels", None)
+    labels = _labels.get()
     if not labels:
         return
     found = sources(value, labels)

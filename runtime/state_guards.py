@@ -22,13 +22,13 @@ guarded but cannot be swapped.
 import collections.abc
 import keyword
 import linecache
-import threading
 import types
 import weakref
 
 import numpy as np
 
 from runtime import errors, nest, specialise
+from runtime.thread_values import ThreadValue
 
 _MAX_DEPTH = 4
 _MAX_ITEMS = 256
@@ -729,7 +729,7 @@ def combined(guards):
 # object}, per thread, while a trace is built. A trace must not consume such an iterator
 # (the graph would give the items read while tracing on every call), nor append to such a
 # list in a graph branch or loop body (Python appends only on the paths taken).
-_outside = threading.local()
+_outside = ThreadValue()
 
 
 class OutsideObjectError(TypeError):
@@ -741,31 +741,21 @@ def _is_iterator_or_list(value):
     return type(value) is list or isinstance(value, collections.abc.Iterator)
 
 
-class outside_objects:
+def outside_objects(roots, arguments):
     """Context manager, while a trace is built: records the iterators and lists within
     reach of `roots` ((_Root, its value) each) and the iterators in the structures of
     `arguments`, for `check_iteration` and `check_list_change`."""
-
-    def __init__(self, roots, arguments):
-        found = [leaf for leaf in nest.flatten(arguments)
-                 if isinstance(leaf, collections.abc.Iterator)]
-        found += [value for _, _, value in _search(roots, leaf=_is_iterator_or_list)]
-        self.found = {id(x): x for x in found} or None
-
-    def __enter__(self):
-        self.outer = getattr(_outside, "found", None)
-        _outside.found = self.found
-        return self
-
-    def __exit__(self, *exc_info):
-        _outside.found = self.outer
+    found = [leaf for leaf in nest.flatten(arguments)
+             if isinstance(leaf, collections.abc.Iterator)]
+    found += [value for _, _, value in _search(roots, leaf=_is_iterator_or_list)]
+    return _outside.set({id(x): x for x in found} or None)
 
 
 def check_iteration(value, construct):
     """Refuses, while a trace is built, to iterate `value` (by `construct`) when it is a Python iterator from outside the function (see
     outside_iterators): tracing would consume it once, and the graph would give those
     items on every call. `construct` starts the message: "a for loop over", "next() of"."""
-    found = getattr(_outside, "found", None)
+    found = _outside.get()
     if found and found.get(id(value)) is value and type(value) is not list:
         raise OutsideObjectError(
             "%s a Python iterator from outside the staged function (a %s): tracing "
@@ -787,7 +777,7 @@ def check_list_change(target, method, in_branch_or_loop):
     Python does: anything but an append or extend, and those too inside a graph branch or
     loop body (`in_branch_or_loop`: Python appends only on the paths it takes, which the
     graph decides when it runs)."""
-    found = getattr(_outside, "found", None)
+    found = _outside.get()
     if not found or found.get(id(target)) is not target:
         return
     if method not in _APPENDING:
@@ -799,8 +789,10 @@ def check_list_change(target, method, in_branch_or_loop):
     if in_branch_or_loop:
         raise OutsideObjectError(
             "list.%s() on a list from outside the staged function (held on an object, in a "
-            "global or passed in) inside a graph branch or loop: Python appends only on the "
-            "paths it takes, which a graph decides when it runs. Append after the branch or "
+            "global or passed in) inside a graph branch or loop (code after a `return` or "
+            "`break` that a graph loop or branch may take is in one too): Python appends only "
+            "on the paths it takes, which a graph decides when it runs. Append after the "
+            "branch or "
             "loop (collect the values in a local list there, then `extend`), or keep the "
             "list outside the staged function" % method)
 

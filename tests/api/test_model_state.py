@@ -431,3 +431,59 @@ def test_flags_strings_and_none_on_objects_are_guarded_by_value(backend):
             setattr(flags, name, value)
             assert staged(x) == plain.step(x), (name, value)
     assert staged.trace_count <= 1 + len(changes)
+
+
+class _Counter:
+    def __init__(self):
+        self.steps = 0
+        self.scale = 0.5
+        self.hits = np.zeros(3)
+        self.history = []
+
+    def scan(self, x):
+        """Numbers of the state in a graph loop and a branch, an item write into a held
+        array next to an early return."""
+        total = 0.0
+        for i in range(x.shape[0]):
+            self.steps += 1
+            if x[i] > 2.0:
+                self.hits[i % 3] += 1.0
+                return total
+            total += x[i] * self.scale
+        return total
+
+    def scan_and_log(self, x):
+        total = self.scan(x)
+        self.history.append(total)     # (after the call: on every path)
+        return total
+
+    def scan_then_log(self, x):
+        for i in range(x.shape[0]):
+            if x[i] > 2.0:
+                return 0.0
+        self.history.append(1.0)       # (only where the loop did not return)
+        return 1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numbers_of_the_state_in_graph_loops_and_branches_next_to_early_returns(backend):
+    plain, counter = _Counter(), _Counter()
+    staged = ag.function(counter.scan_and_log, backend=backend)
+    for x in (np.array([1.0, 0.5]), np.array([1.0, 3.0, 0.5]), np.zeros(0),
+              np.array([0.25, 0.5, 1.0, 1.5])):
+        assert staged(x) == plain.scan_and_log(x)
+        assert (counter.steps, counter.scale, counter.history) == \
+            (plain.steps, plain.scale, plain.history)
+        assert type(counter.steps) is int
+        np.testing.assert_array_equal(counter.hits, plain.hits)
+    plain.scale = counter.scale = 2.0        # (a schedule's change: read, not retraced)
+    x = np.array([1.0, 1.0])
+    assert staged(x) == plain.scan_and_log(x) and counter.history == plain.history
+    assert staged.trace_count == 1
+
+
+def test_an_append_after_a_loop_that_may_return_early_is_refused():
+    counter = _Counter()
+    with pytest.raises(TypeError, match=r"code after a `return` or `break` that a graph loop"):
+        ag.function(counter.scan_then_log, backend="numpy")(np.ones(2))
+    assert counter.history == []

@@ -116,10 +116,7 @@ def math_function(name):
     function when the graph runs (rt op math_call), Python's errors where it raises them,
     a Python float (int for floor/ceil/trunc, bool for isnan/isinf/isfinite)."""
     def graph_path(value):
-        value = lists.stacked_if_list(value)
-        if value.ndim != 0:
-            raise TypeError("only 0-dimensional arrays can be converted to Python scalars "
-                            "(math.%s() of %s)" % (name, common.type_text(value)))
+        value = _scalar(lists.stacked_if_list(value), "math.%s" % name)
         if value.dtype.kind == "c":
             raise TypeError("must be real number, not complex")
         x = value if value.dtype == np.float64 else value.astype(np.float64)
