@@ -15,6 +15,7 @@ as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`
 base again. (Views made by reshape/transpose/ravel do not track their base.)
 """
 
+import functools
 import weakref
 
 import numpy as np
@@ -307,6 +308,18 @@ class Tensor:
     swapaxes = _method("swapaxes")
     round = _method("round")
     del _method
+
+    def __getattr__(self, name):
+        # ndarray's other methods and attributes, declared by the NumPy families next to
+        # their functions (runtime/numpy_api: `method`, `attribute`).
+        entry = _numpy_api.ATTRIBUTES.get(name) if not name.startswith("_") else None
+        if entry is None:
+            raise AttributeError("'%s' object has no attribute '%s'"
+                                 % (type(self).__name__, name))
+        getter, is_property = entry
+        if is_property:
+            return getter(self)
+        return functools.partial(getter, self)
 
     def copy(self, order="C"):
         # (np.copy gives an array; the method keeps a NumPy scalar a scalar.)

@@ -24,7 +24,7 @@ from runtime.executors.numba import lowering as nl
 from runtime.markers import SLOT
 from runtime.ops.inference import broadcast_shapes
 from runtime.ops.registry import defop, get
-from runtime.ops.state import _numpy_values, _template_text, fill, slot_count
+from runtime.ops.state import _template_text, fill, slot_count
 
 # The methods a graph can draw with, by result: "float" (a float64 by default, or `dtype`),
 # "integers", "choice", "permutation", "shuffle" (the shuffled copy of `x`), "seed" (none);
@@ -223,14 +223,6 @@ def _size_text(g, size):
     return "(%s)" % "".join("%s, " % _scalar_text(g, d, np.int64) for d in size)
 
 
-def _numba_type_text(dtype, ndim):
-    """An object-mode result type: `float64[:, ::1]` (C-contiguous), or `int64` for ndim 0."""
-    name = "bool_" if dtype == np.bool_ else nl.np_dtype(dtype)[len("np."):]
-    if ndim == 0:
-        return name
-    return "%s[%s::1]" % (name, ":, " * (ndim - 1))
-
-
 def _callback(method, params, dtype, dtypes, from_argument):
     """The object-mode callback of a draw: the NumPy call, on the Generator Numba passes
     (`from_argument`) or on NumPy's global RandomState; array results C-contiguous."""
@@ -242,7 +234,7 @@ def _callback(method, params, dtype, dtypes, from_argument):
             source, values = values[0], values[1:]
         else:
             source = np.random.mtrand._rand
-        out = call(source, *_numpy_values(values, dtypes))
+        out = call(source, *nl.numpy_values(values, dtypes))
         return np.ascontiguousarray(out) if isinstance(out, np.ndarray) else out
     return draw_
 
@@ -269,18 +261,8 @@ def _numba_draw(g, node, ins):
                          dtypes, source is not np.random.mtrand._rand)
     key = (node.attrs["method"], repr(node.attrs["params"]), tuple(str(d) for d in dtypes),
            source is np.random.mtrand._rand)
-    site = g.site(node, "draw", callback=callback, key=key)
-    params = ["p%d" % i for i in range(len(arguments))]
-    call = "_rt.call_site(__name__, %d%s)" % (site, "".join(", " + p for p in params))
-    lines = ["@numba.njit(cache=True)", "def _draw%d(%s):" % (site, ", ".join(params))]
-    if result is None:
-        lines += ["    with numba.objmode():", "        %s" % call]
-    else:
-        lines += ["    with numba.objmode(r=%r):" % _numba_type_text(result.dtype,
-                                                                    len(result.shape)),
-                  "        r = %s" % call, "    return r"]
-    g.add_function(lines)
-    text = "_draw%d(%s)" % (site, ", ".join(arguments))
+    text = nl.objmode_call(g, node, "draw", callback, key, arguments,
+                           [] if result is None else [(result.dtype, len(result.shape))])
     if result is None:
         g.emit(text)
         return None

@@ -563,20 +563,13 @@ def _numba_ta_unstack(g, node, ins):
 
 # --- print and raise: object-mode callbacks ---------------------------------------------------
 
-def _numpy_values(values, dtypes):
-    """The values of the inputs as the NumPy executor gives them: Numba passes scalars
-    boxed as Python numbers, turned back into NumPy values of the graph's dtypes."""
-    return iter([value if isinstance(value, np.ndarray) else dtype.type(value)
-                 for value, dtype in zip(values, dtypes)])
-
-
 def _numba_printer(items, sep, end, stream, dtypes):
     """The print callback generated code runs in object mode."""
     items = tuple(items)
     dtypes = tuple(np.dtype(d) for d in dtypes)
 
     def print_(*values):
-        print(*fill(items, _numpy_values(values, dtypes)), sep=sep, end=end,
+        print(*fill(items, iter(nl.numpy_values(values, dtypes))), sep=sep, end=end,
               file=getattr(sys, stream))
     return print_
 
@@ -586,28 +579,17 @@ def _numba_raiser(exception, dtypes):
     dtypes = tuple(np.dtype(d) for d in dtypes)
 
     def raise_(*values):
-        raise exception.made(_numpy_values(values, dtypes))
+        raise exception.made(iter(nl.numpy_values(values, dtypes)))
     return raise_
 
 
 def _callback_call(g, node, kind, callback, key, ins):
-    """The call of `callback` (a Python function of the input values) in object mode, as
-    a statement expression; `key` identifies what the callback does (it is part of the
-    generated module's identity: callbacks are registered by module name)."""
+    """The call of `callback` (a Python function of the input values, returning nothing) in
+    object mode."""
     for v in node.inputs:
         if v.kind == TENSOR_ARRAY:
             raise nl.Unlowerable("a %s of a TensorArray" % kind)
-    site = g.site(node, kind, callback=callback, key=key)
-    # The object-mode block lives in its own jitted function: in the same function as the
-    # inline bounds checks' raise, Numba 0.68 emits invalid LLVM ("does not dominate").
-    params = ", ".join("p%d" % i for i in range(len(ins)))
-    g.add_function([
-        "@numba.njit(cache=True)",
-        "def _%s%d(%s):" % (kind, site, params),
-        "    with numba.objmode():",
-        "        _rt.call_site(__name__, %d%s)" % (site, "".join(", p%d" % i for i in range(len(ins)))),
-    ])
-    return "_%s%d(%s)" % (kind, site, ", ".join(ins))
+    return nl.objmode_call(g, node, kind, callback, key, ins)
 
 
 @get("print").def_numba

@@ -240,3 +240,48 @@ def ta_parts(g, value):
     return [base + p for p in TA_PARTS]
 
 
+
+
+# --- NumPy called from generated code, in object mode ------------------------------------------
+
+def numpy_values(values, dtypes):
+    """The values Numba hands an object-mode callback, as the NumPy executor gives them:
+    Numba boxes scalars as Python numbers, turned back into NumPy values of the graph's
+    dtypes."""
+    return [value if isinstance(value, np.ndarray) else np.dtype(dtype).type(value)
+            for value, dtype in zip(values, dtypes)]
+
+
+def objmode_type(dtype, ndim):
+    """An object-mode result type: `float64[:, ::1]` (C-contiguous), or `int64` for ndim 0."""
+    name = "bool_" if np.dtype(dtype) == np.bool_ else np_dtype(dtype)[len("np."):]
+    if ndim == 0:
+        return name
+    return "%s[%s::1]" % (name, ":, " * (ndim - 1))
+
+
+def objmode_call(g, node, kind, callback, key, arguments, results=()):
+    """The call, from generated code, of `callback(*arguments)` run by Python in object mode:
+    its expression (the value of `results`' types, a tuple of them when there are several, or
+    None). `results` are (dtype, ndim) pairs: the callback returns arrays of exactly those
+    dtypes, C-contiguous. `key` says what the callback does (callbacks are registered by
+    module name, so it is part of the generated module's identity).
+
+    The object-mode block lives in its own jitted function: in the same function as the
+    inline bounds checks' raise, Numba 0.68 emits invalid LLVM ("does not dominate")."""
+    site = g.site(node, kind, callback=callback, key=key)
+    params = ["p%d" % i for i in range(len(arguments))]
+    call = "_rt.call_site(__name__, %d%s)" % (site, "".join(", " + p for p in params))
+    lines = ["@numba.njit(cache=True)", "def _%s%d(%s):" % (kind, site, ", ".join(params))]
+    if not results:
+        lines += ["    with numba.objmode():", "        " + call]
+    else:
+        names = ["r%d" % i for i in range(len(results))]
+        types = ", ".join("%s=%r" % (name, objmode_type(dtype, ndim))
+                          for name, (dtype, ndim) in zip(names, results))
+        lines += ["    with numba.objmode(%s):" % types,
+                  "        %s = %s" % (", ".join(names) + ("," if len(names) == 1 else ""),
+                                       call if len(names) > 1 else "(%s,)" % call),
+                  "    return %s" % ", ".join(names)]
+    g.add_function(lines)
+    return "_%s%d(%s)" % (kind, site, ", ".join(arguments))

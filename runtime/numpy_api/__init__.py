@@ -8,6 +8,8 @@ as NumPy does: see "out=" below.
 """
 
 import builtins
+import importlib
+import pkgutil
 import sys
 import warnings
 
@@ -263,6 +265,27 @@ def implements(*funcs):
         for func in funcs:
             HANDLERS[func] = handler
         return handler
+    return register
+
+
+# ndarray methods and attributes tensors have beyond the ones rt.Tensor defines itself:
+# name -> (function of the tensor, is it a property).
+ATTRIBUTES = {}
+
+
+def method(name):
+    """Declare `x.<name>(...)` on tensors: the decorated function, called with x first."""
+    def register(function):
+        ATTRIBUTES[name] = (function, False)
+        return function
+    return register
+
+
+def attribute(name):
+    """Declare the attribute `x.<name>` on tensors: the decorated function of x."""
+    def register(function):
+        ATTRIBUTES[name] = (function, True)
+        return function
     return register
 
 
@@ -684,3 +707,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 tensor.use_numpy_api(sys.modules[__name__])
+
+# The families beyond the core above (this package's modules: sorting.py, linalg.py, ...)
+# register their handlers on import.
+for _family in pkgutil.iter_modules(__path__):
+    importlib.import_module("%s.%s" % (__name__, _family.name))

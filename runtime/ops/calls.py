@@ -1,0 +1,94 @@
+"""Ops that are one NumPy function each (np.sort, np.linalg.solve, np.searchsorted, ...),
+declared with `defcall`.
+
+Such an op's inputs are the arrays; its attrs are the function's static arguments (axis,
+kind, side, ...). The NumPy executor calls the function itself, so values, dtypes and
+errors are NumPy's by construction. Numba-generated code calls it natively where `native`
+says Numba compiles it for these attrs and dtypes, and otherwise calls NumPy in object mode
+(one callback, a few microseconds a call): every such op runs on both executors, natively
+where Numba can.
+
+What an op needs that NumPy cannot tell without computing is declared beside it: the
+output shapes (`shape`), with None for sizes the data decides (np.nonzero). The output
+dtypes are, by default, what the function gives on tiny stand-ins of the inputs' dtypes.
+"""
+
+import numpy as np
+
+from runtime.executors.numba import lowering as nl
+from runtime.ops.inference import dummy
+from runtime.ops.registry import defop
+
+# name -> the NumPy function a call op computes (the generated docs page lists them).
+FUNCTIONS = {}
+
+
+def defcall(name, function, shape, *, dtype=None, outputs=1, native=None, doc=None,
+            **op_options):
+    """Declare op `name` computing `function(*inputs, **attrs)`.
+
+    shape(*input_shapes, **attrs) -> the output shape, or a list of them when `outputs` > 1.
+    dtype(*input_dtypes, **attrs) -> the output dtype(s); default: `function` on stand-ins
+    of the inputs (one element per dim, or the literal itself).
+    native(g, node, ins) -> the nopython expression(s) where Numba compiles the call as NumPy
+    computes it, else None (then object mode)."""
+
+    def infer(*inputs, **attrs):
+        shapes = shape(*[v.shape for v in inputs], **attrs)
+        if dtype is not None:
+            dtypes = dtype(*[v.dtype for v in inputs], **attrs)
+        else:
+            with np.errstate(all="ignore"):
+                result = function(*[dummy(v) for v in inputs], **attrs)
+            dtypes = ([np.asarray(r).dtype for r in result] if outputs > 1
+                      else np.asarray(result).dtype)
+        if outputs == 1:
+            return [(dtypes, tuple(shapes))]
+        return [(d, tuple(s)) for d, s in zip(dtypes, shapes)]
+
+    def make_kernel(**attrs):
+        if outputs == 1:
+            return lambda *arrays: function(*arrays, **attrs)
+        return lambda *arrays: tuple(function(*arrays, **attrs))
+
+    op = defop(name, infer=infer, make_kernel=make_kernel, doc=doc or _doc(function),
+               **op_options)
+    FUNCTIONS[name] = function
+
+    @op.def_numba
+    def lowering(g, node, ins):
+        if native is not None:
+            text = native(g, node, ins)
+            if text is not None:
+                return text
+        return object_mode(g, node, ins, function)
+    return op
+
+
+def _doc(function):
+    module = function.__module__ or ""
+    prefix = "np.linalg." if "linalg" in module else "np."
+    return prefix + function.__name__
+
+
+def object_mode(g, node, ins, function):
+    """`function` on the node's inputs, run by NumPy from generated code in object mode."""
+    dtypes = tuple(v.dtype for v in node.inputs)
+    results = [(v.dtype, len(v.shape)) for v in node.outputs]
+    attrs = dict(node.attrs)
+    count = len(results)
+
+    def call_(*values):
+        result = function(*nl.numpy_values(values, dtypes), **attrs)
+        result = (result,) if count == 1 else tuple(result)
+        result = tuple(np.ascontiguousarray(r, dtype) if ndim else dtype.type(r)
+                       for r, (dtype, ndim) in zip(result, results))
+        return result[0] if count == 1 else result
+
+    key = (node.op.name, repr(sorted(attrs.items())), tuple(str(d) for d in dtypes))
+    text = nl.objmode_call(g, node, "call", call_, key, ins, results)
+    if count == 1:
+        return text
+    name = g.tmp("c")
+    g.emit("%s = %s" % (name, text))
+    return ["%s[%d]" % (name, i) for i in range(count)]
