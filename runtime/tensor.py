@@ -314,6 +314,9 @@ class Tensor:
         # their functions (runtime/numpy_api: `method`, `attribute`).
         entry = _numpy_api.ATTRIBUTES.get(name) if not name.startswith("_") else None
         if entry is None:
+            if hasattr(np.ndarray, name):
+                raise AttributeError("ndarray.%s is not supported on arrays in graphs yet: use "
+                                     "the NumPy functions graphs compute (docs/numpy.md)" % name)
             raise AttributeError("'%s' object has no attribute '%s'"
                                  % (type(self).__name__, name))
         getter, is_property = entry

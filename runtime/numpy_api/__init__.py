@@ -47,10 +47,40 @@ def _check_unsupported(name, **kwargs):
             raise not_supported("%s(..., %s=)" % (name, key))
 
 
+# What to write instead of a NumPy function graphs do not compute, by name or name prefix.
+ALTERNATIVES = {
+    "np.fft.": "write the transform with complex arithmetic (a DFT is "
+               "`np.exp(-2j * np.pi * np.outer(k, k) / n) @ x`), or transform outside the "
+               "function and pass the result in",
+    "np.polyval": "Horner's rule in a loop: `y = 0.0` then `for c in p: y = y * x + c`",
+    "np.vectorize": "a loop over the elements (converted to a graph loop), or NumPy "
+                    "expressions on the whole array",
+    "np.apply_along_axis": "a loop over the other axis (`for row in x:`), converted to a "
+                           "graph loop",
+    "np.frompyfunc": "a loop over the elements (converted to a graph loop)",
+    "np.piecewise": "np.where(condition, f(x), g(x)), nested for several pieces",
+    "np.select": "nested np.where(condition, choice, default)",
+    "np.gradient": "differences of slices: `(x[2:] - x[:-2]) / (2 * h)` inside, np.diff at "
+                   "the edges",
+}
+
+_SEE_ALSO = ("compute it outside the function and pass the result in, or use the NumPy "
+             "functions graphs compute (docs/numpy.md)")
+
+
+def unsupported_function(func):
+    """The refusal of a NumPy function with no handler: its name, and what to write
+    instead (the user's line is added where the error reaches their code)."""
+    name = numpy_name(func)
+    alternative = next((text for key, text in ALTERNATIVES.items()
+                        if name == key or key.endswith(".") and name.startswith(key)), None)
+    return TypeError("%s is not supported in graphs yet: %s" % (name, alternative or _SEE_ALSO))
+
+
 def apply_function(func, args, kwargs):
     handler = HANDLERS.get(func)
     if handler is None:
-        raise not_supported(numpy_name(func))
+        raise unsupported_function(func)
     return handler(*args, **kwargs)
 
 
