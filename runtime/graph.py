@@ -88,7 +88,7 @@ def literal(value):
 class Node:
     """One op application. `attrs` may hold nested graphs (control flow)."""
 
-    __slots__ = ("op", "inputs", "attrs", "outputs", "location", "graph")
+    __slots__ = ("op", "inputs", "attrs", "outputs", "location", "graph", "errstate")
 
     def __init__(self, op, inputs, attrs, location=None, graph=None):
         self.op = op
@@ -97,6 +97,9 @@ class Node:
         self.outputs = []
         self.location = location
         self.graph = graph
+        # NumPy's floating-point error handling where the function set its own with
+        # np.errstate around the op (None: the caller's, when the graph runs).
+        self.errstate = None
 
     @property
     def subgraphs(self):
@@ -112,6 +115,9 @@ class Graph:
     def __init__(self, name="graph", parent=None):
         self.name = name
         self.parent = parent
+        # NumPy's error handling when the trace began: ops bound under another one (an
+        # np.errstate block of the function) keep theirs (Node.errstate).
+        self.errstate = np.geterr() if parent is None else parent.errstate
         self.inputs = []      # explicit placeholders
         self.captured = []    # [(outer Value, inner placeholder Value)]
         self._capture_map = {}
@@ -217,6 +223,9 @@ class Graph:
 
     def add_node(self, op, inputs, attrs, output_types, location=None):
         node = Node(op, [self.localize(v) for v in inputs], attrs, location, graph=self)
+        errstate = np.geterr()
+        if errstate != self.errstate:
+            node.errstate = errstate
         for out_type in output_types:
             dtype, shape, kind = out_type
             node.outputs.append(Value(dtype, shape, graph=self, node=node, kind=kind))

@@ -9,6 +9,8 @@ Runtime errors name the failing node and the user line that created it.
 import itertools
 import weakref
 
+import numpy as np
+
 from runtime import errors, path_kinds
 from runtime.executors.planning import Ownership
 from runtime.graph import describe_node
@@ -112,6 +114,8 @@ class CompiledGraph:
             else:
                 inplace = ownership.op_outputs(node, index)
                 kernel = op.kernel_for(node, inplace=inplace)
+                if node.errstate is not None:
+                    kernel = _under_errstate(kernel, node.errstate)
             self.steps.append(Step(node, kernel, [slot[v] for v in node.inputs],
                                    [slot[v] for v in node.outputs], inplace))
 
@@ -216,3 +220,11 @@ def compile_graph(graph, owned_inputs=None):
     """Executor interface: compile once, then call with flat NumPy inputs, get a tuple of
     flat NumPy outputs."""
     return CompiledGraph(graph, owned_inputs)
+
+
+def _under_errstate(kernel, errstate):
+    """`kernel` run under the NumPy error handling the function set around its op."""
+    def run(*args):
+        with np.errstate(**errstate):
+            return kernel(*args)
+    return run

@@ -323,6 +323,9 @@ class CodeGen:
             lowering = op.numba
             if lowering is None:
                 raise Unlowerable("no Numba lowering")
+            if node.errstate is not None and "raise" in node.errstate.values():
+                # (Numba code neither raises nor warns on floating-point errors.)
+                raise Unlowerable("np.errstate(...='raise') around it")
             ins = [self.expr(v) for v in node.inputs]
             if _numba_may_raise(node):
                 self.uses_err = True
