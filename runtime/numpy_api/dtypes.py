@@ -58,3 +58,26 @@ def result_type(*arrays_and_dtypes):
 @implements(np.can_cast)
 def can_cast(from_, to, casting="safe"):
     return np.can_cast(_stand_in(from_), to, casting)
+
+
+@implements(np.iscomplexobj)
+def iscomplexobj(x):
+    return x.dtype.kind == "c"
+
+
+@implements(np.isrealobj)
+def isrealobj(x):
+    return x.dtype.kind != "c"
+
+
+@implements(np.iscomplex)
+def iscomplex(x):
+    """NumPy's: a nonzero imaginary part (False everywhere for a real array)."""
+    if x.dtype.kind == "c":
+        return np.not_equal(imag(x), 0)
+    return Tensor(ops.get("zeros_like").bind1([x], dtype=np.dtype(bool)))   # (0-d: a scalar)
+
+
+@implements(np.isreal)
+def isreal(x):
+    return np.equal(imag(x), 0)
