@@ -178,6 +178,8 @@ CASES = [
          name="np.any where"),
     case(np.all, lambda x, m: np.all(x > -1.5, where=m), (rand(3, 4), _MASK),
          name="np.all where"),
+    case(np.amax, lambda x, m: np.amax(x, axis=0, where=m, initial=-9), (rand(3, 4), _MASK)),
+    case(np.amin, lambda x: np.amin(x, axis=1, keepdims=True), *each([(3, 4)], FLOATS + INTS)),
     case(np.prod, lambda x: np.prod(x, axis=0), *each([(3, 4)], FLOATS + INTS)),
     case(np.any, lambda x: np.any(x, axis=1), *each([(3, 4)], FLOATS + INTS)),
     case(np.all, lambda x: np.all(x), *each([(3, 4)], FLOATS + INTS)),
