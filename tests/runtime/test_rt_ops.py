@@ -310,7 +310,7 @@ def test_astype_and_cast(both):
     (lambda x: np.linalg.det(x), "np.linalg.det"),
     (lambda x: np.einsum("ij->i", x), "np.einsum"),
     (lambda x: np.add.outer(x, x), "np.add.outer"),
-    (lambda x: np.sum(x, where=x > 0), "np.sum(..., where=)"),
+    (lambda x: np.sum(x, initial=x[0]), "np.sum(..., initial=)"),
     (lambda x: np.where(x > 0), "np.where(condition)"),
     (lambda x: np.mean(x, axis=0, out=x[0]), "np.mean(..., out=)"),
 ])
