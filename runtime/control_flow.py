@@ -136,6 +136,10 @@ class _LoopVar:
         # A Python scalar on entry and after every iteration (path_kinds.is_python).
         self.python = init is None or path_kinds.is_python(init)
         self.init_0d_array = handle is not None and _holds_0d_array(handle)
+        # A Python number on entry (`acc = 0.0`): weak, so NumPy values the body adds to it
+        # decide its dtype (NEP 50), until a body output that is a NumPy value does.
+        self.weak_init = (init.literal if init is not None and init.is_literal and init.weak
+                          else None)
         self.location = None
         # Seen in the last trace of the body: the handle it got and its placeholder, what
         # it returned, and whether it wrote into the handle it got.
@@ -485,6 +489,21 @@ def _settle_kinds(v, out):
     return (v.mixed.kinds if v.mixed is not None else None) != before
 
 
+def _weak_init_dtype(v, strong, widened):
+    """The dtype of loop variable `v`, a Python number on entry, after an iteration gave it
+    a NumPy scalar of dtype `strong`: as in NumPy 2, `acc = 0.0; for t in x32: acc += t`
+    adds in float32 (the Python number is weak), so the variable is `strong` joined with
+    the number, where that dtype holds the number exactly (the path that does not iterate
+    returns it as it was: path_kinds); else `widened`, which holds both."""
+    dtype = np.result_type(strong, v.weak_init)
+    try:
+        exact = dtype.kind in "biufc" and dtype.type(v.weak_init).item() == v.weak_init
+    except OverflowError:   # (a Python int out of the dtype's range)
+        exact = False
+    v.weak_init = None   # (a NumPy value from now on: later outputs join strongly)
+    return dtype if exact else widened
+
+
 def _reconcile(v, out):
     """Widen loop variable `v` to also hold `out` (a body output). True if `v` changed."""
     if v.kind is None:   # undefined before the loop: take the body's type
@@ -512,6 +531,9 @@ def _reconcile(v, out):
         v.shape = shape
         return changed
     dtype = np.result_type(v.dtype, out.literal if out.weak else out.dtype)
+    if (v.weak_init is not None and not out.shape and not out.weak
+            and not path_kinds.is_python(out)):
+        dtype = _weak_init_dtype(v, out.dtype, dtype)
     if len(out.shape) != len(v.shape):
         raise TypeError("loop variable %s changes from %s before the loop to %s in the body; "
                         "its rank must not change" % (v.name, v.type_text(), out.type_str()))

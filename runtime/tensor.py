@@ -405,6 +405,11 @@ class Tensor:
         return _apply(UFUNC_OPS[np.positive], self)
 
     def __abs__(self):
+        if self.dtype.kind == "c" and not is_ndarray(self):
+            # abs() of a complex scalar is C's hypot of its parts (NumPy's scalar math, as
+            # Python's complex), which NumPy's loop for arrays is not in the last bit.
+            parts = [Tensor(ops.get(name).bind1([self])) for name in ("real", "imag")]
+            return _apply(UFUNC_OPS[np.hypot], *parts)
         return _apply(UFUNC_OPS[np.absolute], self)
 
     def __invert__(self):

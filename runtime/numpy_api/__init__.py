@@ -20,6 +20,7 @@ from runtime.api import Raise, format_text, holds_symbolic
 from runtime.ops.elementwise import UFUNC_OPS
 from runtime.ops.reductions import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from runtime.ops.shapes import squeeze_axes
+from runtime.ops.statistics import MASKED
 from runtime.graph import Value
 from runtime.tensor import Tensor, cast, is_ndarray, mark_ndarray, wrap
 
@@ -374,58 +375,106 @@ def _reduce_into(fn, out, a, **kwargs):
     return _write(name, target, result, exact=result.ndim)
 
 
+def _given(value):
+    return value is not _NOVALUE and value is not None
+
+
+_HAS_DTYPE = (np.sum, np.prod, np.mean, np.std, np.var)
+
+
+def masked_reduce(fn, a, axis=None, dtype=None, out=None, keepdims=False,
+                  initial=_NOVALUE, where=True, ddof=None):
+    """np.<fn>(a, ..., initial=, where=) as NumPy computes it (one call of it when the graph
+    runs: runtime/ops/statistics.py); NumPy's own errors for the dtypes and ranks (a max
+    with where= and no initial) while tracing. The reductions' handlers call it when
+    either argument is given."""
+    name = "np.%s" % fn.__name__
+    if isinstance(where, (bool, np.bool_)):
+        where = bool(where)
+    if isinstance(initial, Tensor):
+        raise not_supported("%s(..., initial=) with a tensor as initial value" % name)
+    options = dict(axis=_axis(axis), keepdims=bool(keepdims))
+    if fn in _HAS_DTYPE:
+        options["dtype"] = _dtype(dtype)
+    if ddof is not None:
+        options["ddof"] = ddof
+    if initial is not _NOVALUE:
+        options["initial"] = initial
+    if out is not None:
+        return _reduce_into(fn, out, a, where=where, **options)
+    _numpy_checks(fn, a, where=where, **options)
+    return Tensor(MASKED[fn].bind1([a, where], **options))
+
+
+
 @implements(np.sum)
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NOVALUE, where=_NOVALUE):
-    _check_unsupported("np.sum", initial=initial, where=where)
+    if _given(initial) or _given(where):
+        return masked_reduce(np.sum, a, axis, dtype, out, keepdims, initial, _where(where))
     return _reduce(np.sum, a, axis, dtype, keepdims, out)
 
 
 @implements(np.prod)
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NOVALUE, where=_NOVALUE):
-    _check_unsupported("np.prod", initial=initial, where=where)
+    if _given(initial) or _given(where):
+        return masked_reduce(np.prod, a, axis, dtype, out, keepdims, initial, _where(where))
     return _reduce(np.prod, a, axis, dtype, keepdims, out)
 
 
 @implements(np.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=_NOVALUE):
-    _check_unsupported("np.mean", out=out, where=where)
+    _check_unsupported("np.mean", out=out)
+    if _given(where):
+        return masked_reduce(np.mean, a, axis, dtype, None, keepdims, where=where)
     return _reduce(np.mean, a, axis, dtype, keepdims)
 
 
 @implements(np.min, np.amin)
 def min(a, axis=None, out=None, keepdims=False, initial=_NOVALUE, where=_NOVALUE):
-    _check_unsupported("np.min", initial=initial, where=where)
+    if _given(initial) or _given(where):
+        return masked_reduce(np.min, a, axis, None, out, keepdims, initial, _where(where))
     return _reduce(np.min, a, axis, None, keepdims, out)
 
 
 @implements(np.max, np.amax)
 def max(a, axis=None, out=None, keepdims=False, initial=_NOVALUE, where=_NOVALUE):
-    _check_unsupported("np.max", initial=initial, where=where)
+    if _given(initial) or _given(where):
+        return masked_reduce(np.max, a, axis, None, out, keepdims, initial, _where(where))
     return _reduce(np.max, a, axis, None, keepdims, out)
 
 
 @implements(np.any)
 def any(a, axis=None, out=None, keepdims=False, *, where=_NOVALUE):
-    _check_unsupported("np.any", where=where)
+    if _given(where):
+        return masked_reduce(np.any, a, axis, None, out, keepdims, where=where)
     return _reduce(np.any, a, axis, None, keepdims, out)
 
 
 @implements(np.all)
 def all(a, axis=None, out=None, keepdims=False, *, where=_NOVALUE):
-    _check_unsupported("np.all", where=where)
+    if _given(where):
+        return masked_reduce(np.all, a, axis, None, out, keepdims, where=where)
     return _reduce(np.all, a, axis, None, keepdims, out)
 
 
 @implements(np.std)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NOVALUE, **kw):
-    _check_unsupported("np.std", out=out, where=where, **kw)
+    _check_unsupported("np.std", out=out, **kw)
+    if _given(where):
+        return masked_reduce(np.std, a, axis, dtype, None, keepdims, where=where, ddof=ddof)
     return _reduce(np.std, a, axis, dtype, keepdims, ddof=ddof)
 
 
 @implements(np.var)
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NOVALUE, **kw):
-    _check_unsupported("np.var", out=out, where=where, **kw)
+    _check_unsupported("np.var", out=out, **kw)
+    if _given(where):
+        return masked_reduce(np.var, a, axis, dtype, None, keepdims, where=where, ddof=ddof)
     return _reduce(np.var, a, axis, dtype, keepdims, ddof=ddof)
+
+
+def _where(where):
+    return True if where is _NOVALUE else where
 
 
 def _arg(fn):

@@ -78,9 +78,16 @@ def _numba_constant(g, node, ins):
 @get("cast").def_numba
 def _numba_cast(g, node, ins):
     out = node.outputs[0]
+    source = ins[0]
+    if node.inputs[0].dtype.kind == "c" and out.dtype.kind != "c":
+        # NumPy: a complex is true where either part is nonzero; other real dtypes take
+        # the real part (Numba casts no complex to a real dtype).
+        if out.dtype == np.bool_:
+            return "(%s != 0)" % source
+        source = "%s.real" % source
     if nl.is_scalar(g, node.inputs[0]):
-        return g.scalar_cast(ins[0], out.dtype)
-    return "%s.astype(%s)" % (ins[0], nl.np_dtype(out.dtype))
+        return g.scalar_cast(source, out.dtype)
+    return "%s.astype(%s)" % (source, nl.np_dtype(out.dtype))
 
 
 @get("copy").def_numba

@@ -165,7 +165,9 @@ def _numba_ufunc_lowering(ufunc):
         if ufunc not in nl.numba_ufuncs():
             raise nl.Unlowerable("np.%s has no Numba implementation" % name)
         for v in node.inputs:
-            if v.dtype == np.float16 or v.dtype.kind not in "biufc":
+            if v.dtype == np.float16:
+                raise nl.Unlowerable("dtype float16 (Numba has no float16)")
+            if v.dtype.kind not in "biufc":
                 raise nl.Unlowerable("dtype %s" % v.dtype)
         args, dtypes = nl.operands(g, node)
         scalar = all(nl.is_scalar(g, v) for v in node.inputs)

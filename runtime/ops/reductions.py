@@ -109,6 +109,13 @@ def _numba_reduce_lowering(name):
         ddof = int(attrs.get("ddof") or 0)
         if x.dtype.kind == "c" and name in ("min", "max", "argmin", "argmax"):
             raise nl.Unlowerable("np.%s of complex values" % name)
+        if x.dtype.kind == "c" and name in ("mean", "std", "var") and (
+                ddof or attrs.get("dtype") is not None or (
+                    axis is not None and len(normalize_axes(axis, len(x.shape)))
+                    < len(x.shape))):
+            # (The helpers for these accumulate in float64: d * d, not |d|**2.)
+            raise nl.Unlowerable("np.%s of complex values over an axis, with ddof or dtype"
+                                 % name)
         source = ins[0]
         if nl.is_scalar(g, x):
             if name in ("argmin", "argmax"):

@@ -43,7 +43,8 @@ def literal_text(value, dtype):
     if dtype == np.bool_:
         return "True" if v else "False"
     if dtype.kind in "iu":
-        text = str(int(v))
+        # (Numba mistypes the constant -9223372036854775808 as an operand: `a + c` gives a.)
+        text = str(int(v)) if int(v) != -2 ** 63 else "np.int64(-9223372036854775807 - 1)"
         return text if dtype == np.int64 else "%s(%s)" % (np_dtype(dtype), text)
     if dtype.kind == "f":
         f = float(v)
