@@ -85,9 +85,11 @@ def gather(g, node, entries, source):
     return out
 
 
-def scatter(g, node, entries, target, value, val):
+def scatter(g, node, entries, target, value, val, combine=None):
     """x[index] = value for node's set_item, on `target` (the buffer the result is in);
-    `val` is the expression of the value, already of x's dtype."""
+    `val` is the expression of the value, already of x's dtype. With `combine` (ufunc.at),
+    each element written is `combine(element, value's element)` instead, x's dtype:
+    elements indexed more than once are combined again each time (unbuffered)."""
     plan = _prepare(g, node, entries, target)
     # NumPy reads the index arrays and the value as they were before the write, also where
     # they are views of the array written (`x[[1, 0]] = x[:2]` swaps two rows).
@@ -105,14 +107,17 @@ def scatter(g, node, entries, target, value, val):
     _check_indices(g, plan)
 
     def move(view_index, loop_vars):
-        if value_steps is None:
-            g.emit("%s[%s] = %s" % (plan.view, view_index, val))
-            return
-        parts = []
-        for step, dim in value_steps:
-            parts.append("0" if dim is None or step == "0" else loop_vars[dim]
-                         if step is None else "%s * %s" % (loop_vars[dim], step))
-        g.emit("%s[%s] = %s[%s]" % (plan.view, view_index, val, ", ".join(parts)))
+        element = "%s[%s]" % (plan.view, view_index)
+        written = val
+        if value_steps is not None:
+            parts = []
+            for step, dim in value_steps:
+                parts.append("0" if dim is None or step == "0" else loop_vars[dim]
+                             if step is None else "%s * %s" % (loop_vars[dim], step))
+            written = "%s[%s]" % (val, ", ".join(parts))
+        if combine is not None:
+            written = combine(element, written)
+        g.emit("%s = %s" % (element, written))
     _loops(g, plan, move)
 
 
