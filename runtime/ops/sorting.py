@@ -9,6 +9,7 @@ shapes have None there (the ops after them work with unknown sizes)."""
 
 import numpy as np
 
+from runtime.executors.numba import lowering as nl
 from runtime.ops.calls import defcall
 from runtime.ops.inference import prod_or_none
 
@@ -139,18 +140,39 @@ nonzero = defcall("nonzero", np.nonzero, lambda shape: [(None,)] * len(shape),
                   outputs=lambda a: len(a.shape), native=_native_nonzero)
 
 
+def _bincount(x, weights=None, *, minlength):
+    """np.bincount, of float64 wherever there are weights (NumPy gives int64 zeros for an
+    empty x with weights: a dtype the values decide, which a graph cannot have)."""
+    result = np.bincount(x, weights, minlength)
+    return result if weights is None else result.astype(np.float64, copy=False)
+
+
+_NEGATIVE = "'list' argument must have no negative elements"
+_LENGTHS = "The weights and list don't have the same length."
+
+
 def _native_bincount(g, node, ins):
-    # Numba's np.bincount: NumPy's counts (int64), weighted sums (float64) and errors
-    # (negative values, weights of another length) for signed and small unsigned ints.
+    # Numba's np.bincount: NumPy's counts (int64) and weighted sums (float64), for signed
+    # and small unsigned ints; NumPy's checks, messages and order are written here
+    # (Numba's have other messages, and check the weights of an empty x too).
     x = node.inputs[0]
     if x.dtype.kind not in "iu" or x.dtype == np.uint64:
         return None
-    weights = ins[1] if len(ins) == 2 else "None"
-    return "np.bincount(%s, %s, %d)" % (ins[0], weights, node.attrs["minlength"])
+    nl.names_its_errors(g, node)
+    if x.dtype.kind == "i":
+        g.emit("if %s.size and %s.min() < 0:" % (ins[0], ins[0]))
+        g.emit("    raise ValueError(%r)" % _NEGATIVE)
+    minlength = node.attrs["minlength"]
+    if len(ins) == 1:
+        return "np.bincount(%s, None, %d)" % (ins[0], minlength)
+    g.emit("if %s.size and %s.size != %s.size:" % (ins[0], ins[1], ins[0]))
+    g.emit("    raise ValueError(%r)" % _LENGTHS)
+    return "(np.bincount(%s, %s, %d) if %s.size else np.zeros(%d))" % (
+        ins[0], ins[1], minlength, ins[0], minlength)
 
 
-bincount = defcall("bincount", np.bincount, lambda x, *weights, minlength: (None,),
-                   native=_native_bincount)
+bincount = defcall("bincount", _bincount, lambda x, *weights, minlength: (None,),
+                   native=_native_bincount, doc="np.bincount")
 
 # np.histogram with a number of bins: NumPy's on both executors (Numba's takes no weights
 # or density, does not widen a range of one value, and bins values next to an edge by its

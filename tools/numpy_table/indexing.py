@@ -83,8 +83,8 @@ CASES = [
     case(np.take, lambda x, i: np.take(x, i, axis=2), (rand(5), np.array([1])),
          name="np.take bad axis"),
 
-    case(np.take_along_axis, lambda x: np.take_along_axis(x, np.argsort(x, axis=1), axis=1),
-         *each([(3, 4), (2, 3, 4)], FLOATS + INTS)),
+    case(np.take_along_axis, lambda x, i: np.take_along_axis(x, i, axis=1),
+         *[(x, np.argsort(x, axis=1)) for (x,) in each([(3, 4), (2, 3, 4)], FLOATS + INTS)]),
     case(np.take_along_axis, lambda x, i: np.take_along_axis(x, i, axis=0),
          (rand(4, 3), np.array([[3, 0, -1]])), (rand(4, 3, dtype=np.int32),
                                                 np.array([[1], [2]], np.int32)),
@@ -104,7 +104,7 @@ CASES = [
     case(np.put_along_axis, lambda x, i: (np.put_along_axis(x, i, 5.0, axis=1), x)[1],
          (rand(3, 4), np.array([[1], [4], [0]])), name="np.put_along_axis out of bounds"),
 
-    case(np.put, _put, *[(x,) for x in [rand(3, 4), rand(10, dtype=np.int32), rand(12, dtype=np.float32)]]),
+    case(np.put, _put, rand(3, 4), rand(10, dtype=np.int32), rand(12, dtype=np.float32)),
     case(np.put, lambda x, i: (x.put(i, -2.5, mode="clip"), x)[1],
          (rand(2, 3), np.array([-3, 1, 99])), name="x.put clip"),
     case(np.put, lambda x, i: (np.put(x, i, np.array([7, 8, 9]), mode="wrap"), x)[1],

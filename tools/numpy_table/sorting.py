@@ -49,7 +49,7 @@ CASES = [
     case(np.searchsorted, lambda a, v: np.searchsorted(a, v, side="right"),
          (_SORTED, _PROBES), _sorted((6,), np.int32), name="np.searchsorted right"),
     case(np.searchsorted, lambda a: np.searchsorted(a, 1.0), _SORTED,
-         np.array([0, 1, 1, 2]), name="np.searchsorted scalar"),
+         np.array([0, 1, 1, 2]), np.array([False, True, True]), name="np.searchsorted scalar"),
     case(np.searchsorted, lambda a, v: a.searchsorted(v, sorter=np.argsort(a)),
          (rand(7), rand(4, seed=3)), (_TIES, _PROBES), name="x.searchsorted sorter"),
     case(np.searchsorted, lambda a, v: np.searchsorted(a, v, sorter=np.array([0, 5])),

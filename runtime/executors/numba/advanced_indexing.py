@@ -14,7 +14,9 @@ NumPy's rules, and how the code keeps them:
   after the other (`support.check_indices`);
 - writes go in the C order of the result, so of repeated indices the last write wins; an
   augmented `x[i, j] -= v` is traced as a read, a subtraction and a write, so, as in
-  NumPy, it subtracts once however often an element is indexed.
+  NumPy, it subtracts once however often an element is indexed; `np.subtract.at(x, (i, j),
+  v)` (the ufunc_at op) combines each element written with its current value instead, so
+  it subtracts as often.
 
 The code: a basic view of x takes the ints, slices and Nones (`x[i, :, None, 1:]`, each
 advanced axis taken whole), then one loop per dim of the result; once the loops of the
