@@ -89,6 +89,11 @@ _UFUNC_REDUCE = {np.add: np.sum, np.multiply: np.prod, np.minimum: np.min,
                  np.maximum: np.max, np.logical_and: np.all, np.logical_or: np.any}
 
 
+# ufunc methods beyond __call__, reduce and accumulate, declared by the families:
+# "at" -> handler(ufunc, *inputs, **kwargs).
+UFUNC_METHODS = {}
+
+
 def apply_ufunc(ufunc, method, inputs, kwargs):
     name = "np.%s" % ufunc.__name__
     if method == "reduce" and ufunc in _UFUNC_REDUCE and set(kwargs) <= {
@@ -103,6 +108,8 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
         out = kwargs.get("out")
         return HANDLERS[fn](inputs[0], axis=kwargs.get("axis", 0), dtype=kwargs.get("dtype"),
                             out=out[0] if isinstance(out, tuple) and len(out) == 1 else out)
+    if method in UFUNC_METHODS:
+        return UFUNC_METHODS[method](ufunc, *inputs, **kwargs)
     if method != "__call__":
         raise not_supported("%s.%s" % (name, method))
     extra = dict(kwargs)
@@ -515,8 +522,11 @@ def _array(value):
 
 @implements(np.where)
 def where(condition, x=_NOVALUE, y=_NOVALUE):
+    if x is _NOVALUE and y is _NOVALUE:
+        _numpy_checks(np.where, condition)   # (NumPy's ValueError for a 0-d condition)
+        return HANDLERS[np.nonzero](condition)
     if x is _NOVALUE or y is _NOVALUE:
-        raise not_supported("np.where(condition) (the one-argument form)")
+        raise ValueError("either both or neither of x and y should be given")
     return _array(ops.get("where").bind1([condition, x, y]))
 
 

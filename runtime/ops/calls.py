@@ -27,29 +27,31 @@ def defcall(name, function, shape, *, dtype=None, outputs=1, native=None, doc=No
             **op_options):
     """Declare op `name` computing `function(*inputs, **attrs)`.
 
-    shape(*input_shapes, **attrs) -> the output shape, or a list of them when `outputs` > 1.
+    outputs: how many arrays `function` returns: a number, or a function of the input
+    Values and the attrs (np.nonzero returns one per dim, np.unique one per return_ flag).
+    shape(*input_shapes, **attrs) -> the output shape (a tuple), or a list of them, one per
+    output.
     dtype(*input_dtypes, **attrs) -> the output dtype(s); default: `function` on stand-ins
     of the inputs (one element per dim, or the literal itself).
     native(g, node, ins) -> the nopython expression(s) where Numba compiles the call as NumPy
     computes it, else None (then object mode)."""
 
     def infer(*inputs, **attrs):
+        count = outputs(*inputs, **attrs) if callable(outputs) else outputs
         shapes = shape(*[v.shape for v in inputs], **attrs)
         if dtype is not None:
             dtypes = dtype(*[v.dtype for v in inputs], **attrs)
         else:
             with np.errstate(all="ignore"):
-                result = function(*[dummy(v) for v in inputs], **attrs)
-            dtypes = ([np.asarray(r).dtype for r in result] if outputs > 1
+                result = as_outputs(function(*[dummy(v) for v in inputs], **attrs))
+            dtypes = ([np.asarray(r).dtype for r in result] if count > 1
                       else np.asarray(result).dtype)
-        if outputs == 1:
-            return [(dtypes, tuple(shapes))]
+        if count == 1:
+            return [(dtypes, tuple(shapes[0] if isinstance(shapes, list) else shapes))]
         return [(d, tuple(s)) for d, s in zip(dtypes, shapes)]
 
     def make_kernel(**attrs):
-        if outputs == 1:
-            return lambda *arrays: function(*arrays, **attrs)
-        return lambda *arrays: tuple(function(*arrays, **attrs))
+        return lambda *arrays: as_outputs(function(*arrays, **attrs))
 
     op = defop(name, infer=infer, make_kernel=make_kernel, doc=doc or _doc(function),
                **op_options)
@@ -63,6 +65,14 @@ def defcall(name, function, shape, *, dtype=None, outputs=1, native=None, doc=No
                 return text
         return object_mode(g, node, ins, function)
     return op
+
+
+def as_outputs(result):
+    """The outputs of a call op, as executors take them: one array itself, several as a
+    tuple (a tuple of one, np.nonzero's of a vector, is its array)."""
+    if isinstance(result, tuple):
+        return result[0] if len(result) == 1 else tuple(result)
+    return result
 
 
 def _doc(function):
@@ -79,8 +89,8 @@ def object_mode(g, node, ins, function):
     count = len(results)
 
     def call_(*values):
-        result = function(*nl.numpy_values(values, dtypes), **attrs)
-        result = (result,) if count == 1 else tuple(result)
+        result = as_outputs(function(*nl.numpy_values(values, dtypes), **attrs))
+        result = (result,) if count == 1 else result
         result = tuple(np.ascontiguousarray(r, dtype) if ndim else dtype.type(r)
                        for r, (dtype, ndim) in zip(result, results))
         return result[0] if count == 1 else result

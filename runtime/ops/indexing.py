@@ -6,6 +6,7 @@ after the array (and, for set_item, after the value)."""
 
 import numpy as np
 
+from runtime import errors
 from runtime.executors.numba import lowering as nl
 from runtime.markers import DYN
 from runtime.ops.inference import broadcast_shapes
@@ -258,6 +259,54 @@ set_item = defop(
     doc="x[index] = value, as a new version of x (updated in place when x is dead)")
 
 
+# --- ufunc_at --------------------------------------------------------------------------------
+
+def _ufunc_at_infer(x, value, *dynamic, index, ufunc):
+    """np.<ufunc>.at(x, index, value): x's type. NumPy's errors: the ufunc's for these dtypes
+    (a boolean subtract), a value that does not broadcast to x[index] (no leading dims of
+    one dropped, unlike an item assignment)."""
+    target = indexed_shape(x.shape, index, dynamic)
+    at_loop(ufunc, x, value)
+    if len(value.shape) > len(target) or any(
+            v is not None and t is not None and v not in (1, t)
+            for v, t in zip(value.shape[::-1], target[::-1])):
+        raise errors.mark_python_error(ValueError("array is not broadcastable to correct shape"))
+    return [(x.dtype, x.shape)]
+
+
+def at_loop(ufunc, x, value):
+    """The dtypes (in1, in2, out) of the loop np.<ufunc>.at runs on these Values. It takes
+    its operand as an array: a Python number is as strong as an int64 or float64 array
+    (np.add.at(int8s, i, 300) wraps where int8s + 300 raises); the result is cast to x's
+    dtype unsafely."""
+    try:
+        return getattr(np, ufunc).resolve_dtypes((x.dtype, value.dtype, None))
+    except TypeError as error:
+        raise errors.mark_python_error(error)
+
+
+def _ufunc_at_kernel(index, ufunc, inplace):
+    build = index_builder(index)
+    at = getattr(np, ufunc).at
+
+    def ufunc_at(x, value, *dynamic):
+        if not inplace:
+            x = np.array(x)
+        at(x, build(dynamic), value)
+        return x
+    return ufunc_at
+
+
+ufunc_at = defop(
+    "ufunc_at", infer=_ufunc_at_infer, make_kernel=_ufunc_at_kernel, inplace_input=0,
+    format=lambda node, namer: "ufunc_at %s.at(%s%s, %s)" % (
+        node.attrs["ufunc"], namer(node.inputs[0]),
+        format_index(node.attrs["index"], node.inputs[2:], namer), namer(node.inputs[1])),
+    doc="np.<ufunc>.at(x, index, value): x with ufunc(x[index], value) written at index, "
+        "elements indexed more than once combined each time (a new version of x, updated "
+        "in place when x is dead)")
+
+
 # --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
 # returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
@@ -321,4 +370,40 @@ def _numba_set_item(g, node, ins):
         g.emit("%s[%s] = %s" % (target, mask, val))
     else:
         g.scatter(node, entries, target, value, val)
+    return target
+
+
+# np.<ufunc>.at in generated code: the element's new value from its old one and the value's
+# element, in the loop's dtypes (`at_loop`); the ufuncs whose Numba scalar code is NumPy's.
+_AT_SCALAR = {"add": "(%s + %s)", "subtract": "(%s - %s)", "multiply": "(%s * %s)",
+              "maximum": "np.maximum(%s, %s)", "minimum": "np.minimum(%s, %s)"}
+
+
+@get("ufunc_at").def_numba
+def _numba_ufunc_at(g, node, ins):
+    x, value = node.inputs[0], node.inputs[1]
+    name = node.attrs["ufunc"]
+    if name not in _AT_SCALAR:
+        raise nl.Unlowerable("np.%s.at" % name)
+    entries = nl.index_entries(g, x, node.attrs["index"], node.inputs[2:])
+    if nl.is_scalar(g, x) or not nl.is_advanced(entries):
+        # (np.<ufunc>.at with a basic index is recorded as x[index] = ufunc(x[index], v).)
+        raise nl.Unlowerable("np.%s.at without an index array" % name)
+    first, second, _ = at_loop(name, x, value)
+    val = g.expr(value)
+
+    def combine(element, operand):
+        if x.dtype != first:
+            element = g.scalar_cast(element, first)
+        if value.dtype != second:
+            operand = g.scalar_cast(operand, second)
+        # (Numba computes small ints in int64: the cast wraps as NumPy's int8 loop does.)
+        return g.scalar_cast(_AT_SCALAR[name] % (element, operand), x.dtype)
+
+    if g.inplace(node):
+        target = ins[0]
+    else:
+        target = g.tmp()
+        g.emit("%s = %s.copy()" % (target, ins[0]))
+    g.scatter(node, entries, target, value, val, combine)
     return target

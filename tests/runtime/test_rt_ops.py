@@ -311,6 +311,7 @@ def test_astype_and_cast(both):
     (lambda x: np.apply_along_axis(np.sum, 0, x), "np.apply_along_axis"),
     (lambda x: np.add.outer(x, x), "np.add.outer"),
     (lambda x: np.sum(x, initial=x[0]), "np.sum(..., initial=)"),
+    (lambda x: np.i0(x), "np.i0"),
     (lambda x: np.mean(x, axis=0, out=x[0]), "np.mean(..., out=)"),
 ])
 def test_unsupported_numpy_functions_raise_type_error(fn, name):

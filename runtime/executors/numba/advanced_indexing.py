@@ -14,7 +14,9 @@ NumPy's rules, and how the code keeps them:
   after the other (`support.check_indices`);
 - writes go in the C order of the result, so of repeated indices the last write wins; an
   augmented `x[i, j] -= v` is traced as a read, a subtraction and a write, so, as in
-  NumPy, it subtracts once however often an element is indexed.
+  NumPy, it subtracts once however often an element is indexed; `np.subtract.at(x, (i, j),
+  v)` (the ufunc_at op) combines each element written with its current value instead, so
+  it subtracts as often.
 
 The code: a basic view of x takes the ints, slices and Nones (`x[i, :, None, 1:]`, each
 advanced axis taken whole), then one loop per dim of the result; once the loops of the
@@ -85,9 +87,11 @@ def gather(g, node, entries, source):
     return out
 
 
-def scatter(g, node, entries, target, value, val):
+def scatter(g, node, entries, target, value, val, combine=None):
     """x[index] = value for node's set_item, on `target` (the buffer the result is in);
-    `val` is the expression of the value, already of x's dtype."""
+    `val` is the expression of the value, already of x's dtype. With `combine` (ufunc.at),
+    each element written is `combine(element, value's element)` instead, x's dtype:
+    elements indexed more than once are combined again each time (unbuffered)."""
     plan = _prepare(g, node, entries, target)
     # NumPy reads the index arrays and the value as they were before the write, also where
     # they are views of the array written (`x[[1, 0]] = x[:2]` swaps two rows).
@@ -105,14 +109,17 @@ def scatter(g, node, entries, target, value, val):
     _check_indices(g, plan)
 
     def move(view_index, loop_vars):
-        if value_steps is None:
-            g.emit("%s[%s] = %s" % (plan.view, view_index, val))
-            return
-        parts = []
-        for step, dim in value_steps:
-            parts.append("0" if dim is None or step == "0" else loop_vars[dim]
-                         if step is None else "%s * %s" % (loop_vars[dim], step))
-        g.emit("%s[%s] = %s[%s]" % (plan.view, view_index, val, ", ".join(parts)))
+        element = "%s[%s]" % (plan.view, view_index)
+        written = val
+        if value_steps is not None:
+            parts = []
+            for step, dim in value_steps:
+                parts.append("0" if dim is None or step == "0" else loop_vars[dim]
+                             if step is None else "%s * %s" % (loop_vars[dim], step))
+            written = "%s[%s]" % (val, ", ".join(parts))
+        if combine is not None:
+            written = combine(element, written)
+        g.emit("%s = %s" % (element, written))
     _loops(g, plan, move)
 
 

@@ -232,8 +232,8 @@ class CodeGen:
     def gather(self, node, entries, source):
         return advanced_indexing.gather(self, node, entries, source)
 
-    def scatter(self, node, entries, target, value, val):
-        advanced_indexing.scatter(self, node, entries, target, value, val)
+    def scatter(self, node, entries, target, value, val, combine=None):
+        advanced_indexing.scatter(self, node, entries, target, value, val, combine)
 
     def is_used(self, value):
         """Does any node or graph output read `value`?"""

@@ -91,6 +91,16 @@ def is_scalar(g, value):
     return g.is_scalar(value)
 
 
+def names_its_errors(g, node):
+    """Makes an exception raised by the code emitted next (by Numba's own code, or a
+    `raise` with NumPy's message that a lowering emits) name `node` and the user's line.
+    The code generator marks the array code it expects may raise (codegen's
+    `_numba_may_raise`); a lowering calls this where that rule cannot tell: an op whose
+    output length the data decides looks to it like one keeping its operand's shape."""
+    g.uses_err = True
+    g.emit("err[%d] = %d" % (g.node_slot, g.site(node, "node") + 1))
+
+
 def typed_inputs(node):
     """Dtypes the inputs get in generated code: weak literals take NumPy's NEP 50 type."""
     strong = [v.dtype for v in node.inputs if not v.weak]
