@@ -22,11 +22,12 @@ from runtime.trace import (ConcreteFunction, Function, function, functions_run_e
                            run_functions_eagerly)
 from runtime.variables import Variable
 from runtime import numpy_api  # noqa: E402,F401 (plugs NumPy's protocols into rt.Tensor)
+from runtime.numpy_api import numpy_overload  # noqa: E402
 
 InvalidArgumentError = errors.InvalidArgumentError
 
 __all__ = [
-    "arange", "as_python_scalar", "Assert", "cast", "check_iteration", "check_list_change",
+    "arange", "as_python_scalar", "numpy_overload", "Assert", "cast", "check_iteration", "check_list_change",
     "ConcreteFunction", "cond", "constant", "current_graph", "draw", "empty", "empty_like",
     "errors", "format_text", "full", "full_like", "Function", "function",
     "functions_run_eagerly", "Graph", "hold_by_value", "holds_symbolic",

@@ -74,14 +74,13 @@ class Tensor:
         use."""
         view = _view_of(self)
         if view is not None:
-            base_value = view[0]._value
-            if base_value is not view[3]:
-                view[3] = base_value
+            base_value = view.base._value
+            if base_value is not view.base_value:
+                view.base_value = base_value
                 # Read in the innermost graph that defines the base or an index, so the new
                 # contents stay usable after a branch or loop body being traced ends.
-                with building(_defining_graph([base_value] + view[2])):
-                    self._raw = ops.get("get_item").bind1([base_value] + view[2],
-                                                          index=view[1])
+                with building(_defining_graph([base_value] + view.inputs)):
+                    self._raw = view.read(base_value)
         try:
             return self._raw
         except AttributeError:
@@ -93,7 +92,7 @@ class Tensor:
         self._raw = value
         view = _view_of(self)
         if view is not None:
-            view[3] = view[0]._value
+            view.base_value = view.base._value
 
     @property
     def graph_value(self):
@@ -232,7 +231,11 @@ class Tensor:
         if result.ndim or Ellipsis in template:
             result._ndarray = True
             if is_ndarray(self) and all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
-                result._view = [self, template, dynamic, self._value]
+                result._view = View(
+                    self, lambda base: ops.get("get_item").bind1([base] + dynamic, index=template),
+                    lambda base, region: ops.get("set_item").bind1(
+                        [base, region] + dynamic, index=template),
+                    dynamic)
         return result
 
     def __setitem__(self, index, value):
@@ -252,13 +255,16 @@ class Tensor:
         are also written into the base (re-reading the base, so its other writes stay)."""
         if _held_by_value:
             _check_not_held(self)
-        if _view_of(self) is None:
+        view = _view_of(self)
+        if view is None:
+            _check_untracked_view(self)
             self.rebind(compute(self))
             return
-        base, template, dynamic, _ = self._view
+        if view.write is None:
+            kind, text = view.refusal
+            raise errors.mark_python_error(kind(text)) if kind is ValueError else kind(text)
         new_region = compute(Tensor(self._value))
-        base._update(lambda current: ops.get("set_item").bind1(
-            [current, new_region] + dynamic, index=template))
+        view.base._update(lambda current: view.write(current, new_region))
         self.rebind(new_region)
 
     # -- NumPy protocols -----------------------------------------------------------------
@@ -488,6 +494,7 @@ def _apply_inplace(target, op, other):
         return result
     _check_inplace_result(target, op, other, result)
     if _view_of(target) is None:
+        _check_untracked_view(target)
         target.rebind(result if result.dtype == target.dtype else cast(result, target.dtype))
     else:
         # Recompute on the base's current contents so the write lands in the base too.
@@ -525,7 +532,7 @@ def hold_by_value(x, holder):
             _held_by_value[key] = (weakref.ref(x, lambda _, key=key: _held_by_value.pop(
                 key, None)), holder)
         view = _view_of(x)
-        x = view[0] if view is not None else None
+        x = view.base if view is not None else None
 
 
 def _check_not_held(target):
@@ -537,6 +544,50 @@ def _check_not_held(target):
             "array itself, so the change shows in it, but a graph's list holds the values "
             "appended. Append a copy (`items.append(a.copy())`) if the list should keep the "
             "values, or change the array before appending it" % entry[1])
+
+
+class View:
+    """How a handle that NumPy makes a view of another array (`base`) sees it: `read(base
+    Value)` gives the view's contents from the base's (re-read whenever the base has a new
+    version), `write(base, new contents of the view)` the base's new contents after a
+    write into the view (None: the write is refused with `refusal`, (exception type, text):
+    a ValueError where NumPy refuses it too, a read-only view). `inputs` are the other
+    Values `read` uses (an index's)."""
+
+    __slots__ = ("base", "read", "write", "inputs", "base_value", "refusal")
+
+    def __init__(self, base, read, write, inputs=(), refusal=None):
+        self.base = base
+        self.read = read
+        self.write = write
+        self.inputs = list(inputs)
+        self.base_value = base._value
+        self.refusal = refusal
+
+
+def make_view(result, base, read, write, inputs=(), refusal=None):
+    """Makes `result` (just computed from array `base` by `read`) a view of it, as NumPy's
+    result is; returns it."""
+    if is_tensor(base) and is_ndarray(base):
+        result._view = View(base, read, write, inputs, refusal)
+        result._ndarray = True
+    return result
+
+
+def _check_untracked_view(target):
+    """Refuses a write into an array that NumPy makes a view of another one where the graph
+    would not write that other one (a view op's result that no View tracks)."""
+    node = target._value.node
+    if node is not None and node.op.name in _UNTRACKED_VIEWS and node.op.is_view(node):
+        raise TypeError(_UNTRACKED_VIEWS[node.op.name])
+
+
+_UNTRACKED_VIEWS = {
+    "real": "a write into x.real (or np.real(x)) of a complex array: in NumPy it changes x, "
+            "which a graph does not do; write x = new_real + 1j * x.imag instead",
+    "imag": "a write into x.imag (or np.imag(x)) of a complex array: in NumPy it changes x, "
+            "which a graph does not do; write x = x.real + 1j * new_imag instead",
+}
 
 
 def _view_of(tensor):

@@ -345,6 +345,8 @@ def overload_of(builtin):
             and type(builtin.__self__) is list
             and builtin.__name__ in data_structures.LIST_CHANGES):
         return functools.partial(data_structures.list_method, builtin)   # (self.log.append)
+    if overload is None:
+        overload = rt.numpy_overload(builtin)   # (tensors nested in a NumPy call's lists)
     return overload
 
 

@@ -22,7 +22,7 @@ from runtime.ops.reductions import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from runtime.ops.shapes import squeeze_axes
 from runtime.ops.statistics import MASKED
 from runtime.graph import Value
-from runtime.tensor import Tensor, cast, is_ndarray, mark_ndarray, wrap
+from runtime.tensor import Tensor, cast, is_ndarray, make_view, mark_ndarray, wrap
 
 HANDLERS = {}
 _NOVALUE = np._NoValue
@@ -76,6 +76,27 @@ def unsupported_function(func):
     alternative = next((text for key, text in ALTERNATIVES.items()
                         if name == key or key.endswith(".") and name.startswith(key)), None)
     return TypeError("%s is not supported in graphs yet: %s" % (name, alternative or _SEE_ALSO))
+
+
+def numpy_overload(func):
+    """For a NumPy function graphs compute: the call that computes it also where tensors are
+    nested in list or tuple arguments, or None. NumPy's dispatch looks only at the arguments
+    its dispatcher names, so `np.array_equal(x.shape, y.shape)` with sizes known only when
+    the graph runs would run NumPy's own code, which turns the failed conversion into
+    False: converted code calls this instead (autograph's overloads)."""
+    try:
+        handler = HANDLERS.get(func)
+    except TypeError:   # (unhashable)
+        return None
+    if handler is None:
+        return None
+
+    def call(*args, **kwargs):
+        if holds_symbolic(args) or holds_symbolic(kwargs):
+            return handler(*args, **kwargs)
+        return func(*args, **kwargs)
+    call.__name__ = call.__qualname__ = getattr(func, "__name__", "numpy_function")
+    return call
 
 
 def apply_function(func, args, kwargs):
@@ -666,8 +687,11 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
             template.append(int(d))
         else:
             template.append(None)
-            dynamic.append(d)
-    return Tensor(ops.get("reshape").bind1([a] + dynamic, newshape=tuple(template)))
+            dynamic.append(ops.to_value(d))
+
+    def read(base):
+        return ops.get("reshape").bind1([base] + dynamic, newshape=tuple(template))
+    return _reshape_view(a, Tensor(read(a)), read, dynamic)
 
 
 HANDLERS[np.reshape] = reshape
@@ -675,35 +699,87 @@ HANDLERS[np.reshape] = reshape
 
 @implements(np.transpose)
 def transpose(a, axes=None):
-    return Tensor(ops.get("transpose").bind1(
-        [a], axes=None if axes is None else tuple(int(x) for x in axes)))
+    ndim = ops.to_value(a).ndim
+    axes = tuple(range(ndim))[::-1] if axes is None else tuple(
+        ops.normalize_axis(x, ndim) for x in axes)
+    inverse = tuple(int(i) for i in np.argsort(axes)) if len(set(axes)) == ndim else None
+
+    def read(base):
+        return ops.get("transpose").bind1([base], axes=axes)
+    return make_view(Tensor(read(a)), a, read,
+                     lambda base, region: ops.get("transpose").bind1([region], axes=inverse))
 
 
 @implements(np.swapaxes)
 def swapaxes(a, axis1, axis2):
-    return Tensor(ops.get("swapaxes").bind1([a], axis1=int(axis1), axis2=int(axis2)))
+    def swap(x):
+        return ops.get("swapaxes").bind1([x], axis1=int(axis1), axis2=int(axis2))
+    return make_view(Tensor(swap(a)), a, swap, lambda base, region: swap(region))
 
 
 @implements(np.expand_dims)
 def expand_dims(a, axis):
     axis = tuple(int(x) for x in axis) if isinstance(axis, (tuple, list)) else (int(axis),)
-    return Tensor(ops.get("expand_dims").bind1([a], axis=axis))
+
+    def read(base):
+        return ops.get("expand_dims").bind1([base], axis=axis)
+    result = Tensor(read(a))
+    added = tuple(ops.normalize_axis(x, result.ndim) for x in axis)
+    return make_view(result, a, read,
+                     lambda base, region: ops.get("squeeze").bind1([region], axis=added))
 
 
 @implements(np.squeeze)
 def squeeze(a, axis=None):
     value = ops.to_value(a)
     axes = squeeze_axes(value.shape, axis if not isinstance(axis, list) else tuple(axis))
-    result = Tensor(ops.get("squeeze").bind1([value], axis=axes))
+
+    def read(base):
+        return ops.get("squeeze").bind1([base], axis=axes)
+    result = Tensor(read(value))
     # (An array squeezed to rank 0 is a 0-d array; a NumPy scalar stays a scalar.)
-    return mark_ndarray(result) if is_ndarray(a) or not isinstance(a, Tensor) else result
+    if not (is_ndarray(a) or not isinstance(a, Tensor)):
+        return result
+    return make_view(mark_ndarray(result), a, read,
+                     lambda base, region: ops.get("expand_dims").bind1([region], axis=axes))
+
+
+def _contiguous(value):
+    """Is `value` known C-contiguous when the graph runs: made by an op that makes a new
+    array, or a constant that is? (The layout of an input, or of a view, is not known.)"""
+    node = value.node
+    if node is None or node.op.control_flow or node.op.is_view(node):
+        return False
+    if node.op.name == "constant":
+        return node.attrs["value"].flags.c_contiguous
+    return True
+
+
+def _reshape_view(a, result, read, inputs=()):
+    """np.reshape / np.ravel give a view of a C-contiguous array and a copy of another: a
+    write into the result writes `a` where the graph knows `a` is contiguous, and is refused
+    where it does not know (an argument's layout is the caller's)."""
+    if _contiguous(ops.to_value(a)):
+        return make_view(result, a, read, lambda base, region: reshape(
+            Tensor(ops.to_value(region)), Tensor(ops.to_value(base)).shape)._value,
+            inputs=inputs)
+    return make_view(result, a, read, None, inputs=inputs, refusal=(TypeError, _LAYOUT))
+
+
+_LAYOUT = ("a write into the result of a reshape or ravel of an array whose memory layout "
+           "the graph does not know (an argument, state, or a view): NumPy writes into the "
+           "original array only when it is contiguous. Write into the original array "
+           "itself, or reshape a copy (`a.copy().reshape(...)`)")
 
 
 @implements(np.ravel)
 def ravel(a, order="C"):
     if order != "C":
         raise not_supported("np.ravel(..., order=%r)" % order)
-    return Tensor(ops.get("ravel").bind1([a]))
+
+    def read(base):
+        return ops.get("ravel").bind1([base])
+    return _reshape_view(a, Tensor(read(a)), read)
 
 
 @implements(np.copy)

@@ -72,7 +72,7 @@ def _along_axis(arr, indices, axis):
         if indices.ndim != 1:
             raise errors.mark_python_error(ValueError(
                 "when axis=None, `indices` must have a single dimension."))
-        arr, axis = ravel(arr), 0
+        arr, axis = _flat(arr), 0
     else:
         axis = normalize_axis(axis, arr.ndim)
     if indices.dtype.kind not in "iu":
@@ -97,6 +97,12 @@ def take_along_axis(arr, indices, axis=-1):
     return arr[index]
 
 
+def _flat(a):
+    """The elements of `a` in a row, as a new handle that the caller writes back into `a`
+    itself (not a view of it)."""
+    return Tensor(ops.get("ravel").bind1([a]))
+
+
 @implements(np.put_along_axis)
 def put_along_axis(arr, indices, values, axis):
     """Writes `values` into arr at NumPy's take_along_axis places. (With axis=None NumPy
@@ -119,7 +125,7 @@ def put(a, ind, v, mode="raise"):
     ind, v = ravel(_tensor(ind)), ravel(_tensor(v))
     if v.static_shape == (0,):
         return   # (NumPy puts nothing)
-    flat = ravel(a)
+    flat = _flat(a)
     count = ind.shape[0]
     repeated = v[np.mod(Tensor(ops.get("arange").bind1([0, count, 1], dtype=np.intp)),
                         v.shape[0])]

@@ -14,7 +14,7 @@ import builtins
 import numpy as np
 
 from runtime import ops
-from runtime.api import Raise
+from runtime.api import Raise, holds_symbolic
 from runtime.conditionals import cond
 from runtime.numpy_api import (_NOVALUE, HANDLERS, _axis, _check_unsupported, implements,
                                masked_reduce, not_supported)
@@ -94,7 +94,10 @@ def _shape_equal(a, b):
 
 
 def _as_tensor(x):
-    return x if is_tensor(x) else Tensor(ops.to_value(np.asanyarray(x)))
+    """x as a Tensor: a list or tuple holding tensors stacked, as NumPy would make it."""
+    if is_tensor(x):
+        return x
+    return Tensor(ops.to_value(x if holds_symbolic(x) else np.asanyarray(x)))
 
 
 @implements(np.average)

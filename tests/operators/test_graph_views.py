@@ -1,0 +1,91 @@
+"""Writes into arrays that NumPy makes views of another array: through a transpose, swapped
+axes, an added or removed axis, a reshape of a new array, the write lands in the other array
+as in NumPy; where NumPy's answer depends on a memory layout the graph does not know (a
+reshape of an argument), or NumPy writes what a graph cannot (x.real), it is refused at the
+user's line. These used to be silently lost."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from tests.operators.graph_equivalence import check
+
+
+def through_transpose(x):
+    y = x.T
+    y[0] = 5.0
+    return x
+
+
+def through_swapaxes_in_place(x):
+    y = np.swapaxes(x, 0, 1)
+    y[0, 1] += 5.0
+    return x, y
+
+
+def through_added_axis(x):
+    y = x[None]
+    z = np.expand_dims(x, 1)
+    z[1, 0] = -1.0
+    return x, y
+
+
+def through_squeeze(x):
+    y = np.squeeze(x, axis=(0, 2))
+    y[0] = 7.0
+    return x
+
+
+def through_reshape_of_a_new_array(n):
+    a = np.zeros(6)
+    out = a.reshape(2, 3)
+    out[1, 2] = n
+    flat = out.ravel()
+    flat[0] = -n
+    return a, out
+
+
+def transpose_in_a_loop(x):
+    y = x.T
+    for i in range(x.shape[0]):
+        if i % 2 == 0:
+            y[:, i] = i
+    return x
+
+
+def transposed_twice(x):
+    y = x.T.T
+    y += 1.0
+    return x
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_write_through_a_view_writes_the_array_it_views(backend):
+    x = np.arange(6.0).reshape(2, 3)
+    check(through_transpose, x, backend=backend)
+    check(through_swapaxes_in_place, x, backend=backend)
+    check(through_added_axis, np.arange(3.0), backend=backend)
+    check(through_squeeze, np.arange(3.0).reshape(1, 3, 1), backend=backend)
+    check(through_reshape_of_a_new_array, 3.0, backend=backend)
+    check(transpose_in_a_loop, np.zeros((4, 3)), backend=backend)
+    check(transposed_twice, x, backend=backend)
+
+
+def write_into_reshaped_argument(x):
+    y = x.reshape(-1)
+    y[0] = 5.0
+    return x
+
+
+def write_into_real_part(c):
+    r = c.real
+    r[0] = 5.0
+    return c
+
+
+def test_a_write_numpy_makes_by_memory_layout_is_refused_at_the_users_line():
+    with pytest.raises(TypeError, match=r"(?s)reshape or ravel of an array whose memory "
+                                        r"layout.*test_graph_views\.py.*y\[0\] = 5\.0"):
+        ag.function(write_into_reshaped_argument)(np.zeros((2, 2)))
+    with pytest.raises(TypeError, match=r"(?s)a write into x\.real.*r\[0\] = 5\.0"):
+        ag.function(write_into_real_part)(np.zeros(2, complex))
