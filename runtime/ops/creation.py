@@ -190,9 +190,11 @@ def _numba_arange(g, node, ins):
 @get("linspace").def_numba
 def _numba_linspace(g, node, ins):
     out = node.outputs[0]
-    if not node.attrs.get("endpoint", True):
-        raise nl.Unlowerable("np.linspace with endpoint=False")
-    if out.dtype.kind != "f":
+    # (NumPy computes in the bounds' float dtype, then casts to dtype=; ints it floors.)
+    computed = np.linspace(dummy(node.inputs[0]), dummy(node.inputs[1]), 2).dtype
+    if out.dtype.kind != "f" or computed.kind != "f":
         raise nl.Unlowerable("np.linspace of dtype %s" % out.dtype)
-    text = "np.linspace(float(%s), float(%s), %s)" % (ins[0], ins[1], ins[2])
-    return nl.cast_result(g, node, text, np.dtype(np.float64))
+    text = "_rt.linspace(%s, %s, %s, %s, %s)" % (ins[0], ins[1], ins[2],
+                                                 bool(node.attrs.get("endpoint", True)),
+                                                 nl.np_dtype(computed))
+    return nl.cast_result(g, node, text, computed)

@@ -225,6 +225,31 @@ def arange(start, stop, step, dtype):
     return out
 
 
+@numba.njit(**_JIT)
+def linspace(start, stop, num, endpoint, dt):
+    """np.linspace(start, stop, num, endpoint=endpoint) as NumPy computes it, in `dt` (the
+    bounds' float dtype: float32 bounds give float32 arithmetic, which Numba's np.linspace
+    does in float64, and it has no endpoint=False): i * step + start with step = (stop -
+    start) / div, i / div * (stop - start) where that step is 0, stop itself last."""
+    if num < 0:
+        raise ValueError("Number of samples must be non-negative.")
+    start = dt(start)
+    stop = dt(stop)
+    out = np.empty(num, dt)
+    div = num - 1 if endpoint else num
+    delta = stop - start
+    if div > 0:
+        step = delta / dt(div)
+        for i in range(num):
+            out[i] = (dt(i) / dt(div) * delta if step == 0 else dt(i) * step) + start
+    else:
+        for i in range(num):
+            out[i] = dt(i) * delta + start
+    if endpoint and num > 1:
+        out[num - 1] = stop
+    return out
+
+
 # --- batched matrix products (Numba's np.dot takes 1-D and 2-D operands only) ----------------
 
 @numba.njit(**_JIT)
