@@ -148,7 +148,9 @@ class Tensor:
         total = prod_or_none(self._value.shape)
         if total is not None:
             return total
-        return Tensor(ops.get("size").bind1([self]))
+        size = ops.get("size").bind1([self])
+        path_kinds.mark_python(size)   # (x.size is a Python int)
+        return Tensor(size)
 
     @property
     def T(self):

@@ -89,7 +89,8 @@ def _arange_infer(start, stop, step, dtype=None):
     if all(v.is_literal for v in parts):
         probe = np.arange(start.literal, stop.literal, step.literal, dtype=dtype)
         return [(probe.dtype, probe.shape)]
-    dtype = np.arange(*[dummy(v) for v in parts], dtype=dtype).dtype
+    with np.errstate(all="ignore"):   # (a literal step 0: the error is the run's)
+        dtype = np.arange(*[dummy(v) for v in parts], dtype=dtype).dtype
     return [(dtype, (None,))]
 
 
@@ -182,16 +183,18 @@ def _numba_arange(g, node, ins):
     out = node.outputs[0]
     if out.dtype.kind not in "iuf":
         raise nl.Unlowerable("np.arange of dtype %s" % out.dtype)
-    args = [g.scalar_cast(g.expr(v, out.dtype), out.dtype) for v in node.inputs]
-    return "np.arange(%s)" % ", ".join(args)
+    args = [g.expr(v) for v in node.inputs]   # (NumPy computes the length in their types)
+    return "_rt.arange(%s, %s)" % (", ".join(args), nl.np_dtype(out.dtype))
 
 
 @get("linspace").def_numba
 def _numba_linspace(g, node, ins):
     out = node.outputs[0]
-    if not node.attrs.get("endpoint", True):
-        raise nl.Unlowerable("np.linspace with endpoint=False")
-    if out.dtype.kind != "f":
+    # (NumPy computes in the bounds' float dtype, then casts to dtype=; ints it floors.)
+    computed = np.linspace(dummy(node.inputs[0]), dummy(node.inputs[1]), 2).dtype
+    if out.dtype.kind != "f" or computed.kind != "f":
         raise nl.Unlowerable("np.linspace of dtype %s" % out.dtype)
-    text = "np.linspace(float(%s), float(%s), %s)" % (ins[0], ins[1], ins[2])
-    return nl.cast_result(g, node, text, np.dtype(np.float64))
+    text = "_rt.linspace(%s, %s, %s, %s, %s)" % (ins[0], ins[1], ins[2],
+                                                 bool(node.attrs.get("endpoint", True)),
+                                                 nl.np_dtype(computed))
+    return nl.cast_result(g, node, text, computed)

@@ -172,6 +172,8 @@ def _numba_ufunc_lowering(ufunc):
         args, dtypes = nl.operands(g, node)
         scalar = all(nl.is_scalar(g, v) for v in node.inputs)
         natural = nl.natural_dtype(ufunc, dtypes)
+        if name == "power" and dtypes[0].kind in "biu" and dtypes[1].kind == "i":
+            _check_exponents(g, node, args[1], scalar or nl.is_scalar(g, node.inputs[1]))
         if ufunc.nout > 1:
             temp = g.tmp()
             g.emit("%s = np.%s(%s)" % (temp, name, ", ".join(args)))
@@ -239,6 +241,17 @@ def _numba_ufunc_lowering(ufunc):
                 args[0], nl.NUMPY_UNARY_CODES[ufunc], args[0], nl.NUMPY_UNARY_MIN, text)
         return nl.cast_result(g, node, text, natural[0])
     return lower
+
+
+def _check_exponents(g, node, exponent, scalar):
+    """NumPy raises where an int is raised to a negative int power; Numba's int power
+    gives a number: generated code checks the exponents first (not a literal's >= 0)."""
+    value = node.inputs[1]
+    if value.is_literal and np.all(np.asarray(value.literal) >= 0):
+        return
+    site = g.site(node, "negative_power")
+    g.emit("if %s:" % ("%s < 0" % exponent if scalar else "np.any(%s < 0)" % exponent))
+    g.emit("    raise _rt.GraphFail(%d)" % site)
 
 
 for _ufunc, _op in UFUNC_OPS.items():

@@ -104,7 +104,7 @@ def _outcome(fn, arguments):
 
 def mismatch(expected, actual, rtol=0.0):
     """Why `actual` differs from `expected` (None when it does not): types, dtypes, shapes,
-    values (NaNs equal)."""
+    values (NaNs equal); texts and None by equality."""
     if isinstance(expected, (tuple, list)):
         if type(actual) is not type(expected) or len(actual) != len(expected):
             return "%s of %d != %s" % (type(expected).__name__, len(expected),
@@ -116,6 +116,8 @@ def mismatch(expected, actual, rtol=0.0):
         return None
     if type(actual) is not type(expected):
         return "type %s != %s" % (type(actual).__name__, type(expected).__name__)
+    if isinstance(expected, (str, type(None))):   # (a dtype's name, where values are not)
+        return None if actual == expected else "%r != %r" % (actual, expected)
     if isinstance(expected, (bool, int, float, complex)) and not isinstance(expected, np.generic):
         expected, actual = np.asarray(expected), np.asarray(actual)
     if expected.dtype != actual.dtype:

@@ -103,13 +103,20 @@ def eye(N, M=None, k=0, dtype=float, order="C", **kwargs):
     return (cols[None, :] - rows[:, None] == k).astype(dtype)
 
 
+def _stacked(obj):
+    """A list (or tuple) holding symbolic values as one tensor, nested lists in it
+    stacked too (np.array([[x[0]], [x[1]]])); other values unchanged."""
+    if lists.is_tensor_list(obj):
+        return obj.stack()
+    if isinstance(obj, (list, tuple)) and _has_symbolic(*obj):
+        return np.stack([_stacked(x) for x in obj])
+    return obj
+
+
 def _from_sequence(numpy_fn):
     def create(obj, *args, **kwargs):
-        if lists.is_tensor_list(obj):
-            obj = obj.stack()
-        elif isinstance(obj, (list, tuple)) and _has_symbolic(*obj):
-            obj = np.stack([lists.stacked_if_list(x) for x in obj])
-        elif not rt.is_tensor(obj):
+        obj = _stacked(obj)
+        if not rt.is_tensor(obj):
             made = numpy_fn(obj, *args, **kwargs)
             # (np.asarray of an array is that very array.)
             return made if made is obj else _graph_array(made)

@@ -400,6 +400,9 @@ def failure_error(failure, sites, graph, err=None):
                            shape_b[0], shape_a[1], shape_b[2]))
         error = ValueError(message)
         error.add_note(where)
+    elif kind == "negative_power":
+        error = ValueError("Integers to negative integer powers are not allowed.")
+        error.add_note(where)
     elif kind == "squeeze":
         error = ValueError("cannot select an axis to squeeze out which has size not equal to one")
         error.add_note(where)

@@ -196,6 +196,60 @@ def numpy_unary(x, code):
     return out
 
 
+# --- np.arange ---------------------------------------------------------------------------------
+
+@numba.njit(**_JIT)
+def arange(start, stop, step, dtype):
+    """np.arange(start, stop, step, dtype) as NumPy fills it, which Numba's does not (it
+    computes start + i * step, and in float64 for float32 bounds): the length from the
+    bounds' own arithmetic, then start, start + step, and from there on start + i * delta
+    in `dtype`, delta being the difference of the first two (0.1, 0.4 then 0.1 + i *
+    0.30000000000000004, not 0.1 + i * 0.3); NumPy's errors."""
+    if step == 0:
+        raise ZeroDivisionError("division by zero")
+    length = (stop - start) / step
+    if length != length:
+        raise ValueError("arange: cannot compute length")
+    if length > 2.0 ** 62:
+        raise ValueError("Maximum allowed size exceeded")
+    n = max(int(np.ceil(length)), 0)
+    out = np.empty(n, dtype)
+    if n > 0:
+        out[0] = start
+    if n > 1:
+        out[1] = start + step
+        delta = out[1] - out[0]
+        for i in range(2, n):
+            out[i] = i          # (i in `dtype`, as NumPy's fill multiplies)
+            out[i] = out[0] + out[i] * delta
+    return out
+
+
+@numba.njit(**_JIT)
+def linspace(start, stop, num, endpoint, dt):
+    """np.linspace(start, stop, num, endpoint=endpoint) as NumPy computes it, in `dt` (the
+    bounds' float dtype: float32 bounds give float32 arithmetic, which Numba's np.linspace
+    does in float64, and it has no endpoint=False): i * step + start with step = (stop -
+    start) / div, i / div * (stop - start) where that step is 0, stop itself last."""
+    if num < 0:
+        raise ValueError("Number of samples must be non-negative.")
+    start = dt(start)
+    stop = dt(stop)
+    out = np.empty(num, dt)
+    div = num - 1 if endpoint else num
+    delta = stop - start
+    if div > 0:
+        step = delta / dt(div)
+        for i in range(num):
+            out[i] = (dt(i) / dt(div) * delta if step == 0 else dt(i) * step) + start
+    else:
+        for i in range(num):
+            out[i] = dt(i) * delta + start
+    if endpoint and num > 1:
+        out[num - 1] = stop
+    return out
+
+
 # --- batched matrix products (Numba's np.dot takes 1-D and 2-D operands only) ----------------
 
 @numba.njit(**_JIT)
