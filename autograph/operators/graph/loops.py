@@ -484,8 +484,14 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     """`for target in iter_: body(target)` over a symbolic iterable: a graph loop over a
     counter, stopping early when `extra_test()` (break/return flags) turns false."""
     if not (rt.is_tensor(iter_) or isinstance(iter_, rt.TensorArray)):
-        return _guarded_python_loop(iter_, extra_test, body, get_state, set_state,
-                                    symbol_names)
+        rest = _remaining_range(iter_)
+        if rest is None or len(rest) <= UNROLLED_GUARDED_ITERATIONS:
+            return _guarded_python_loop(iter_, extra_test, body, get_state, set_state,
+                                        symbol_names)
+        # (A long range: the rest is one graph loop, not one nested graph `if` per item.)
+        iter_ = iterables.SymbolicRange(rest.start, rest.stop, rest.step)
+        if get_state is None:
+            get_state, set_state = common.variable_state(symbol_names, (extra_test, body))
     iterable = iterables.as_iterable(iter_)
     length = iterable.loop_length()
     loop = _GraphLoop(get_state, set_state, symbol_names, opts, "for", body, extra_test)
@@ -503,6 +509,24 @@ def for_stmt(iter_, extra_test, body, get_state, set_state, symbol_names, opts):
     loop.run(test, lambda counter: body(iterable.loop_element(counter)),
              counter_init=0)   # (a Python int: range gives Python ints)
     return None
+
+
+# The most iterations of a Python `range` loop that are unrolled at trace time once its
+# break/return test turned symbolic, each a graph `if` nested in the last one's; the rest of a
+# longer range is a graph loop (`for _ in range(1000): ... if converged: break` would
+# otherwise nest 1000 branches).
+UNROLLED_GUARDED_ITERATIONS = 8
+
+_RANGE_ITERATOR = type(iter(range(0)))
+
+
+def _remaining_range(iterator):
+    """The range a partly consumed range iterator has left to give, or None for another
+    iterator."""
+    if type(iterator) is not _RANGE_ITERATOR:
+        return None
+    _, (whole,), given = iterator.__reduce__()
+    return whole[given:]
 
 
 def _guarded_python_loop(iterator, extra_test, body, get_state, set_state, symbol_names):
