@@ -32,6 +32,7 @@ GRAPH_PATHS = {
     builtins.abs: graph_builtins.abs_,
     builtins.int: graph_builtins.int_,
     builtins.float: graph_builtins.float_,
+    builtins.complex: graph_builtins.complex_,
     builtins.bool: graph_builtins.bool_,
     builtins.min: graph_builtins.min_,
     builtins.max: graph_builtins.max_,
@@ -149,6 +150,7 @@ reversed_ = _first_arg_overload(builtins.reversed)
 abs_ = _first_arg_overload(builtins.abs)
 int_ = _first_arg_overload(builtins.int)
 float_ = _first_arg_overload(builtins.float)
+complex_ = _any_arg_overload(builtins.complex, keywords_too=True)
 bool_ = _first_arg_overload(builtins.bool)
 def _container_overload(builtin):
     """The overload of a builtin whose arguments may be Python lists or tuples holding
@@ -310,6 +312,7 @@ BUILTIN_OVERLOADS = {
     builtins.abs: abs_,
     builtins.int: int_,
     builtins.float: float_,
+    builtins.complex: complex_,
     builtins.bool: bool_,
     builtins.min: min_,
     builtins.max: max_,
@@ -383,7 +386,7 @@ def _fixed_arity(builtin, arity, any_arg):
     return _named(overload, builtin)
 
 
-_ANY_ARG = (builtins.range, builtins.enumerate, builtins.zip)
+_ANY_ARG = (builtins.range, builtins.enumerate, builtins.zip, builtins.complex)
 _FIRST_ARG = (builtins.len, builtins.reversed, builtins.abs, builtins.int, builtins.float,
               builtins.bool, builtins.sum, builtins.isinstance, builtins.iter) + tuple(
                   getattr(math, name) for name in rt.MATH_FUNCTIONS)
