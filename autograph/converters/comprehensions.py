@@ -16,14 +16,15 @@ iterable, and that is what it becomes, defined just before the statement holding
 So the scope is Python's (the targets are locals of that function and do not leak), so is
 the order of evaluation (the first iterable where the comprehension is, the rest per
 item, `if` clauses in order), and the names the comprehension reads are read where it
-was (the analyses of the control-flow converter see them at the definition). Set and
-dict comprehensions build a set and a dict the same way (a dict's key before its value).
-A generator expression is lazy: `ag__.generator_expression(it, genexpr, lambda
+was (the analyses of the control-flow converter see them at the definition). A
+generator expression is lazy: `ag__.generator_expression(it, genexpr, lambda
 iterated: (elt for t in iterated if c))` runs the expression itself (a Python generator)
 over a Python iterable, and the function (a list, made by a graph loop) over a symbolic
 one, whose items a graph computes all at once.
 
-Left as written, as Python runs them: comprehensions with `:=` (which binds in the
+Left as written, as Python runs them: set and dict comprehensions (a graph cannot hash
+symbolic items: over Python values Python runs them as they are, over a symbolic array
+Python's iteration refuses), comprehensions with `:=` (which binds in the
 enclosing function), `await` or `async for`, inside lambdas, in the test of a `while`
 (read again on each iteration, where a definition before the loop would be read once by
 the analyses), and in default values and decorators. It runs after call_trees: the calls
@@ -33,9 +34,9 @@ inside are already converted, and the generated ones are called directly.
 import gast
 
 from autograph.core import converter
-from autograph.pyct import ast_util, templates
+from autograph.pyct import anno, ast_util, templates
 
-_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)
 # What makes a comprehension run as written (see the module docstring).
 _AS_WRITTEN = (gast.NamedExpr, gast.Await, gast.Yield, gast.YieldFrom)
 
@@ -44,8 +45,6 @@ _AS_WRITTEN = (gast.NamedExpr, gast.Await, gast.Yield, gast.YieldFrom)
 _KINDS = {
     gast.ListComp: ("listcomp", "[]", "result = ag__.list_append(result, elt)"),
     gast.GeneratorExp: ("genexpr", "[]", "result = ag__.list_append(result, elt)"),
-    gast.SetComp: ("setcomp", "{*()}", "result.add(elt)"),
-    gast.DictComp: ("dictcomp", "{}", "key_ = key\nresult[key_] = value"),
 }
 
 
@@ -104,14 +103,8 @@ class ComprehensionTransformer(converter.Base):
         # the targets, which each iteration sets before they are read).
         self.pending.append([])
         try:
-            if node.__class__ is gast.DictComp:
-                body = templates.replace(
-                    store, result=result, key_=self.new_symbol("key"),
-                    key=templates.moved(self.visit(node.key)),
-                    value=templates.moved(self.visit(node.value)))
-            else:
-                body = templates.replace(store, result=result,
-                                         elt=templates.moved(self.visit(node.elt)))
+            body = templates.replace(store, result=result,
+                                     elt=templates.moved(self.visit(node.elt)))
             for position in range(len(generators) - 1, -1, -1):
                 generator = generators[position]
                 for test in reversed(generator.ifs):
@@ -125,11 +118,19 @@ class ComprehensionTransformer(converter.Base):
         finally:
             definitions = self.pending.pop()
         function = self.new_symbol(name_root)
-        self.pending[-1].extend(templates.replace(
+        definition = templates.replace(
             "def function(iterated):\n    definitions\n    result = initial\n    body\n"
             "    return result",
             function=function, iterated=iterated, result=result, definitions=definitions,
-            initial=templates.replace_as_expression(initial), body=body))
+            initial=templates.replace_as_expression(initial), body=body)
+        # (What it generates is at the comprehension's line: errors and loops name it.)
+        origin = anno.getanno(node, anno.Basic.ORIGIN, None)
+        if origin is not None:
+            for statement in definition:
+                for generated in ast_util.walk(statement):
+                    if not anno.hasanno(generated, anno.Basic.ORIGIN):
+                        anno.setanno(generated, anno.Basic.ORIGIN, origin)
+        self.pending[-1].extend(definition)
         if lazy is None:
             return templates.replace_as_expression("function(first)", function=function,
                                                    first=templates.moved(first))
@@ -139,7 +140,7 @@ class ComprehensionTransformer(converter.Base):
             first=templates.moved(first), function=function, iterated=iterated,
             lazy=templates.moved(lazy))
 
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _lower
+    visit_ListComp = visit_GeneratorExp = _lower
 
 
 def _load(name):

@@ -343,10 +343,11 @@ def advise(frame, construct):
                     "its other loops cannot be over a tensor: make it a list comprehension "
                     "(sum([...])), which autograph converts, or write the loop out as a for "
                     "statement")
-        return ("autograph leaves this comprehension as Python runs it (one with `:=`, inside "
-                "a lambda, in the test of a while loop or in a default value): write the "
-                "loop out as a for statement (a list it appends to becomes a tensor array in "
-                "a graph loop), or move the comprehension into a statement of its own")
+        return ("autograph leaves this comprehension as Python runs it (set and dict "
+                "comprehensions, and list comprehensions with `:=`, inside a lambda, in the "
+                "test of a while loop or in a default value): write the loop out as a for "
+                "statement (a list it appends to becomes a tensor array in a graph loop), or "
+                "move a list comprehension into a statement of its own")
     if converted and construct and construct.startswith("the chained comparison"):
         return ("autograph does not convert chained comparisons of tensors: write them out "
                 "(`a < x and x < b`), which it converts")

@@ -16,10 +16,9 @@ _KINDS = {
     gast.Return: _RETURN, gast.Raise: _RETURN, gast.FunctionDef: _DEFINITION, gast.AsyncFunctionDef: _DEFINITION,
     gast.ClassDef: _DEFINITION, gast.For: _LOOP, gast.AsyncFor: _LOOP, gast.While: _LOOP,
     gast.If: _IF,
-    gast.ListComp: _PRESENT, gast.SetComp: _PRESENT, gast.DictComp: _PRESENT,
-    gast.GeneratorExp: _PRESENT,
+    gast.ListComp: _PRESENT, gast.GeneratorExp: _PRESENT,
 }
-_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)   # (those the conversion lowers)
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 
 
@@ -35,7 +34,7 @@ class Census:
     types: the node classes present among those of _KINDS (breaks, continues, asserts,
       conditional expressions, f-strings, attributes, subscripts, returns, defs, classes,
       loops, ifs, comprehensions; not binary operations);
-    comprehensions: it holds a comprehension or a generator expression;
+    comprehensions: it holds a list comprehension or a generator expression;
     attributes: the attribute names (Attribute.attr) in it;
     nested_scopes: it holds a class, or a def other than the root;
     loop_else: a loop has an else block;
@@ -66,7 +65,7 @@ class Census:
 
     @property
     def comprehensions(self):
-        """Does it hold a comprehension or generator expression?"""
+        """Does it hold a list comprehension or a generator expression?"""
         return any(kind in self.types for kind in _COMPREHENSIONS)
 
     @property

@@ -427,7 +427,6 @@ def weighted_total(x):
 
 @pytest.mark.parametrize("fn, construct, where, advice", [
     (halved_while_large, "a comprehension or generator expression", "while sum(",
-     "autograph leaves this comprehension as Python runs it (one with `:=`, inside a lambda, "
      "in the test of a while loop or in a default value): write the loop out as a for "
      "statement"),
     (sum_of_generated, "the call `range(...)`", "for i in range(x.shape[0])",

@@ -67,8 +67,13 @@ def reversed_(sequence):
 
 
 def abs_(value):
-    # (Python's abs, not np.abs: of a Python bool it is an int, as the tensor's __abs__ says.)
-    return builtins.abs(lists.stacked_if_list(value))
+    # (Python's abs, not np.abs: of a Python bool it is an int, as the tensor's __abs__
+    # says; of a Python number a Python number.)
+    value = lists.stacked_if_list(value)
+    if rt.is_python_scalar(value):
+        return rt.as_python_scalar(builtins.abs(value if value.dtype != np.bool_
+                                                else value.astype(np.int64)))
+    return builtins.abs(value)
 
 
 def _scalar(value, kind):
@@ -136,14 +141,19 @@ def float_(value):
     return rt.as_python_scalar(value if value.dtype == np.float64 else value.astype(np.float64))
 
 
-def complex_(real=0, imag=None):
+_NO_IMAG = object()   # (complex(x): no second argument; complex(x, None) is Python's error)
+
+
+def complex_(real=0, imag=_NO_IMAG):
     """complex(real[, imag]) of symbolic values, as Python makes it: a Python complex. Of
     one value, that value as a complex; of two real ones, the complex with exactly these
     parts (rt.make_complex: a signed zero or an inf stays what it is). Python's own
     TypeError for what it refuses (strings with a second argument, arrays, objects)."""
     if isinstance(imag, (str, bytes)):
         raise TypeError("complex() second arg can't be a string")
-    real, imag = _complex_part(real), None if imag is None else _complex_part(imag)
+    if imag is None:
+        raise TypeError("complex() second argument must be a number, not 'NoneType'")
+    real, imag = _complex_part(real), None if imag is _NO_IMAG else _complex_part(imag)
     if imag is None:
         value = real.astype(np.complex128) if rt.is_tensor(real) else np.complex128(real)
         return rt.as_python_scalar(value)
@@ -161,7 +171,9 @@ def _complex_part(value):
     """An argument of complex() next to a symbolic one: a rank-0 symbolic value, or a
     Python or NumPy number (Python's TypeError for the rest, as complex() gives it)."""
     if rt.is_tensor(value) or lists.is_tensor_list(value):
-        value = _scalar(lists.stacked_if_list(value), "complex")
+        value = lists.stacked_if_list(value)
+        if value.ndim:
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
         if value.dtype.kind not in "biufc":
             raise TypeError("complex() argument must be a string or a number, not 'numpy.%s'"
                             % value.dtype.name)
@@ -286,7 +298,14 @@ def _best_of(name, better, pairwise, candidates, key):
                                                               best_key)
         elif replaces:
             best, best_key = candidate, candidate_key
+    if rt.is_tensor(best) and all(_is_python_number(c) for c in candidates):
+        return rt.as_python_scalar(best)   # (one of Python's numbers: a Python number)
     return best
+
+
+def _is_python_number(value):
+    return rt.is_python_scalar(value) if rt.is_tensor(value) else type(value) in (
+        bool, int, float)
 
 
 def _is_symbolic_scalar(a, b):
