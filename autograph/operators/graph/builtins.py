@@ -298,7 +298,8 @@ def _best_of(name, better, pairwise, candidates, key):
                                                               best_key)
         elif replaces:
             best, best_key = candidate, candidate_key
-    if rt.is_tensor(best) and all(_is_python_number(c) for c in candidates):
+    if rt.is_tensor(best) and not rt.is_python_scalar(best) and all(
+            _is_python_number(c) for c in candidates):
         return rt.as_python_scalar(best)   # (one of Python's numbers: a Python number)
     return best
 
