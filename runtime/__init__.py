@@ -7,9 +7,9 @@ hand-written functional code that uses rt.cond / rt.while_loop.
 from runtime import errors
 from runtime.api import (MATH_FUNCTIONS, Assert, Raise, TensorSpec, Text, arange, cast,
                          constant, empty, empty_like, format_text, full, full_like,
-                         holds_symbolic, is_none, linspace, math_call, ndim, none_unless, ones,
-                         ones_like, print, raised_when_run, range, shape, size, zeros,
-                         zeros_like)
+                         holds_symbolic, is_none, linspace, make_complex, math_call, ndim,
+                         none_unless, ones, ones_like, print, raised_when_run, range, shape,
+                         size, zeros, zeros_like)
 from runtime.conditionals import cond
 from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
@@ -32,8 +32,8 @@ __all__ = [
     "errors", "format_text", "full", "full_like", "Function", "function",
     "functions_run_eagerly", "Graph", "hold_by_value", "holds_symbolic",
     "InvalidArgumentError", "is_ndarray", "is_none", "is_python_scalar", "is_random_method",
-    "is_tensor", "linspace", "made_while_tracing", "math_call", "MATH_FUNCTIONS", "ndim",
-    "none_unless", "ones", "ones_like", "print", "Raise", "raised_when_run", "range",
+    "is_tensor", "linspace", "made_while_tracing", "make_complex", "math_call",
+    "MATH_FUNCTIONS", "ndim", "none_unless", "ones", "ones_like", "print", "Raise", "raised_when_run", "range",
     "run_functions_eagerly", "shape", "size", "Tensor", "TensorArray", "TensorSpec", "Text",
     "Variable", "while_loop", "zeros", "zeros_like",
 ]

@@ -3,6 +3,7 @@ trace (recording graph ops): constant, range, zeros/ones/empty/full, shape, prin
 Assert, and texts formatted when the graph runs (format_text)."""
 
 import builtins
+import operator
 import sys
 
 import numpy as np
@@ -13,8 +14,8 @@ from runtime.graph import current_graph, literal
 from runtime.conditionals import kind_tag
 from runtime.markers import SLOT, KindSlot
 from runtime.ops.state import ExceptionTemplate, Text
-from runtime.tensor import (Tensor, cast as _cast, is_ndarray, is_python_scalar, is_tensor,
-                            mark_ndarray)
+from runtime.tensor import (Tensor, as_python_scalar, cast as _cast, is_ndarray,
+                            is_python_scalar, is_tensor, mark_ndarray)
 
 
 class TensorSpec:
@@ -363,6 +364,72 @@ def math_call(x, name):
     if name not in _elementwise.MATH_FUNCTIONS:
         raise ValueError("math.%s is not computed in graphs" % name)
     return Tensor(ops.get("math_call").bind1([x], name=name))
+
+
+def make_complex(real, imag):
+    """complex(real, imag) of two real scalars (tensors or numbers), its parts exactly
+    these (as float64s): a complex128 scalar tensor."""
+    parts = [_cast(v, np.float64) if is_tensor(v) else np.float64(v) for v in (real, imag)]
+    return Tensor(ops.get("make_complex").bind1([ops.to_value(p) for p in parts]))
+
+
+def round_scalar(x, ndigits=None):
+    """round(x, ndigits) of a rank-0 tensor, as Python rounds what it stands for (a
+    Python number: rt.is_python_scalar; else a NumPy scalar), half to even:
+
+    - round(x): a Python int (int64 in the graph), also of a NumPy scalar; a float that
+      is nan or infinite raises Python's ValueError or OverflowError when the graph runs
+      (and one beyond int64's range an OverflowError: a graph's ints are int64s);
+    - round(x, n) of a Python float: a Python float, correctly rounded as Python does
+      (round(2.675, 2) is 2.67; op python_round); of a Python int or bool: a Python int
+      (to a multiple of 10**-n for n < 0); of a NumPy scalar: np.round (its dtype).
+
+    Arrays (0-d ones too), complex values and NumPy bools raise Python's TypeError; so do
+    arguments Python refuses (round(x, 1.5))."""
+    if is_ndarray(x):
+        raise TypeError("type numpy.ndarray doesn't define __round__ method")
+    python = is_python_scalar(x)
+    if not python and path_kinds.mixed(x._value) is not None:
+        raise TypeError(
+            "round() of a value that is a Python number on some paths of the graph and a "
+            "NumPy scalar on others: Python rounds them to different types (a float or a "
+            "NumPy scalar); convert it first (float(x), or np.float64(x))")
+    kind = x.dtype.kind
+    stand_in = ({"b": bool, "i": int, "u": int, "f": float, "c": complex}[kind](0)
+                if python else x.dtype.type(0))
+    # (Python's own TypeError for a type without __round__ or an ndigits it refuses.)
+    builtins.round(stand_in) if ndigits is None else builtins.round(stand_in, ndigits)
+    if ndigits is None:
+        if kind == "f":
+            x = x.astype(np.float64) if x.dtype != np.float64 else x
+            Raise(ValueError("cannot convert float NaN to integer"),
+                  unless=np.logical_not(np.isnan(x)))
+            Raise(OverflowError("cannot convert float infinity to integer"),
+                  unless=np.logical_not(np.isinf(x)))
+            Raise(OverflowError("round() of a float beyond int64's range in a graph (a "
+                                "graph's ints are int64s)"),
+                  unless=np.less(np.abs(x), 2.0 ** 63) | np.isinf(x) | np.isnan(x))
+            x = _cast(np.rint(x), np.int64)
+        elif x.dtype != np.int64:
+            x = _cast(x, np.int64)
+        return as_python_scalar(x)
+    ndigits = operator.index(ndigits)
+    if not python:
+        return Tensor(ops.get("round").bind1([x], decimals=ndigits))
+    if kind == "f":
+        return as_python_scalar(Tensor(ops.get("python_round").bind1([x], ndigits=ndigits)))
+    if kind == "b":
+        return as_python_scalar(_cast(x, np.int64))
+    if ndigits >= 0:
+        return x
+    if ndigits < -18:
+        raise OverflowError("round() of a Python int to a multiple of 10**%d in a graph: "
+                            "beyond int64's range (a graph's ints are int64s)" % -ndigits)
+    unit = 10 ** -ndigits
+    quotient = x // unit
+    remainder = x - quotient * unit
+    up = (remainder > unit // 2) | ((remainder == unit // 2) & (quotient % 2 == 1))
+    return as_python_scalar((quotient + _cast(up, np.int64)) * unit)
 
 
 def _raise_unless(exception, condition):

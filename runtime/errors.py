@@ -2,10 +2,12 @@
 
 import ast
 import dis
+import io
 import linecache
 import os
 import sys
 import threading
+import tokenize
 
 import numpy as np
 
@@ -250,7 +252,7 @@ _STATEMENTS = {ast.If: "an `if` statement", ast.While: "a `while` loop",
 
 def _statement_at(source_line):
     """The statement a source line starts, parsed on its own (None if it is not whole)."""
-    text = source_line.strip()
+    text = _without_comment(source_line.strip())
     if text.startswith("elif "):
         text = text[2:]
     if text.endswith(":"):
@@ -260,6 +262,17 @@ def _statement_at(source_line):
     except SyntaxError:
         return None
     return body[0] if len(body) == 1 else None
+
+
+def _without_comment(text):
+    """`text` (one line of code) without a comment ending it (a block's header then ends
+    with its colon)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    comments = [t for t in tokens if t.type == tokenize.COMMENT]
+    return text[:comments[0].start[1]].rstrip() if comments else text
 
 
 def _instruction(frame):

@@ -16,6 +16,16 @@ value traces again). Where the sources cannot be told apart (a value computed in
 body), and where a trace with symbolic numbers is refused for another reason (or recurses
 without end: a recursion whose base case tests a number), every Python number of the call
 becomes static, which is what a trace did before numbers were inputs.
+
+Shapes share this: an array argument's dims are symbolic in a trace (one trace per dtype
+and rank), so `x.shape[0]` and `len(x)` are symbolic ints, and a converted `if N == 1:`
+on one is a graph branch. A recursion whose end depends on a shape (`def fft(x): N =
+x.shape[0]; if N == 1: return x; ... fft(x[::2]) ...`) then traces both branches at every
+depth, without end; when a trace recurses until Python's RecursionError while the arrays
+have symbolic dims, `Specialise(..., shapes=True)` makes rt.Function trace again with the
+shapes of the array arguments static: their dims are then Python ints, the `if` is
+Python's, and the recursion ends as it does in Python. The shapes join the trace key (the
+guard: another shape traces again), and those calls take the general call path.
 """
 
 from runtime.thread_values import ThreadValue
@@ -42,14 +52,18 @@ def is_number_input(x):
 class Specialise(Exception):
     """Raised while tracing where Python needs the concrete value of a Python number the
     trace made symbolic: `labels` (a frozenset of positions and keyword names, or ALL) are
-    the arguments to make static; `refusal` the error Python would get otherwise."""
+    the arguments to make static; `refusal` the error Python would get otherwise; `shapes`:
+    the shapes of the array arguments are to be static too."""
 
-    def __init__(self, labels, refusal=None):
-        super().__init__("the trace needs the values of %s" % (
+    def __init__(self, labels, refusal=None, shapes=False):
+        needs = [] if not labels and labels is not ALL else [
             "every Python number argument" if labels is ALL
-            else ", ".join("argument %r" % (label,) for label in sorted(labels, key=str))))
+            else ", ".join("argument %r" % (label,) for label in sorted(labels, key=str))]
+        super().__init__("the trace needs the values of %s" % " and ".join(
+            needs + (["the shapes of the array arguments"] if shapes else [])))
         self.labels = labels
         self.refusal = refusal
+        self.shapes = shapes
 
 
 def inputs(labels):

@@ -424,12 +424,8 @@ class Tensor:
         return _apply(UFUNC_OPS[np.invert], self)
 
     def __round__(self, ndigits=None):
-        if self.ndim:
-            raise TypeError("type numpy.ndarray doesn't define __round__ method")
-        rounded = Tensor(ops.get("round").bind1([self], decimals=ndigits or 0))
-        if ndigits is None:
-            return cast(rounded, np.int64)
-        return rounded
+        # (As Python rounds what it stands for: runtime/api.py's round_scalar.)
+        return _numpy_api.round_scalar(self, ndigits)
 
 
 def is_tensor(x):

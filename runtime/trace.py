@@ -43,6 +43,17 @@ class NoneUnless:
 
 # In a trace key, the second item of a Python number's entry where it is an input.
 _SYMBOLIC = "symbolic"
+
+
+class _Shapes:
+    """The first item of a trace key that holds the shapes of the arrays (Function.
+    _static_shapes), and their label in _key_change."""
+
+    def __repr__(self):
+        return "shapes"
+
+
+_SHAPES = _Shapes()
 def _is_number_input(x, t):
     """Is `x` (of type `t`) a Python number that can be a graph input (specialise.py)?"""
     return (t is float or t is int) and specialise.is_number_input(x)
@@ -441,6 +452,8 @@ _WARN_AFTER = 5
 def _labelled(key):
     """[(label, entry)] of a trace key made by _call_key: per argument, its position (or
     keyword's name) and its key entry."""
+    if len(key) == 3 and key[0] is _SHAPES:
+        return _labelled(key[1]) + [(_SHAPES, key[2])]
     if len(key) == 3 and key[0] == "keywords":
         return list(enumerate(key[1])) + list(key[2])
     return list(enumerate(key))
@@ -465,6 +478,10 @@ def _key_change(old, new, fn):
                 "argument %d" % label
         else:
             what = "argument %r" % label
+        if label is _SHAPES:
+            return ("the shapes of its arrays changed (%s, then %s), and they are constants "
+                    "of the trace (a recursion whose end depends on a shape needed them)"
+                    % (_shapes_text(a), _shapes_text(b)))
         if a is None:
             return "%s was passed another way (by position or by keyword)" % what
         python = [len(x) == 2 and any(x[0] is t for t in _PYTHON_SCALARS) for x in (a, b)]
@@ -483,6 +500,11 @@ def _key_change(old, new, fn):
                 what, a[0], a[1], b[0], b[1])
         return "%s changed type, structure or identity" % what
     return None
+
+
+def _shapes_text(shapes):
+    return "unknown" if shapes is None else ", ".join(
+        str(shape) for shape in shapes if shape != ())
 
 
 class _StateRefused(Exception):
@@ -597,7 +619,7 @@ def _staged_call(self):
             elif self.input_signature is not None:
                 self._check_signature(arrays)
             result = concrete.call_arrays(*arrays)
-            if key is not None and not kwargs:
+            if key is not None and not kwargs and not self._static_shapes:
                 fast_key = _fast_key(args, self._static)
                 if fast_key is not None:
                     self._fast[fast_key] = self._fast_record(concrete, args)
@@ -650,6 +672,10 @@ class Function(functools.partial):
     # ... and its Python numbers too (until a trace needs the value of one: then they are
     # constants, guarded by value)?
     _state_numbers = True
+    # Are the shapes of array arguments constants of the traces, in their keys (after a
+    # trace recursed without end on symbolic shapes: runtime/specialise.py)? Those calls
+    # then take the general path (no entry in the fast table, whose keys hold ranks).
+    _static_shapes = False
 
     def __new__(cls, *args, **kwargs):
         del args, kwargs   # __init__'s
@@ -699,7 +725,11 @@ class Function(functools.partial):
         return self.__qualname__
 
     def _key(self, args, kwargs):
-        return _call_key(args, kwargs, self._numbers)
+        key, arrays = _call_key(args, kwargs, self._numbers)
+        if self._static_shapes:
+            # (The shapes of the arrays are constants of the trace: runtime/specialise.py.)
+            key = (_SHAPES, key, tuple([getattr(a, "shape", ()) for a in arrays]))
+        return key, arrays
 
     def _numbers(self, label):
         """Are the Python numbers of the argument `label` (a position or a keyword's name)
@@ -856,6 +886,9 @@ class Function(functools.partial):
                 # again with it a constant (its value then in the key: the guard); of a
                 # number of the state: the state's numbers are constants (guarded).
                 self.trace_count -= 1
+                if needed.shapes:
+                    self._static_shapes = True
+                    self._fast.clear()
                 labels = needed.labels
                 if labels is specialise.ALL or any(type(label) is tuple for label in labels):
                     self._state_numbers = False
@@ -913,7 +946,7 @@ class Function(functools.partial):
                     numbers[value] = label
                     handles.append(Tensor(value))
                     return handles[-1]
-                shape = (None,) * np.ndim(array)
+                shape = np.shape(array) if self._static_shapes else (None,) * np.ndim(array)
                 if specs is not None and specs[i].shape is not None:
                     shape = specs[i].shape
                 handle = Tensor(graph.add_input(np.asarray(array).dtype, shape))
@@ -962,11 +995,16 @@ class Function(functools.partial):
                     read_only.check(error)   # (NumPy refused to write into one: refused)
                 if state is not None:
                     state.restore(is_tensor)
-                if numbers and not isinstance(error, specialise.Specialise) and (
-                        self._refusal(error) or isinstance(error, RecursionError)):
-                    # Refused, or recursing without end (a base case testing a number),
-                    # with Python numbers as inputs: traced again with them constants.
-                    raise specialise.Specialise(specialise.ALL, error) from error
+                recursed = isinstance(error, RecursionError)
+                shapes = recursed and not self._static_shapes and any(
+                    None in v.shape for v in graph.inputs)
+                if (numbers or shapes) and not isinstance(error, specialise.Specialise) and (
+                        self._refusal(error) or recursed):
+                    # Refused, or recursing without end (a base case testing a number or a
+                    # shape), with Python numbers or shapes as inputs: traced again with
+                    # them constants.
+                    raise specialise.Specialise(specialise.ALL if numbers else frozenset(),
+                                                error, shapes=shapes) from error
                 if isinstance(error, specialise.Specialise):
                     raise
                 if state is not None and self._refusal(error) and state.places and \

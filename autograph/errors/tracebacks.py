@@ -325,18 +325,29 @@ def advise(frame, construct):
     user's `frame`, where `construct` (or Python) needed a concrete value of a tensor."""
     code = frame.f_code
     comprehension = code.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>")
-    owner = frame.f_back if comprehension and frame.f_back is not None else frame
+    # (A comprehension's caller is the function it is in; a generator expression's is
+    # whoever iterates over it: that it is converted code is told by its own code.)
+    owner = frame.f_back if comprehension and frame.f_back is not None \
+        and code.co_name != "<genexpr>" else frame
     converted = frame_origin(owner.f_code, owner.f_lineno, owner.f_lasti) is not None
     name = owner.f_code.co_name
-    if converted and owner.f_code.co_flags & _GENERATOR_CODE:
+    if converted and owner.f_code.co_flags & _GENERATOR_CODE and not comprehension:
         return ("%s is a generator, which autograph does not convert: its Python control flow "
                 "runs while tracing and cannot depend on a tensor; loop in the function that "
                 "consumes it instead (that loop is converted), or make %s return a list"
                 % (name, name))
     if converted and (comprehension or construct and construct.startswith("a comprehension")):
-        return ("autograph does not convert comprehensions and generator expressions: write "
-                "the loop out as a for statement (a list it appends to becomes a tensor array "
-                "in a graph loop), or use a vectorised NumPy expression")
+        if code.co_name == "<genexpr>":
+            return ("a generator expression whose first iterable is a Python one runs lazily "
+                    "as Python (autograph makes a graph loop of one over a tensor only), so "
+                    "its other loops cannot be over a tensor: make it a list comprehension "
+                    "(sum([...])), which autograph converts, or write the loop out as a for "
+                    "statement")
+        return ("autograph leaves this comprehension as Python runs it (set and dict "
+                "comprehensions, and list comprehensions with `:=`, inside a lambda, in the "
+                "test of a while loop or in a default value): write the loop out as a for "
+                "statement (a list it appends to becomes a tensor array in a graph loop), or "
+                "move a list comprehension into a statement of its own")
     if converted and construct and construct.startswith("the chained comparison"):
         return ("autograph does not convert chained comparisons of tensors: write them out "
                 "(`a < x and x < b`), which it converts")

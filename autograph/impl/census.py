@@ -16,7 +16,9 @@ _KINDS = {
     gast.Return: _RETURN, gast.Raise: _RETURN, gast.FunctionDef: _DEFINITION, gast.AsyncFunctionDef: _DEFINITION,
     gast.ClassDef: _DEFINITION, gast.For: _LOOP, gast.AsyncFor: _LOOP, gast.While: _LOOP,
     gast.If: _IF,
+    gast.ListComp: _PRESENT, gast.GeneratorExp: _PRESENT,
 }
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp)   # (those the conversion lowers)
 _FUNCTIONS = (gast.FunctionDef, gast.AsyncFunctionDef)
 
 
@@ -31,7 +33,8 @@ class Census:
 
     types: the node classes present among those of _KINDS (breaks, continues, asserts,
       conditional expressions, f-strings, attributes, subscripts, returns, defs, classes,
-      loops, ifs; not binary operations);
+      loops, ifs, comprehensions; not binary operations);
+    comprehensions: it holds a list comprehension or a generator expression;
     attributes: the attribute names (Attribute.attr) in it;
     nested_scopes: it holds a class, or a def other than the root;
     loop_else: a loop has an else block;
@@ -59,6 +62,11 @@ class Census:
         self._definitions = 0  # defs and classes, the root included
         self._root_is_function = root_is_function
         self._blocks = 0  # the ifs and loops the node being shown is in
+
+    @property
+    def comprehensions(self):
+        """Does it hold a list comprehension or a generator expression?"""
+        return any(kind in self.types for kind in _COMPREHENSIONS)
 
     @property
     def nested_scopes(self):

@@ -12,8 +12,8 @@ import types
 import gast
 
 from autograph.converters import (
-    asserts, break_statements, call_trees, conditional_expressions, continue_statements,
-    control_flow, directives, formatted_strings, functions, lists, logical_expressions,
+    asserts, break_statements, call_trees, comprehensions, conditional_expressions,
+    continue_statements, control_flow, directives, formatted_strings, functions, lists, logical_expressions,
     return_statements, slices, variables)
 from autograph.core import ag_logging, config, converter, marks
 from autograph.errors import ConversionError, code_lines
@@ -37,6 +37,7 @@ CONVERTERS = (
     slices,                    # item writes on those lists -> ag__.set_item
     formatted_strings,         # f"..." and '...' % x -> ag__.format_ / ag__.percent_format
     call_trees,                # f(x) -> ag__.converted(f)(x)
+    comprehensions,            # [e for t in it] -> a function with the loop, called
     control_flow,              # if/while/for -> ag__.if_stmt/while_stmt/for_stmt
     conditional_expressions,   # a if c else b -> ag__.if_exp
     logical_expressions,       # and/or/not -> ag__.and_/or_/not_
@@ -141,9 +142,12 @@ _CONVERTER_NEEDS = {
     # ...` for a loop with a lowered break) has a Python-valued test, which
     # conditional_expressions leaves as it is: without the user's own, it changes nothing.
     conditional_expressions: lambda c, root: gast.IfExp in c.types,
+    comprehensions: lambda c, root: c.comprehensions,
     # It rewrites functions that control_flow annotated with MAYBE_UNDEFINED: only the
     # user's own functions (the ones it generates are made after its visit).
-    variables: lambda c, root: c.nested_scopes or bool(marks.maybe_undefined(root)),
+    # (comprehensions: the functions made for them are nested scopes control_flow marks.)
+    variables: lambda c, root: (c.nested_scopes or c.comprehensions
+                                or bool(marks.maybe_undefined(root))),
 }
 
 

@@ -3,8 +3,8 @@ values, graph ops on symbolic runtime tensors (graph paths land with the runtime
 
 from autograph.operators.conditional_expressions import if_exp
 from autograph.operators.control_flow import (
-    GraphForms, for_form, for_needs_graph, for_stmt, function_result, if_form, if_stmt,
-    while_form, while_graph, while_graph_form, while_stmt)
+    GraphForms, for_form, for_needs_graph, for_stmt, function_result, generator_expression,
+    if_form, if_stmt, while_form, while_graph, while_graph_form, while_stmt)
 from autograph.operators.data_structures import ListPopOpts, list_append, list_pop, set_item
 from autograph.operators.exceptions import assert_stmt, raised
 from autograph.operators.formatting import format_, percent_format

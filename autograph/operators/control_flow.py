@@ -117,6 +117,16 @@ def while_graph_form(test, body, get_state, set_state, symbol_names, opts):
     return functools.partial(while_graph, test, body, get_state, set_state, symbol_names, opts)
 
 
+def generator_expression(iterated, eager, lazy):
+    """A converted generator expression whose first iterable is `iterated`: the generator
+    `lazy(iterated)` (the expression as written, lazy as Python's) over a Python iterable;
+    over a symbolic one, `eager(iterated)`, the list of its items that a graph loop
+    computes (a consumer such as sum, min, max, any, all or np.array takes it whole)."""
+    if type(iterated) in PLAIN_TYPES or not is_symbolic_iterable(iterated):
+        return lazy(iterated)
+    return eager(iterated)
+
+
 def for_needs_graph(iterated, keep_going):
     """After the inline Python form of a `for` with a break/return test: True when the loop
     must (still) run as a graph loop, because `iterated` is symbolic or the test

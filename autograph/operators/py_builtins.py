@@ -32,6 +32,7 @@ GRAPH_PATHS = {
     builtins.abs: graph_builtins.abs_,
     builtins.int: graph_builtins.int_,
     builtins.float: graph_builtins.float_,
+    builtins.complex: graph_builtins.complex_,
     builtins.bool: graph_builtins.bool_,
     builtins.min: graph_builtins.min_,
     builtins.max: graph_builtins.max_,
@@ -149,27 +150,45 @@ reversed_ = _first_arg_overload(builtins.reversed)
 abs_ = _first_arg_overload(builtins.abs)
 int_ = _first_arg_overload(builtins.int)
 float_ = _first_arg_overload(builtins.float)
+complex_ = _any_arg_overload(builtins.complex, keywords_too=True)
 bool_ = _first_arg_overload(builtins.bool)
-def _container_overload(builtin):
+def _container_overload(builtin, decided_by=None):
     """The overload of a builtin whose arguments may be Python lists or tuples holding
-    symbolic values (min, max, any, all): its graph path takes them while tracing."""
+    symbolic values (min, max, any, all): its graph path takes them while tracing. A
+    generator (a generator expression over a Python iterable) is consumed first, as the
+    builtin consumes it: min and max take every item; any and all stop at the first
+    Python item whose truth `decided_by` (True, False) decides, as Python stops there
+    (the items after a symbolic one, which Python would not compute where that one turns
+    out to decide, are computed: a graph decides when it runs)."""
     graph_path = _graph_path(builtin)
 
     def overload(*args, **kwargs):
-        if rt.current_graph() is not None and (
-                any(rt.holds_symbolic(a) for a in args)
-                or any(rt.holds_symbolic(v) for v in kwargs.values())):
-            return graph_path(*args, **kwargs)
+        if rt.current_graph() is not None:
+            if len(args) == 1 and type(args[0]) is types.GeneratorType:
+                args = (_items(args[0], decided_by),)
+            if (any(rt.holds_symbolic(a) for a in args)
+                    or any(rt.holds_symbolic(v) for v in kwargs.values())):
+                return graph_path(*args, **kwargs)
         return builtin(*args, **kwargs)
 
     return _named(overload, builtin)
 
 
+def _items(generator, decided_by):
+    items = []
+    for item in generator:
+        items.append(item)
+        if decided_by is not None and not rt.holds_symbolic(item) \
+                and bool(item) is decided_by:
+            break
+    return items
+
+
 min_ = _container_overload(builtins.min)
 max_ = _container_overload(builtins.max)
 sum_ = _first_arg_overload(builtins.sum)
-any_ = _container_overload(builtins.any)
-all_ = _container_overload(builtins.all)
+any_ = _container_overload(builtins.any, decided_by=True)
+all_ = _container_overload(builtins.all, decided_by=False)
 isinstance_ = _first_arg_overload(builtins.isinstance)
 def next_(iterator, *default):
     """`next(iterator)` of converted code: not of a Python iterator from outside a function
@@ -310,6 +329,7 @@ BUILTIN_OVERLOADS = {
     builtins.abs: abs_,
     builtins.int: int_,
     builtins.float: float_,
+    builtins.complex: complex_,
     builtins.bool: bool_,
     builtins.min: min_,
     builtins.max: max_,
@@ -385,7 +405,7 @@ def _fixed_arity(builtin, arity, any_arg):
     return _named(overload, builtin)
 
 
-_ANY_ARG = (builtins.range, builtins.enumerate, builtins.zip)
+_ANY_ARG = (builtins.range, builtins.enumerate, builtins.zip, builtins.complex)
 _FIRST_ARG = (builtins.len, builtins.reversed, builtins.abs, builtins.int, builtins.float,
               builtins.bool, builtins.sum, builtins.isinstance, builtins.iter) + tuple(
                   getattr(math, name) for name in rt.MATH_FUNCTIONS)

@@ -16,7 +16,8 @@ import warnings
 import numpy as np
 
 from runtime import errors, ops, path_kinds, tensor
-from runtime.api import Raise, format_text, holds_symbolic
+# (round_scalar: Tensor.__round__'s, which tensor.py reaches through this module.)
+from runtime.api import Raise, format_text, holds_symbolic, round_scalar  # noqa: F401
 from runtime.ops.elementwise import UFUNC_OPS
 from runtime.ops.reductions import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from runtime.ops.shapes import squeeze_axes

@@ -9,6 +9,7 @@ import numpy as np
 
 from runtime import errors
 from runtime.executors.numba import lowering as nl
+from runtime.ops import calls
 from runtime.ops.inference import broadcast_shapes, dummy
 from runtime.ops.registry import defop, get
 
@@ -153,6 +154,26 @@ math_call = defop(
     infer=lambda x, name: [(_MATH_DTYPES[MATH_FUNCTIONS[name]], ())],
     make_kernel=_math_kernel,
     doc="math.<name>(x) of a scalar, as Python's math module computes it")
+
+
+make_complex = defop(
+    "make_complex",
+    infer=lambda real, imag: [(np.dtype(np.complex128), ())],
+    kernel=lambda real, imag: np.complex128(complex(float(real), float(imag))),
+    doc="complex(real, imag) of two float64 scalars: the parts as they are (arithmetic "
+        "with 1j would turn an infinite part's partner into nan and lose a zero's sign)")
+
+
+def _python_round(x, ndigits):
+    return np.float64(round(float(x), ndigits))
+
+
+python_round = defop(
+    "python_round",
+    infer=lambda x, ndigits: [(np.dtype(np.float64), ())],
+    make_kernel=lambda ndigits: lambda x: _python_round(x, ndigits),
+    doc="round(x, ndigits) of a Python float, as Python rounds it (correctly rounded, where "
+        "np.round scales, rounds and scales back: round(2.675, 2) is 2.67, np.round 2.68)")
 
 
 # --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
@@ -329,6 +350,17 @@ def _numba_round(g, node, ins):
 def _numba_int_fits(g, node, ins):
     return "(%s < %r)" % (_APPROXIMATIONS[node.attrs["operator_name"]] % tuple(ins),
                           INT64_LIMIT)
+
+
+@get("make_complex").def_numba
+def _numba_make_complex(g, node, ins):
+    return "complex(%s, %s)" % tuple(ins)
+
+
+@get("python_round").def_numba
+def _numba_python_round(g, node, ins):
+    # (Numba's round(x, ndigits) scales as np.round does: Python's own, in object mode.)
+    return calls.object_mode(g, node, ins, _python_round)
 
 
 @get("math_call").def_numba

@@ -390,8 +390,10 @@ def test_symbolic_bool_without_conversion():
     assert (last.filename, last.lineno) == (THIS_FILE, line_of(python_if_on_tensor, "if x[0]"))
 
 
-def positive_indices(x):
-    return [i for i in range(3) if x[i] > 0]
+def halved_while_large(x):
+    while sum([v for v in x]) > 1.0:   # (a comprehension in a while test stays as written)
+        x = x / 2
+    return x
 
 
 def sum_of_generated(x):
@@ -417,17 +419,16 @@ def root_of_a_call(x):
     return x[0] + math.gamma(_identity(x[1]))   # (a math function graphs do not compute)
 
 
-def doubled_items(x):
-    items = []
-    for i in range(x.shape[0]):
-        items.append(x[i])
-    return [v * 2 for v in items]
+def weighted_total(x):
+    # (A generator expression over a Python range runs as Python, lazily: its inner loop
+    # cannot be over a tensor.)
+    return sum(x[j] * i for i in range(2) for j in range(x.shape[0]))
 
 
 @pytest.mark.parametrize("fn, construct, where, advice", [
-    (positive_indices, "a comprehension or generator expression", "if x[i] > 0",
-     "autograph does not convert comprehensions and generator expressions: write the loop "
-     "out as a for statement"),
+    (halved_while_large, "a comprehension or generator expression", "while sum(",
+     "in the test of a while loop or in a default value): write the loop out as a for "
+     "statement"),
     (sum_of_generated, "the call `range(...)`", "for i in range(x.shape[0])",
      "rows is a generator, which autograph does not convert"),
     (first_as_python_float, "Python", "x[0].item()",
@@ -435,8 +436,8 @@ def doubled_items(x):
      "when the graph runs; keep it a tensor"),
     (root_of_a_call, "the call `math.gamma(...)`", "math.gamma(",
      "root_of_a_call is converted by autograph, but `math.gamma(...)` runs as Python"),
-    (doubled_items, "a comprehension or generator expression", "v * 2",
-     "write the loop out as a for statement"),
+    (weighted_total, "a comprehension or generator expression", "return sum(",
+     "make it a list comprehension (sum([...])), which autograph converts"),
     (python_if_in_a_library_call, "the call `sorted(...)`", "sorted(",
      "python_if_in_a_library_call is converted by autograph, but `sorted(...)` runs as "
      "Python, which needs the value while tracing: compute it with tensor operations"),

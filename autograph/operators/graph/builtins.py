@@ -42,7 +42,7 @@ def len_(value, *rest):
     if rest:
         raise TypeError("len() takes exactly one argument (%d given)" % (len(rest) + 1))
     if lists.is_tensor_list(value) or isinstance(value, iterables.SymbolicIterable):
-        return value.loop_length()
+        return rt.as_python_scalar(value.loop_length())   # (a Python int, as len's)
     if value.ndim == 0:
         raise TypeError("len() of unsized object")
     return value.shape[0]
@@ -67,8 +67,13 @@ def reversed_(sequence):
 
 
 def abs_(value):
-    # (Python's abs, not np.abs: of a Python bool it is an int, as the tensor's __abs__ says.)
-    return builtins.abs(lists.stacked_if_list(value))
+    # (Python's abs, not np.abs: of a Python bool it is an int, as the tensor's __abs__
+    # says; of a Python number a Python number.)
+    value = lists.stacked_if_list(value)
+    if rt.is_python_scalar(value):
+        return rt.as_python_scalar(builtins.abs(value if value.dtype != np.bool_
+                                                else value.astype(np.int64)))
+    return builtins.abs(value)
 
 
 def _scalar(value, kind):
@@ -134,6 +139,49 @@ def math_function(name):
 def float_(value):
     value = _scalar(value, "float")
     return rt.as_python_scalar(value if value.dtype == np.float64 else value.astype(np.float64))
+
+
+_NO_IMAG = object()   # (complex(x): no second argument; complex(x, None) is Python's error)
+
+
+def complex_(real=0, imag=_NO_IMAG):
+    """complex(real[, imag]) of symbolic values, as Python makes it: a Python complex. Of
+    one value, that value as a complex; of two real ones, the complex with exactly these
+    parts (rt.make_complex: a signed zero or an inf stays what it is). Python's own
+    TypeError for what it refuses (strings with a second argument, arrays, objects)."""
+    if isinstance(imag, (str, bytes)):
+        raise TypeError("complex() second arg can't be a string")
+    if imag is None:
+        raise TypeError("complex() second argument must be a number, not 'NoneType'")
+    real, imag = _complex_part(real), None if imag is _NO_IMAG else _complex_part(imag)
+    if imag is None:
+        value = real.astype(np.complex128) if rt.is_tensor(real) else np.complex128(real)
+        return rt.as_python_scalar(value)
+    if any(rt.is_tensor(part) and part.dtype.kind == "c" for part in (real, imag)):
+        raise TypeError("complex(real, imag) with a complex symbolic argument is not "
+                        "supported in graphs yet: write real + imag * 1j")
+    for part in (real, imag):
+        if not rt.is_tensor(part) and isinstance(part, (complex, np.complexfloating)):
+            raise TypeError("complex(real, imag) with a complex argument is not supported "
+                            "in graphs yet: write real + imag * 1j")
+    return rt.as_python_scalar(rt.make_complex(real, imag))
+
+
+def _complex_part(value):
+    """An argument of complex() next to a symbolic one: a rank-0 symbolic value, or a
+    Python or NumPy number (Python's TypeError for the rest, as complex() gives it)."""
+    if rt.is_tensor(value) or lists.is_tensor_list(value):
+        value = lists.stacked_if_list(value)
+        if value.ndim:
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+        if value.dtype.kind not in "biufc":
+            raise TypeError("complex() argument must be a string or a number, not 'numpy.%s'"
+                            % value.dtype.name)
+        return value
+    if isinstance(value, (str, bytes)):
+        raise TypeError("complex() can't take second arg if first is a string")
+    builtins.complex(value)   # (Python's TypeError for what is no number)
+    return value
 
 
 def as_numpy_type(value, kind):
@@ -250,7 +298,15 @@ def _best_of(name, better, pairwise, candidates, key):
                                                               best_key)
         elif replaces:
             best, best_key = candidate, candidate_key
+    if rt.is_tensor(best) and not rt.is_python_scalar(best) and all(
+            _is_python_number(c) for c in candidates):
+        return rt.as_python_scalar(best)   # (one of Python's numbers: a Python number)
     return best
+
+
+def _is_python_number(value):
+    return rt.is_python_scalar(value) if rt.is_tensor(value) else type(value) in (
+        bool, int, float)
 
 
 def _is_symbolic_scalar(a, b):
@@ -286,12 +342,38 @@ max_ = _extreme("max", np.greater, np.max, np.maximum)
 
 
 def sum_(iterable, start=0):
-    """sum over the first axis (Python adds the rows), plus start."""
+    """sum(iterable, start) as Python adds: `start + item0 + item1 + ...`, left to right
+    (np.sum adds a float array pairwise: other last bits), each sum in the type Python's
+    gives (start 0 and int8 items: int8, wrapping as NumPy's scalars do; not np.sum's
+    int64); of no items, `start` itself. With start 0 (which adds nothing but turns a
+    -0.0 into 0.0), the running sums are np.cumsum's in that type; with another start, a
+    graph loop adds the items one by one."""
     value = lists.stacked_if_list(iterable)
     if value.ndim == 0:
         raise TypeError("'numpy.%s' object is not iterable" % value.dtype.name)
-    total = np.sum(value, axis=0)
-    return total + start if not (isinstance(start, int) and start == 0) else total
+    count = value.shape[0]
+    if type(start) is int and start == 0:
+        with np.errstate(all="ignore"):
+            dtype = (0 + np.zeros((), value.dtype)[()] + np.zeros((), value.dtype)[()]).dtype
+
+        def total():
+            return 0 + np.cumsum(value, axis=0, dtype=dtype)[-1]
+    else:
+        def total():
+            def body(i, running):
+                return i + 1, running + value[i]
+            first = start + value[0]
+            return rt.while_loop(lambda i, running: np.less(i, count), body, (1, first),
+                                 names=["i", "sum"])[1]
+    if not rt.is_tensor(count):
+        return total() if count else start
+    if value.ndim > 1:
+        # (Python's sum of no rows is `start`, a graph value of another rank.)
+        rt.Raise(ValueError("sum() of an array with no rows in a graph: Python's is the "
+                            "start value (%r), not an array of a row's shape; a graph value "
+                            "has one shape" % (start,)), unless=np.greater(count, 0))
+        return total()
+    return rt.cond(np.greater(count, 0), total, lambda: start, names=["the value of sum()"])
 
 
 def _scalar_items(value):
@@ -310,8 +392,9 @@ def _truth_reduction(name, reduce, combine):
         if not rt.is_tensor(value):   # a Python iterable holding symbolic values
             truths = [common.is_truthy_scalar_tensor(item, "an item of %s()" % name)
                       if rt.is_tensor(item) else bool(item) for item in value]
-            return functools.reduce(combine, truths, getattr(builtins, name)(()))
-        return reduce(_scalar_items(value))
+            return rt.as_python_scalar(
+                functools.reduce(combine, truths, getattr(builtins, name)(())))
+        return rt.as_python_scalar(reduce(_scalar_items(value)))   # (a Python bool)
     reduction.__name__ = name
     return reduction
 

@@ -1,6 +1,7 @@
 """What the graph paths share: the errors they raise, placeholder values for variables a
 graph statement has yet to define, truth tests, and access to generated functions' state."""
 
+import dis
 import functools
 import re
 import sys
@@ -687,6 +688,20 @@ def _called_functions(cells, blocks):
     return found
 
 
+def _assigned_cells(blocks):
+    """The ids of the closure cells that the functions `blocks` assign (STORE_DEREF)."""
+    found = set()
+    for block in blocks:
+        code, closure = getattr(block, "__code__", None), getattr(block, "__closure__", None)
+        if code is None or not closure:
+            continue
+        stored = {instruction.argval for instruction in dis.get_instructions(code)
+                  if instruction.opname in ("STORE_DEREF", "DELETE_DEREF")}
+        found.update(id(cell) for name, cell in zip(code.co_freevars, closure)
+                     if name in stored)
+    return found
+
+
 class WatchedAttributes:
     """The attributes of the Python objects a statement's blocks can reach through their
     closure cells, and the variables of the functions they can call (their closure cells),
@@ -713,7 +728,10 @@ class WatchedAttributes:
                 continue
             seen.add(id(obj))
             self.objects.append((name, obj, dict(vars(obj))))
-        seen = set()
+        # (The variables the blocks assign themselves, a loop's target among them, are the
+        # statement's own, not changed by a function it calls: a comprehension's function
+        # reading the target of the loop around it sees it change on every iteration.)
+        seen = _assigned_cells(blocks)
         for fn in _called_functions(block_cells, visited):
             for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
                 if id(cell) not in seen and name != "ag__":

@@ -313,7 +313,11 @@ class _GraphLoop:
     # -- checks -------------------------------------------------------------------------------
     def _unsettled(self, fixes, init, out):
         """The error for a variable that still changes kind after the first trace."""
-        indices = [k for k in fixes if not isinstance(k, str)]
+        indices = [k for k in fixes if isinstance(k, int)]
+        attributes = sorted(k[1] for k in fixes if isinstance(k, tuple))
+        if attributes and not indices:
+            return common.StagingError("'%s' is changed in %s (by a function it calls) after "
+                                       "its first trace" % (attributes[0], self.describe()))
         if not indices:
             return common.StagingError("the Python list '%s' is changed in %s after its first "
                                        "trace" % (min(fixes), self.describe()))
