@@ -12,7 +12,12 @@ points a handle at a new version (control flow uses it after a loop or branch);
 A tensor made by basic indexing (ints, slices, None, ...) of rank >= 1 remembers its base,
 as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`,
 `out[i] += 1`) also writes the base, and reading it after the base was written reads the
-base again. (Views made by reshape/transpose/ravel do not track their base.)
+base again. So do the views NumPy always makes whatever the layout (x.T, np.swapaxes,
+np.moveaxis, np.expand_dims, np.squeeze, np.flip: `make_view` with a ViewLink saying how
+to read the view from its base and write it back); views NumPy makes read-only
+(np.broadcast_to, np.diagonal) follow their base and refuse writes with NumPy's
+ValueError. (Reshape and ravel are views or copies as the memory layout decides, which a
+graph does not know: their results do not track their base.)
 """
 
 import functools
@@ -60,8 +65,8 @@ class Tensor:
         if not isinstance(value, Value):
             raise TypeError("Tensor wraps a graph Value; use rt.constant(...) to make one")
         self._raw = value
-        # For views: [base Tensor, index template, dynamic index Values, the base Value
-        # this handle's contents were read from].
+        # For views: [base Tensor, ViewLink, the base Value this handle's contents were
+        # read from].
         self._view = None
         # True when a rank-0 tensor stands for a 0-d ndarray, not a NumPy scalar (see
         # mark_ndarray); rank >= 1 tensors are arrays anyway.
@@ -75,13 +80,13 @@ class Tensor:
         view = _view_of(self)
         if view is not None:
             base_value = view[0]._value
-            if base_value is not view[3]:
-                view[3] = base_value
+            if base_value is not view[2]:
+                view[2] = base_value
                 # Read in the innermost graph that defines the base or an index, so the new
                 # contents stay usable after a branch or loop body being traced ends.
-                with building(_defining_graph([base_value] + view[2])):
-                    self._raw = ops.get("get_item").bind1([base_value] + view[2],
-                                                          index=view[1])
+                link = view[1]
+                with building(_defining_graph([base_value] + list(link.values))):
+                    self._raw = link.read(base_value)
         try:
             return self._raw
         except AttributeError:
@@ -93,7 +98,7 @@ class Tensor:
         self._raw = value
         view = _view_of(self)
         if view is not None:
-            view[3] = view[0]._value
+            view[2] = view[0]._value
 
     @property
     def graph_value(self):
@@ -231,8 +236,13 @@ class Tensor:
         # scalar without one; basic indexing of an array makes a view.
         if result.ndim or Ellipsis in template:
             result._ndarray = True
-            if is_ndarray(self) and all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
-                result._view = [self, template, dynamic, self._value]
+            if all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
+                link = ViewLink(
+                    lambda base: ops.get("get_item").bind1([base] + dynamic, index=template),
+                    lambda base, region: ops.get("set_item").bind1(
+                        [base, region] + dynamic, index=template),
+                    dynamic)
+                _link(result, self, link)
         return result
 
     def __setitem__(self, index, value):
@@ -255,10 +265,10 @@ class Tensor:
         if _view_of(self) is None:
             self.rebind(compute(self))
             return
-        base, template, dynamic, _ = self._view
+        base, link, _ = self._view
+        link.check_write()
         new_region = compute(Tensor(self._value))
-        base._update(lambda current: ops.get("set_item").bind1(
-            [current, new_region] + dynamic, index=template))
+        base._update(lambda current: link.write(current, new_region))
         self.rebind(new_region)
 
     # -- NumPy protocols -----------------------------------------------------------------
@@ -529,6 +539,58 @@ def _check_not_held(target):
             "array itself, so the change shows in it, but a graph's list holds the values "
             "appended. Append a copy (`items.append(a.copy())`) if the list should keep the "
             "values, or change the array before appending it" % entry[1])
+
+
+class ViewLink:
+    """How a view follows its base: `read(base Value)` records the view's contents;
+    `write(base Value, the view's new contents Value)` records the base's new contents.
+    `values` are the other Values `read` uses (an index's). A view that cannot be written
+    has no `write`: `refusal()` is the error a write raises (NumPy's ValueError for a
+    read-only view)."""
+
+    __slots__ = ("read", "write", "values", "refusal")
+
+    def __init__(self, read, write=None, values=(), refusal=None):
+        self.read = read
+        self.write = write
+        self.values = tuple(values)
+        self.refusal = refusal or (lambda: errors.mark_python_error(
+            ValueError("assignment destination is read-only")))
+
+    def check_write(self):
+        if self.write is None:
+            raise self.refusal()
+
+
+def make_view(base, compute, write=None, refusal=None, values=()):
+    """`compute(base)` (a Tensor function of the Tensor `base`), as a view of `base`: it
+    re-reads `base` after a write to it, and a write to it writes `base` through
+    `write(base Tensor, new contents Tensor)` (a Tensor of the base's shape), or raises
+    `refusal()` (default: NumPy's ValueError for a read-only array) where `write` is None.
+    `values`: the Values other than the base `compute` uses (symbolic sizes). A NumPy
+    scalar is not written in place, so a view of one only refuses writes."""
+    result = compute(base)
+    if result is base:
+        result = Tensor(base._value)
+        result._ndarray = base._ndarray
+    link = ViewLink(
+        lambda value: ops.to_value(compute(_handle(value))),
+        None if write is None else
+        lambda value, region: ops.to_value(write(_handle(value), _handle(region))),
+        values, refusal)
+    _link(result, base if is_ndarray(base) else Tensor(base._value), link)
+    return result
+
+
+def _handle(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _link(view, base, link):
+    """Makes the Tensor `view` a view of the Tensor `base` through `link`, when `base` is
+    an ndarray (a NumPy scalar is rebound by `+=`, not written: nothing to follow)."""
+    if is_ndarray(base) or link.write is None:
+        view._view = [base, link, base._value]
 
 
 def _view_of(tensor):

@@ -584,30 +584,64 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 HANDLERS[np.reshape] = reshape
 
 
+# np.transpose, np.swapaxes, np.expand_dims and np.squeeze make views whatever the layout:
+# their results follow the base, and writes to them write the base (runtime/tensor.py
+# make_view), each written back by the inverse op.
+
+def _tensor(a):
+    return a if isinstance(a, Tensor) else mark_ndarray(Tensor(ops.to_value(a)))
+
+
+def _permuted(a, axes):
+    return Tensor(ops.get("transpose").bind1([a], axes=axes))
+
+
 @implements(np.transpose)
 def transpose(a, axes=None):
-    return Tensor(ops.get("transpose").bind1(
-        [a], axes=None if axes is None else tuple(int(x) for x in axes)))
+    a = _tensor(a)
+    if axes is not None:
+        axes = tuple(int(x) for x in axes)
+        _permuted(a, axes)   # (NumPy's errors for `axes`, before the inverse is taken)
+        axes = tuple(x % a.ndim for x in axes)
+    inverse = None if axes is None else tuple(int(i) for i in np.argsort(axes))
+    result = tensor.make_view(a, lambda b: _permuted(b, axes),
+                              lambda b, region: _permuted(region, inverse))
+    # (A 0-d array stays one; a NumPy scalar stays a scalar.)
+    return mark_ndarray(result) if is_ndarray(a) else result
 
 
 @implements(np.swapaxes)
 def swapaxes(a, axis1, axis2):
-    return Tensor(ops.get("swapaxes").bind1([a], axis1=int(axis1), axis2=int(axis2)))
+    axis1, axis2 = int(axis1), int(axis2)
+
+    def swapped(b):
+        return Tensor(ops.get("swapaxes").bind1([b], axis1=axis1, axis2=axis2))
+    return tensor.make_view(_tensor(a), swapped, lambda b, region: swapped(region))
 
 
 @implements(np.expand_dims)
 def expand_dims(a, axis):
+    a = _tensor(a)
     axis = tuple(int(x) for x in axis) if isinstance(axis, (tuple, list)) else (int(axis),)
-    return Tensor(ops.get("expand_dims").bind1([a], axis=axis))
+    result = Tensor(ops.get("expand_dims").bind1([a], axis=axis))
+    added = tuple(x % result.ndim for x in axis)
+    return tensor.make_view(
+        a, lambda b: Tensor(ops.get("expand_dims").bind1([b], axis=axis)),
+        lambda b, region: Tensor(ops.get("squeeze").bind1([region], axis=added)))
 
 
 @implements(np.squeeze)
 def squeeze(a, axis=None):
     value = ops.to_value(a)
     axes = squeeze_axes(value.shape, axis if not isinstance(axis, list) else tuple(axis))
+    if isinstance(a, Tensor) and is_ndarray(a) and a.ndim:
+        # (An array squeezed to rank 0 is a 0-d array.)
+        return tensor.make_view(
+            a, lambda b: mark_ndarray(Tensor(ops.get("squeeze").bind1([b], axis=axes))),
+            lambda b, region: Tensor(ops.get("expand_dims").bind1([region], axis=axes)))
     result = Tensor(ops.get("squeeze").bind1([value], axis=axes))
-    # (An array squeezed to rank 0 is a 0-d array; a NumPy scalar stays a scalar.)
-    return mark_ndarray(result) if is_ndarray(a) or not isinstance(a, Tensor) else result
+    # (A NumPy scalar stays a scalar.)
+    return mark_ndarray(result) if not isinstance(a, Tensor) else result
 
 
 @implements(np.ravel)
@@ -634,9 +668,19 @@ def copyto(dst, src, casting="same_kind", where=True):
 @implements(np.concatenate)
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     _check_unsupported("np.concatenate", out=out)
-    result = Tensor(ops.get("concatenate").bind1(list(arrays),
-                                                  axis=None if axis is None else int(axis)))
-    return result if dtype is None else cast(result, dtype)
+    # (A list holding tensors is the array NumPy would make of it.)
+    arrays = [Tensor(ops.to_value(a)) if isinstance(a, (list, tuple)) and holds_symbolic(a)
+              else a for a in arrays]
+    # (NumPy's errors for the ranks, the axis, and casting to dtype, on stand-ins.)
+    _numpy_checks(np.concatenate, tuple(arrays), axis=axis, dtype=dtype, casting=casting)
+    if dtype is not None:
+        # (Each array cast to dtype, as NumPy does: not their common dtype first.)
+        arrays = [cast(a, dtype) for a in arrays]
+    try:
+        return Tensor(ops.get("concatenate").bind1(arrays,
+                                                    axis=None if axis is None else int(axis)))
+    except ValueError as error:   # (sizes that do not match)
+        raise errors.mark_python_error(error) from None
 
 
 @implements(np.append)
