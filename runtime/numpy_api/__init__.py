@@ -623,11 +623,11 @@ def swapaxes(a, axis1, axis2):
 def expand_dims(a, axis):
     a = _tensor(a)
     axis = tuple(int(x) for x in axis) if isinstance(axis, (tuple, list)) else (int(axis),)
-    result = Tensor(ops.get("expand_dims").bind1([a], axis=axis))
-    added = tuple(x % result.ndim for x in axis)
-    return tensor.make_view(
+    result = tensor.make_view(
         a, lambda b: Tensor(ops.get("expand_dims").bind1([b], axis=axis)),
         lambda b, region: Tensor(ops.get("squeeze").bind1([region], axis=added)))
+    added = tuple(x % result.ndim for x in axis)
+    return result
 
 
 @implements(np.squeeze)
@@ -665,22 +665,27 @@ def copyto(dst, src, casting="same_kind", where=True):
     _write("np.copyto", dst, Tensor(ops.to_value(src)), where)
 
 
-@implements(np.concatenate)
-def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    _check_unsupported("np.concatenate", out=out)
+def _join(fn, arrays, axis, dtype, casting):
+    """np.concatenate or np.stack (`fn`) of `arrays`: NumPy's errors for their ranks, the
+    axis and the casting to dtype (on stand-ins, and for sizes that do not match), each
+    array cast to dtype as NumPy casts it (not their common dtype first)."""
     # (A list holding tensors is the array NumPy would make of it.)
     arrays = [Tensor(ops.to_value(a)) if isinstance(a, (list, tuple)) and holds_symbolic(a)
               else a for a in arrays]
-    # (NumPy's errors for the ranks, the axis, and casting to dtype, on stand-ins.)
-    _numpy_checks(np.concatenate, tuple(arrays), axis=axis, dtype=dtype, casting=casting)
+    _numpy_checks(fn, tuple(arrays), axis=axis, dtype=dtype, casting=casting)
     if dtype is not None:
-        # (Each array cast to dtype, as NumPy does: not their common dtype first.)
         arrays = [cast(a, dtype) for a in arrays]
     try:
-        return Tensor(ops.get("concatenate").bind1(arrays,
-                                                    axis=None if axis is None else int(axis)))
-    except ValueError as error:   # (sizes that do not match)
+        return Tensor(ops.get(fn.__name__).bind1(arrays, axis=None if axis is None
+                                                  else int(axis)))
+    except ValueError as error:
         raise errors.mark_python_error(error) from None
+
+
+@implements(np.concatenate)
+def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    _check_unsupported("np.concatenate", out=out)
+    return _join(np.concatenate, arrays, axis, dtype, casting)
 
 
 @implements(np.append)
@@ -693,11 +698,7 @@ def append(arr, values, axis=None):
 @implements(np.stack)
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     _check_unsupported("np.stack", out=out)
-    arrays = list(arrays)
-    if not arrays:
-        raise ValueError("need at least one array to stack")
-    result = Tensor(ops.get("stack").bind1(arrays, axis=int(axis)))
-    return result if dtype is None else cast(result, dtype)
+    return _join(np.stack, arrays, axis, dtype, casting)
 
 
 @implements(np.shape)

@@ -483,10 +483,10 @@ def repeat(a, repeats, axis=None):
     per element (constants) by gathering. Counts computed in the graph would make the
     result's size depend on their values: refused."""
     a = _as_array(a)
-    if axis is None:
-        a, axis = np.ravel(a), 0
-    else:
-        axis = _axis(axis, a.ndim)
+    if axis is None or a.ndim == 0:
+        # (NumPy takes a 0-d array as a 1-d one, also with an axis.)
+        a = np.ravel(a)
+    axis = 0 if axis is None else _axis(axis, a.ndim)
     if holds_symbolic(repeats):
         repeats = _as_array(repeats)
         if repeats.ndim:
@@ -496,7 +496,7 @@ def repeat(a, repeats, axis=None):
                     "np.repeat(a, repeats) with repeats an array computed in the graph (the "
                     "result's size would depend on its values: pass constant counts, or "
                     "one count)")
-            repeats = reshape(repeats, ())
+            repeats = repeats[0]
         return _repeated(a, axis, _count(repeats), whole=False)
     counts = np.asarray(repeats)
     if counts.size != 1:
@@ -527,7 +527,7 @@ def roll(a, shift, axis=None):
     a = _as_array(a)
     if axis is None:
         flat = roll(np.ravel(a), shift, 0)
-        return mark_ndarray(reshape(flat, a.shape))
+        return mark_ndarray(reshape(flat, a.shape) if a.ndim else flat[0])
     axes = _axes(axis, a.ndim, allow_duplicate=True)
     shifts, shape = _sequence(shift)
     # (NumPy broadcasts shift against the axes; its errors where they do not.)

@@ -228,3 +228,12 @@ def test_refusals_name_the_call():
         ag.function(computed_counts, backend="numpy")(np.arange(3.0))
     with pytest.raises(TypeError, match=r"np.pad\(..., mode='mean'\)"):
         ag.function(other_pad, backend="numpy")(np.arange(3.0))
+
+
+def rolled_after_a_read(x):
+    first = x[3]                     # (the graph may fail here first: the error is deferred)
+    return np.roll(x, 1, axis=2) + first
+
+
+def test_numpys_axis_error_where_the_graph_may_fail_before():
+    check_raises(np.exceptions.AxisError, rolled_after_a_read, np.ones(4), match="axis 2")
