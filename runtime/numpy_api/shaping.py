@@ -44,13 +44,24 @@ def _python_error(call, *args, **kwargs):
         raise errors.mark_python_error(error) from None
 
 
+_CONSTANT_WRITE = (
+    "a NumPy array that the graph holds as a constant is written to through the result of "
+    "a NumPy function (a view of it, as in NumPy), and a graph cannot change a constant: "
+    "pass the array as an argument, or write into a copy")
+
+
 def _as_array(a):
-    """`a` as np.asanyarray gives it: a tensor as it is, anything else a new array."""
+    """`a` as np.asanyarray gives it: a tensor as it is, anything else a new array; a NumPy
+    array is the graph's constant, which refuses writes (_CONSTANT_WRITE)."""
     if is_tensor(a):
         return a
     if holds_symbolic(a):
         return mark_ndarray(Tensor(ops.to_value(a)))
-    return _array(ops.to_value(_python_error(np.asanyarray, a)))
+    array = _python_error(np.asanyarray, a)
+    if array is not a or not array.ndim:
+        return _array(ops.to_value(array))
+    return tensor.make_view(_array(ops.to_value(array)), lambda b: b,
+                            refusal=lambda: TypeError(_CONSTANT_WRITE))
 
 
 def _axis(axis, ndim, name=None):
@@ -249,17 +260,30 @@ def column_stack(tup):
 
 # --- splitting ------------------------------------------------------------------------------
 
+def _split_axis(ary, axis):
+    """The axis np.split splits, non-negative; NumPy's IndexError (it reads ary.shape[axis])
+    where there is none."""
+    axis = _int(axis)
+    if not -ary.ndim <= axis < ary.ndim:
+        raise errors.mark_python_error(IndexError("tuple index out of range"))
+    return axis % ary.ndim
+
+
+def _are_indices(indices_or_sections):
+    """Does np.split get the indices to split at (a sequence), not a number of sections?"""
+    if is_tensor(indices_or_sections):
+        return indices_or_sections.ndim > 0
+    return isinstance(indices_or_sections, (tuple, list, np.ndarray))
+
+
 @implements(np.array_split)
 def array_split(ary, indices_or_sections, axis=0):
     """The parts of `ary` along `axis`: views (slices), as NumPy's. With a number of
     sections, the first `size % sections` parts have one element more."""
     ary = _as_array(ary)
-    if not -ary.ndim <= axis < ary.ndim:
-        raise errors.mark_python_error(IndexError("tuple index out of range"))
-    axis = _axis(axis, ary.ndim)
+    axis = _split_axis(ary, axis)
     total = ary.shape[axis]
-    if isinstance(indices_or_sections, (tuple, list, np.ndarray)) or (
-            is_tensor(indices_or_sections) and indices_or_sections.ndim):
+    if _are_indices(indices_or_sections):
         points = [None] + list(indices_or_sections) + [None]
     else:
         sections = _int(indices_or_sections)
@@ -275,12 +299,9 @@ def array_split(ary, indices_or_sections, axis=0):
 @implements(np.split)
 def split(ary, indices_or_sections, axis=0):
     ary = _as_array(ary)
-    if not isinstance(indices_or_sections, (tuple, list, np.ndarray)) and not (
-            is_tensor(indices_or_sections) and indices_or_sections.ndim):
+    if not _are_indices(indices_or_sections):
         sections = _int(indices_or_sections)
-        if not -ary.ndim <= axis < ary.ndim:
-            raise errors.mark_python_error(IndexError("tuple index out of range"))
-        total = ary.shape[_axis(axis, ary.ndim)]
+        total = ary.shape[_split_axis(ary, axis)]
         if sections == 0:
             raise errors.mark_python_error(ZeroDivisionError("integer modulo by zero"))
         error = errors.mark_python_error(
@@ -331,7 +352,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     from (periodic in the width, which may exceed the size)."""
     array = _as_array(array)
     if isinstance(pad_width, dict) or holds_symbolic(pad_width):
-        pad_width = _python_error(_concrete_widths, pad_width, array.ndim)
+        pad_width = _concrete_widths(pad_width, array.ndim)
     values = kwargs.get("constant_values", 0)
     checked = dict(kwargs)
     if "constant_values" in checked and holds_symbolic(values):
@@ -606,7 +627,7 @@ def flipud(m):
 @implements(np.rot90)
 def rot90(m, k=1, axes=(0, 1)):
     """NumPy's rot90: flips and a transpose (views)."""
-    axes = tuple(axes)
+    axes = tuple(_int(axis) for axis in axes)
     if len(axes) != 2:
         raise errors.mark_python_error(ValueError("len(axes) must be 2."))
     m = _as_array(m)
@@ -695,7 +716,7 @@ def diff(a, n=1, axis=-1, prepend=_NOVALUE, append=_NOVALUE):
         a = concatenate(combined, axis)
     for _ in range(n):
         later, earlier = _along(a, axis, slice(1, None)), _along(a, axis, slice(None, -1))
-        a = np.not_equal(later, earlier) if a.dtype == np.bool_ else later - earlier
+        a = (np.not_equal if a.dtype == np.bool_ else np.subtract)(later, earlier)
     return a
 
 
@@ -886,6 +907,8 @@ def fill(a, value):
     """x.fill(value): every element set to `value`, in place (cast as NumPy casts it)."""
     if not is_ndarray(a):
         raise not_supported("x.fill() of a NumPy scalar")
+    if holds_symbolic(value) and not is_tensor(value):
+        value = _as_array(value)
     if is_tensor(value) and value.ndim or not is_tensor(value) and np.ndim(value):
         raise errors.mark_python_error(ValueError("setting an array element with a sequence."))
     a[...] = value

@@ -237,3 +237,22 @@ def rolled_after_a_read(x):
 
 def test_numpys_axis_error_where_the_graph_may_fail_before():
     check_raises(np.exceptions.AxisError, rolled_after_a_read, np.ones(4), match="axis 2")
+
+
+TABLE = np.arange(4.0)
+
+
+@ag.do_not_convert
+def table():
+    return TABLE   # (a NumPy array the graph holds as a constant)
+
+
+def constant_written(x):
+    first, _ = np.atleast_1d(table(), x)
+    first[0] = 9.0
+
+
+def test_a_write_into_a_constant_through_a_result_is_refused():
+    with pytest.raises(TypeError, match="holds as a constant"):
+        ag.function(constant_written, backend="numpy")(np.ones(2))
+    assert TABLE[0] == 0.0
