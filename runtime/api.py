@@ -285,7 +285,7 @@ def raised_when_run(exception, unless=None):
     it now: when not tracing, and at the top level of a trace (where nothing decides at
     run time whether the raise happens) when nothing in it is symbolic."""
     graph = current_graph()
-    symbolic = holds_symbolic((exception.args, vars(exception)))
+    symbolic = holds_symbolic((exception.args, _attributes(exception)))
     if not (symbolic or is_tensor(unless)) and (graph is None or graph.parent is None):
         return False
     record_raise(exception, unless)
@@ -299,12 +299,24 @@ def record_raise(exception, unless=None, traceback=None):
     graph = current_graph()
     operands = [] if unless is None else [unless]
     template = ExceptionTemplate(type(exception), _template(exception.args, operands),
-                                 _template(dict(vars(exception)), operands),
+                                 _template(_attributes(exception), operands),
                                  exception.__cause__, exception.__suppress_context__,
                                  traceback)
     ops.get("raise").bind(operands, exception=template, conditional=unless is not None)
     if traceback is None:
         template.node = graph.nodes[-1]
+
+
+def _attributes(exception):
+    """The attributes of `exception`: its __dict__ and its slots (NumPy's AxisError keeps
+    axis and ndim in slots, which its message reads)."""
+    found = dict(vars(exception))
+    for kind in type(exception).__mro__:
+        slots = getattr(kind, "__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name not in found and not name.startswith("__") and hasattr(exception, name):
+                found[name] = getattr(exception, name)
+    return found
 
 
 def Raise(exception, unless=None):

@@ -12,7 +12,12 @@ points a handle at a new version (control flow uses it after a loop or branch);
 A tensor made by basic indexing (ints, slices, None, ...) of rank >= 1 remembers its base,
 as a NumPy view does: writing to it (`out[i][j] = v`, `row = out[i]; row[j] = v`,
 `out[i] += 1`) also writes the base, and reading it after the base was written reads the
-base again. (Views made by reshape/transpose/ravel do not track their base.)
+base again. So do the views NumPy always makes whatever the layout (x.T, np.swapaxes,
+np.moveaxis, np.expand_dims, np.squeeze, np.flip: `make_view` with a ViewLink saying how
+to read the view from its base and write it back); views NumPy makes read-only
+(np.broadcast_to, np.diagonal) follow their base and refuse writes with NumPy's
+ValueError. (Reshape and ravel are views or copies as the memory layout decides, which a
+graph does not know: their results do not track their base.)
 """
 
 import functools
@@ -60,8 +65,8 @@ class Tensor:
         if not isinstance(value, Value):
             raise TypeError("Tensor wraps a graph Value; use rt.constant(...) to make one")
         self._raw = value
-        # For views: [base Tensor, index template, dynamic index Values, the base Value
-        # this handle's contents were read from].
+        # For views: [base Tensor, ViewLink, the base Value this handle's contents were
+        # read from].
         self._view = None
         # True when a rank-0 tensor stands for a 0-d ndarray, not a NumPy scalar (see
         # mark_ndarray); rank >= 1 tensors are arrays anyway.
@@ -74,13 +79,14 @@ class Tensor:
         use."""
         view = _view_of(self)
         if view is not None:
-            base_value = view.base._value
-            if base_value is not view.base_value:
-                view.base_value = base_value
+            base_value = view[0]._value
+            if base_value is not view[2]:
+                view[2] = base_value
                 # Read in the innermost graph that defines the base or an index, so the new
                 # contents stay usable after a branch or loop body being traced ends.
-                with building(_defining_graph([base_value] + view.inputs)):
-                    self._raw = view.read(base_value)
+                link = view[1]
+                with building(_defining_graph([base_value] + list(link.values))):
+                    self._raw = link.read(base_value)
         try:
             return self._raw
         except AttributeError:
@@ -92,7 +98,7 @@ class Tensor:
         self._raw = value
         view = _view_of(self)
         if view is not None:
-            view.base_value = view.base._value
+            view[2] = view[0]._value
 
     @property
     def graph_value(self):
@@ -232,12 +238,13 @@ class Tensor:
         # scalar without one; basic indexing of an array makes a view.
         if result.ndim or Ellipsis in template:
             result._ndarray = True
-            if is_ndarray(self) and all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
-                result._view = View(
-                    self, lambda base: ops.get("get_item").bind1([base] + dynamic, index=template),
+            if all(d.shape == () and d.dtype != np.bool_ for d in dynamic):
+                link = ViewLink(
+                    lambda base: ops.get("get_item").bind1([base] + dynamic, index=template),
                     lambda base, region: ops.get("set_item").bind1(
                         [base, region] + dynamic, index=template),
                     dynamic)
+                _link(result, self, link)
         return result
 
     def __setitem__(self, index, value):
@@ -257,16 +264,13 @@ class Tensor:
         are also written into the base (re-reading the base, so its other writes stay)."""
         if _held_by_value:
             _check_not_held(self)
-        view = _view_of(self)
-        if view is None:
-            _check_untracked_view(self)
+        if _view_of(self) is None:
             self.rebind(compute(self))
             return
-        if view.write is None:
-            kind, text = view.refusal
-            raise errors.mark_python_error(kind(text)) if kind is ValueError else kind(text)
+        base, link, _ = self._view
+        link.check_write()
         new_region = compute(Tensor(self._value))
-        view.base._update(lambda current: view.write(current, new_region))
+        base._update(lambda current: link.write(current, new_region))
         self.rebind(new_region)
 
     # -- NumPy protocols -----------------------------------------------------------------
@@ -492,7 +496,6 @@ def _apply_inplace(target, op, other):
         return result
     _check_inplace_result(target, op, other, result)
     if _view_of(target) is None:
-        _check_untracked_view(target)
         target.rebind(result if result.dtype == target.dtype else cast(result, target.dtype))
     else:
         # Recompute on the base's current contents so the write lands in the base too.
@@ -530,7 +533,7 @@ def hold_by_value(x, holder):
             _held_by_value[key] = (weakref.ref(x, lambda _, key=key: _held_by_value.pop(
                 key, None)), holder)
         view = _view_of(x)
-        x = view.base if view is not None else None
+        x = view[0] if view is not None else None
 
 
 def _check_not_held(target):
@@ -544,48 +547,56 @@ def _check_not_held(target):
             "values, or change the array before appending it" % entry[1])
 
 
-class View:
-    """How a handle that NumPy makes a view of another array (`base`) sees it: `read(base
-    Value)` gives the view's contents from the base's (re-read whenever the base has a new
-    version), `write(base, new contents of the view)` the base's new contents after a
-    write into the view (None: the write is refused with `refusal`, (exception type, text):
-    a ValueError where NumPy refuses it too, a read-only view). `inputs` are the other
-    Values `read` uses (an index's)."""
+class ViewLink:
+    """How a view follows its base: `read(base Value)` records the view's contents;
+    `write(base Value, the view's new contents Value)` records the base's new contents.
+    `values` are the other Values `read` uses (an index's). A view that cannot be written
+    has no `write`: `refusal()` is the error a write raises (NumPy's ValueError for a
+    read-only view)."""
 
-    __slots__ = ("base", "read", "write", "inputs", "base_value", "refusal")
+    __slots__ = ("read", "write", "values", "refusal")
 
-    def __init__(self, base, read, write, inputs=(), refusal=None):
-        self.base = base
+    def __init__(self, read, write=None, values=(), refusal=None):
         self.read = read
         self.write = write
-        self.inputs = list(inputs)
-        self.base_value = base._value
-        self.refusal = refusal
+        self.values = tuple(values)
+        self.refusal = refusal or (lambda: errors.mark_python_error(
+            ValueError("assignment destination is read-only")))
+
+    def check_write(self):
+        if self.write is None:
+            raise self.refusal()
 
 
-def make_view(result, base, read, write, inputs=(), refusal=None):
-    """Makes `result` (just computed from array `base` by `read`) a view of it, as NumPy's
-    result is; returns it."""
-    if is_tensor(base) and is_ndarray(base):
-        result._view = View(base, read, write, inputs, refusal)
-        result._ndarray = True
+def make_view(base, compute, write=None, refusal=None, values=()):
+    """`compute(base)` (a Tensor function of the Tensor `base`), as a view of `base`: it
+    re-reads `base` after a write to it, and a write to it writes `base` through
+    `write(base Tensor, new contents Tensor)` (a Tensor of the base's shape), or raises
+    `refusal()` (default: NumPy's ValueError for a read-only array) where `write` is None.
+    `values`: the Values other than the base `compute` uses (symbolic sizes). A NumPy
+    scalar is not written in place, so a view of one only refuses writes."""
+    result = compute(base)
+    if result is base:
+        result = Tensor(base._value)
+        result._ndarray = base._ndarray
+    link = ViewLink(
+        lambda value: ops.to_value(compute(_handle(value))),
+        None if write is None else
+        lambda value, region: ops.to_value(write(_handle(value), _handle(region))),
+        values, refusal)
+    _link(result, base if is_ndarray(base) else Tensor(base._value), link)
     return result
 
 
-def _check_untracked_view(target):
-    """Refuses a write into an array that NumPy makes a view of another one where the graph
-    would not write that other one (a view op's result that no View tracks)."""
-    node = target._value.node
-    if node is not None and node.op.name in _UNTRACKED_VIEWS and node.op.is_view(node):
-        raise TypeError(_UNTRACKED_VIEWS[node.op.name])
+def _handle(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
 
 
-_UNTRACKED_VIEWS = {
-    "real": "a write into x.real (or np.real(x)) of a complex array: in NumPy it changes x, "
-            "which a graph does not do; write x = new_real + 1j * x.imag instead",
-    "imag": "a write into x.imag (or np.imag(x)) of a complex array: in NumPy it changes x, "
-            "which a graph does not do; write x = x.real + 1j * new_imag instead",
-}
+def _link(view, base, link):
+    """Makes the Tensor `view` a view of the Tensor `base` through `link`, when `base` is
+    an ndarray (a NumPy scalar is rebound by `+=`, not written: nothing to follow)."""
+    if is_ndarray(base) or link.write is None:
+        view._view = [base, link, base._value]
 
 
 def _view_of(tensor):

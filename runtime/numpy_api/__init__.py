@@ -23,7 +23,7 @@ from runtime.ops.reductions import ARG_REDUCTIONS, CUMULATIVE, REDUCTIONS
 from runtime.ops.shapes import squeeze_axes
 from runtime.ops.statistics import MASKED
 from runtime.graph import Value
-from runtime.tensor import Tensor, cast, is_ndarray, make_view, mark_ndarray, wrap
+from runtime.tensor import Tensor, cast, is_ndarray, mark_ndarray, wrap
 
 HANDLERS = {}
 _NOVALUE = np._NoValue
@@ -690,59 +690,71 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
             template.append(None)
             dynamic.append(ops.to_value(d))
 
-    def read(base):
-        return ops.get("reshape").bind1([base] + dynamic, newshape=tuple(template))
-    return _reshape_view(a, Tensor(read(a)), read, dynamic)
+    return _reshape_view(a, lambda b: Tensor(ops.get("reshape").bind1(
+        [b] + dynamic, newshape=tuple(template))), dynamic)
 
 
 HANDLERS[np.reshape] = reshape
 
 
+# np.transpose, np.swapaxes, np.expand_dims and np.squeeze make views whatever the layout:
+# their results follow the base, and writes to them write the base (runtime/tensor.py
+# make_view), each written back by the inverse op.
+
+def _tensor(a):
+    return a if isinstance(a, Tensor) else mark_ndarray(Tensor(ops.to_value(a)))
+
+
+def _permuted(a, axes):
+    return Tensor(ops.get("transpose").bind1([a], axes=axes))
+
+
 @implements(np.transpose)
 def transpose(a, axes=None):
-    ndim = ops.to_value(a).ndim
-    axes = tuple(range(ndim))[::-1] if axes is None else tuple(
-        ops.normalize_axis(x, ndim) for x in axes)
-    inverse = tuple(int(i) for i in np.argsort(axes)) if len(set(axes)) == ndim else None
-
-    def read(base):
-        return ops.get("transpose").bind1([base], axes=axes)
-    return make_view(Tensor(read(a)), a, read,
-                     lambda base, region: ops.get("transpose").bind1([region], axes=inverse))
+    a = _tensor(a)
+    if axes is not None:
+        axes = tuple(int(x) for x in axes)
+        _permuted(a, axes)   # (NumPy's errors for `axes`, before the inverse is taken)
+        axes = tuple(x % a.ndim for x in axes)
+    inverse = None if axes is None else tuple(int(i) for i in np.argsort(axes))
+    result = tensor.make_view(a, lambda b: _permuted(b, axes),
+                              lambda b, region: _permuted(region, inverse))
+    # (A 0-d array stays one; a NumPy scalar stays a scalar.)
+    return mark_ndarray(result) if is_ndarray(a) else result
 
 
 @implements(np.swapaxes)
 def swapaxes(a, axis1, axis2):
-    def swap(x):
-        return ops.get("swapaxes").bind1([x], axis1=int(axis1), axis2=int(axis2))
-    return make_view(Tensor(swap(a)), a, swap, lambda base, region: swap(region))
+    axis1, axis2 = int(axis1), int(axis2)
+
+    def swapped(b):
+        return Tensor(ops.get("swapaxes").bind1([b], axis1=axis1, axis2=axis2))
+    return tensor.make_view(_tensor(a), swapped, lambda b, region: swapped(region))
 
 
 @implements(np.expand_dims)
 def expand_dims(a, axis):
+    a = _tensor(a)
     axis = tuple(int(x) for x in axis) if isinstance(axis, (tuple, list)) else (int(axis),)
-
-    def read(base):
-        return ops.get("expand_dims").bind1([base], axis=axis)
-    result = Tensor(read(a))
-    added = tuple(ops.normalize_axis(x, result.ndim) for x in axis)
-    return make_view(result, a, read,
-                     lambda base, region: ops.get("squeeze").bind1([region], axis=added))
+    result = tensor.make_view(
+        a, lambda b: Tensor(ops.get("expand_dims").bind1([b], axis=axis)),
+        lambda b, region: Tensor(ops.get("squeeze").bind1([region], axis=added)))
+    added = tuple(x % result.ndim for x in axis)
+    return result
 
 
 @implements(np.squeeze)
 def squeeze(a, axis=None):
     value = ops.to_value(a)
     axes = squeeze_axes(value.shape, axis if not isinstance(axis, list) else tuple(axis))
-
-    def read(base):
-        return ops.get("squeeze").bind1([base], axis=axes)
-    result = Tensor(read(value))
-    # (An array squeezed to rank 0 is a 0-d array; a NumPy scalar stays a scalar.)
-    if not (is_ndarray(a) or not isinstance(a, Tensor)):
-        return result
-    return make_view(mark_ndarray(result), a, read,
-                     lambda base, region: ops.get("expand_dims").bind1([region], axis=axes))
+    if isinstance(a, Tensor) and is_ndarray(a) and a.ndim:
+        # (An array squeezed to rank 0 is a 0-d array.)
+        return tensor.make_view(
+            a, lambda b: mark_ndarray(Tensor(ops.get("squeeze").bind1([b], axis=axes))),
+            lambda b, region: Tensor(ops.get("expand_dims").bind1([region], axis=axes)))
+    result = Tensor(ops.get("squeeze").bind1([value], axis=axes))
+    # (A NumPy scalar stays a scalar.)
+    return mark_ndarray(result) if not isinstance(a, Tensor) else result
 
 
 def _contiguous(value):
@@ -756,15 +768,16 @@ def _contiguous(value):
     return True
 
 
-def _reshape_view(a, result, read, inputs=()):
+def _reshape_view(a, compute, values=()):
     """np.reshape / np.ravel give a view of a C-contiguous array and a copy of another: a
     write into the result writes `a` where the graph knows `a` is contiguous, and is refused
     where it does not know (an argument's layout is the caller's)."""
-    if _contiguous(ops.to_value(a)):
-        return make_view(result, a, read, lambda base, region: reshape(
-            Tensor(ops.to_value(region)), Tensor(ops.to_value(base)).shape)._value,
-            inputs=inputs)
-    return make_view(result, a, read, None, inputs=inputs, refusal=(TypeError, _LAYOUT))
+    a = _tensor(a)
+    if _contiguous(a._value):
+        return tensor.make_view(a, compute, lambda b, region: reshape(region, b.shape),
+                                values=values)
+    return tensor.make_view(a, compute, None, refusal=lambda: TypeError(_LAYOUT),
+                            values=values)
 
 
 _LAYOUT = ("a write into the result of a reshape or ravel of an array whose memory layout "
@@ -778,9 +791,7 @@ def ravel(a, order="C"):
     if order != "C":
         raise not_supported("np.ravel(..., order=%r)" % order)
 
-    def read(base):
-        return ops.get("ravel").bind1([base])
-    return _reshape_view(a, Tensor(read(a)), read)
+    return _reshape_view(a, lambda b: Tensor(ops.get("ravel").bind1([b])))
 
 
 @implements(np.copy)
@@ -797,12 +808,27 @@ def copyto(dst, src, casting="same_kind", where=True):
     _write("np.copyto", dst, Tensor(ops.to_value(src)), where)
 
 
+def _join(fn, arrays, axis, dtype, casting):
+    """np.concatenate or np.stack (`fn`) of `arrays`: NumPy's errors for their ranks, the
+    axis and the casting to dtype (on stand-ins, and for sizes that do not match), each
+    array cast to dtype as NumPy casts it (not their common dtype first)."""
+    # (A list holding tensors is the array NumPy would make of it.)
+    arrays = [Tensor(ops.to_value(a)) if isinstance(a, (list, tuple)) and holds_symbolic(a)
+              else a for a in arrays]
+    _numpy_checks(fn, tuple(arrays), axis=axis, dtype=dtype, casting=casting)
+    if dtype is not None:
+        arrays = [cast(a, dtype) for a in arrays]
+    try:
+        return Tensor(ops.get(fn.__name__).bind1(arrays, axis=None if axis is None
+                                                  else int(axis)))
+    except ValueError as error:
+        raise errors.mark_python_error(error) from None
+
+
 @implements(np.concatenate)
 def concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     _check_unsupported("np.concatenate", out=out)
-    result = Tensor(ops.get("concatenate").bind1(list(arrays),
-                                                  axis=None if axis is None else int(axis)))
-    return result if dtype is None else cast(result, dtype)
+    return _join(np.concatenate, arrays, axis, dtype, casting)
 
 
 @implements(np.append)
@@ -815,11 +841,7 @@ def append(arr, values, axis=None):
 @implements(np.stack)
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     _check_unsupported("np.stack", out=out)
-    arrays = list(arrays)
-    if not arrays:
-        raise ValueError("need at least one array to stack")
-    result = Tensor(ops.get("stack").bind1(arrays, axis=int(axis)))
-    return result if dtype is None else cast(result, dtype)
+    return _join(np.stack, arrays, axis, dtype, casting)
 
 
 @implements(np.shape)

@@ -11,13 +11,27 @@ import numpy as np
 
 from runtime import ops
 from runtime.numpy_api import _stand_in, attribute, implements
-from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_ndarray
+from runtime.tensor import Tensor, is_ndarray, is_tensor, make_view, mark_ndarray
 
 
 def _part(name, x):
-    """x.real or x.imag: a NumPy scalar of a scalar, an array of an array (0-d too)."""
-    result = Tensor(ops.get(name).bind1([x]))
-    return mark_ndarray(result) if not is_tensor(x) or is_ndarray(x) else result
+    """x.real or x.imag: a NumPy scalar of a scalar, an array of an array (0-d too). In
+    NumPy the part of an array is a view of it: x.real of a real x is x's own elements
+    (a write into it writes x); a write into a complex array's part, which a graph cannot
+    make, is refused."""
+    if not is_tensor(x) or not is_ndarray(x):
+        result = Tensor(ops.get(name).bind1([x]))
+        return mark_ndarray(result) if not is_tensor(x) else result
+
+    def part(base):
+        return mark_ndarray(Tensor(ops.get(name).bind1([base])))
+    if x.dtype.kind != "c" and name == "real":
+        return make_view(x, part, lambda base, region: region)
+    return make_view(x, part, None, refusal=lambda: TypeError(
+        "a write into x.%s (or np.%s(x)) of a %s array: in NumPy it changes x, which a "
+        "graph does not do; assign x = %s instead"
+        % (name, name, x.dtype, "new_real + 1j * x.imag" if name == "real" else
+           "x.real + 1j * new_imag" if x.dtype.kind == "c" else "x + 1j * new_imag")))
 
 
 @implements(np.real)

@@ -327,8 +327,14 @@ def _single_mask(g, node, x, entries, source):
 def _numba_get_item(g, node, ins):
     x = node.inputs[0]
     if nl.is_scalar(g, x):
-        if node.attrs["index"] in ((), (Ellipsis,)):
+        index = node.attrs["index"]
+        if index in ((), (Ellipsis,)):
             return ins[0]
+        if all(entry is None or entry is Ellipsis for entry in index):
+            # (New axes on a 0-d array, x[None]: an array of the one element.)
+            out = node.outputs[0]
+            return "np.full((%s), %s, %s)" % ("1, " * len(out.shape), ins[0],
+                                              nl.np_dtype(out.dtype))
         raise nl.Unlowerable("indexing a scalar")
     entries = nl.index_entries(g, x, node.attrs["index"], node.inputs[1:])
     if not nl.is_advanced(entries):

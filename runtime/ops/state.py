@@ -254,7 +254,8 @@ class ExceptionTemplate:
         # Not through __init__: the args are what the traced exception holds, whatever
         # its class's own signature (which may compute them from other arguments).
         error = self.kind.__new__(self.kind, *args)
-        error.__dict__.update(fill(self.state, values))
+        for name, value in fill(self.state, values).items():
+            setattr(error, name, value)   # (also slots: NumPy's AxisError)
         error.args = args
         if self.cause is not None or self.suppress_context:
             error.__cause__ = self.cause

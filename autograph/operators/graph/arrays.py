@@ -113,6 +113,37 @@ def _stacked(obj):
     return obj
 
 
+def tri(N, M=None, k=0, dtype=float, **kwargs):
+    if not _has_symbolic(N, M, k):
+        return _graph_array(np.tri(N, M, k, dtype, **kwargs))
+    _no_extras("tri", **{key: (value, None) for key, value in kwargs.items()})
+    rows = rt.arange(0, N, 1, dtype=np.int64)
+    cols = rt.arange(0, N if M is None else M, 1, dtype=np.int64)
+    mask = cols[None, :] - rows[:, None] <= k
+    return mask if np.dtype(dtype) == np.bool_ else mask.astype(dtype)
+
+
+def identity(n, dtype=None, **kwargs):
+    if not _has_symbolic(n):
+        return _graph_array(np.identity(n, dtype, **kwargs))
+    _no_extras("identity", **{key: (value, None) for key, value in kwargs.items()})
+    return eye(n, dtype=dtype)
+
+
+def _layout(numpy_fn):
+    """np.ascontiguousarray, np.asfortranarray: NumPy does not hand tensors to
+    __array_function__ here; the graph's handlers (runtime/numpy_api/shaping.py) say what
+    the result is."""
+    def convert(a, dtype=None, **kwargs):
+        if not _has_symbolic(a):
+            made = numpy_fn(a, dtype, **kwargs)
+            return made if made is a else _graph_array(made)
+        _no_extras(numpy_fn.__name__, **{key: (value, None) for key, value in kwargs.items()})
+        return rt.numpy_api.apply_function(numpy_fn, (a,), {"dtype": dtype})
+    convert.__name__ = numpy_fn.__name__
+    return convert
+
+
 def _from_sequence(numpy_fn):
     def create(obj, *args, **kwargs):
         obj = _stacked(obj)
@@ -157,6 +188,9 @@ def runtime_range(start, limit=None, delta=1, dtype=None):
 OVERLOADS = {
     rt.range: runtime_range,
     np.zeros: zeros, np.ones: ones, np.empty: empty, np.full: full, np.arange: arange,
-    np.linspace: linspace, np.eye: eye, np.array: _from_sequence(np.array),
-    np.asarray: _from_sequence(np.asarray), np.stack: stack,
+    np.linspace: linspace, np.eye: eye, np.tri: tri, np.identity: identity,
+    np.array: _from_sequence(np.array), np.asarray: _from_sequence(np.asarray),
+    np.asanyarray: _from_sequence(np.asanyarray),
+    np.ascontiguousarray: _layout(np.ascontiguousarray),
+    np.asfortranarray: _layout(np.asfortranarray), np.stack: stack,
 }
