@@ -1,8 +1,10 @@
-"""Products: dot, matmul (also batched), outer."""
+"""Products (dot, matmul, also batched, outer) and np.linalg's decompositions and solvers
+(solve, inv, det, slogdet, cholesky, eigh, eigvalsh, svd, qr, lstsq)."""
 
 import numpy as np
 
 from runtime.executors.numba import lowering as nl
+from runtime.ops.calls import defcall
 from runtime.ops.inference import broadcast_shapes, dummy, prod_or_none
 from runtime.ops.registry import defop, get
 from runtime.ops.shapes import unify_dims
@@ -91,6 +93,8 @@ def _numba_product_lowering(name):
     def lower(g, node, ins):
         out = node.outputs[0]
         a, b = node.inputs
+        if out.dtype.kind in "iub" and not (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
+            return _integer_product(g, node, name)
         if out.dtype.kind not in "fc":
             raise nl.Unlowerable("%s of %s values (Numba's BLAS products take floats only)"
                               % (name, out.dtype))
@@ -122,6 +126,34 @@ def _numba_product_lowering(name):
     return lower
 
 
+def _integer_product(g, node, name):
+    """A product of integer or boolean arrays (ranks 1 to 3; dot: 1 and 2), by
+    support.integer_matmul on both operands as stacks of matrices, the axes it added taken
+    off its result."""
+    a, b = node.inputs
+    if len(a.shape) > (3 if name == "matmul" else 2) or len(b.shape) > (3 if name == "matmul"
+                                                                        else 2):
+        raise nl.Unlowerable("%s of rank-%d and rank-%d integer or boolean operands"
+                             % (name, len(a.shape), len(b.shape)))
+    _check_product_shapes(g, node, name)
+    dtype = node.outputs[0].dtype
+    x, y = nl.as_dtype(g, a, dtype), nl.as_dtype(g, b, dtype)
+    stacks = {1: ("(1, 1, %s.shape[0])", "(1, %s.shape[0], 1)"),
+              2: ("(1, %s.shape[0], %s.shape[1])",) * 2}
+
+    def stack(text, rank, which):
+        if rank == 3:
+            return text
+        shape = stacks[rank][which]
+        return "np.ascontiguousarray(%s).reshape(%s)" % (text, shape.replace("%s", text))
+
+    product = "_rt.integer_matmul(%s, %s)" % (stack(x, len(a.shape), 0),
+                                              stack(y, len(b.shape), 1))
+    index = ["0" if 3 not in (len(a.shape), len(b.shape)) else ":",
+             "0" if len(a.shape) == 1 else ":", "0" if len(b.shape) == 1 else ":"]
+    return "%s[%s]" % (product, ", ".join(index))
+
+
 get("matmul").def_numba(_numba_product_lowering("matmul"))
 get("dot").def_numba(_numba_product_lowering("dot"))
 
@@ -134,3 +166,202 @@ def _numba_outer(g, node, ins):
         raise nl.Unlowerable("np.outer of scalars")
     return "np.outer(np.ravel(%s), np.ravel(%s))" % (nl.as_dtype(g, a, out.dtype),
                                                      nl.as_dtype(g, b, out.dtype))
+
+
+# --- np.linalg: one NumPy function each (runtime/ops/calls.py) ------------------------------
+# The shape rules raise NumPy's errors for ranks and for sizes known while tracing; sizes
+# known only when the graph runs are NumPy's to check (on Numba, the object-mode call's).
+# On Numba, a call on one matrix of float64 or complex128 values (ints and float32 are
+# computed in float64, as NumPy computes them) runs natively where Numba's LAPACK call is
+# NumPy's (the same LAPACK routine, the same values: tests/operators/test_graph_linalg.py
+# compares them bit for bit); where it raises, NumPy runs in object mode and decides
+# (calls.native_or_numpy). Eigenvectors, singular vectors and Q factors, whose signs an
+# algorithm chooses, and stacks of matrices always run NumPy.
+
+LinAlgError = np.linalg.LinAlgError
+
+
+def _stacked_2d(shape):
+    """NumPy's check that an operand is a (stack of) matrices."""
+    if len(shape) < 2:
+        raise LinAlgError("%d-dimensional array given. Array must be at least "
+                          "two-dimensional" % len(shape))
+
+
+def _stacked_square(shape):
+    """The size of the (stack of) square matrices `shape`, None when unknown; NumPy's
+    errors."""
+    _stacked_2d(shape)
+    rows, columns = shape[-2:]
+    if rows is not None and columns is not None and rows != columns:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    return rows if rows is not None else columns
+
+
+def _core_dim(name, signature, size, expected):
+    """A gufunc's core dimension of operand 1 (dim 0) that must equal `expected`."""
+    if size is not None and expected is not None and size != expected:
+        raise ValueError("%s: Input operand 1 has a mismatch in its core dimension 0, with "
+                         "gufunc signature %s (size %d is different from %d)"
+                         % (name, signature, size, expected))
+    return expected if expected is not None else size
+
+
+def _solve_shape(a, b):
+    m = _stacked_square(a)
+    if len(b) == 1:   # (NumPy 2: only a 1-D b is a vector)
+        return a[:-2] + (_core_dim("solve1", "(m,m),(m)->(m)", b[0], m),)
+    if len(b) == 0:
+        raise ValueError("solve: Input operand 1 does not have enough dimensions (has 0, "
+                         "gufunc core with signature (m,m),(m,n)->(m,n) requires 2)")
+    m = _core_dim("solve", "(m,m),(m,n)->(m,n)", b[-2], m)
+    return broadcast_shapes(a[:-2], b[:-2]) + (m, b[-1])
+
+
+def _square_shape(a, **_):
+    _stacked_square(a)
+    return a
+
+
+def _stack_shape(a):
+    _stacked_square(a)
+    return a[:-2]
+
+
+def _eigh_shapes(a, UPLO):
+    m = _stacked_square(a)
+    return [a[:-2] + (m,), a[:-2] + (m, m)]
+
+
+def _eigvalsh_shape(a, UPLO):
+    return _eigh_shapes(a, UPLO)[0]
+
+
+def _min(m, n):
+    return None if m is None or n is None else min(m, n)
+
+
+def _svd_shapes(a, full_matrices, hermitian):
+    _stacked_2d(a)
+    batch, (m, n) = a[:-2], a[-2:]
+    k = _min(m, n)
+    if full_matrices:
+        return [batch + (m, m), batch + (k,), batch + (n, n)]
+    return [batch + (m, k), batch + (k,), batch + (k, n)]
+
+
+def _svd_values_shape(a, compute_uv, hermitian):
+    _stacked_2d(a)
+    return a[:-2] + (_min(*a[-2:]),)
+
+
+def _qr_shapes(a, mode):
+    _stacked_2d(a)
+    batch, (m, n) = a[:-2], a[-2:]
+    k = m if mode == "complete" else _min(m, n)
+    return [batch + (m, k), batch + (k, n)]
+
+
+def _lstsq_shapes(a, b, rcond):
+    for shape in (a, b):
+        if len(shape) != 2 and not (shape is b and len(b) == 1):
+            raise LinAlgError("%d-dimensional array given. Array must be two-dimensional"
+                              % len(shape))
+    (m, n), rows = a, b[0]
+    if m is not None and rows is not None and m != rows:
+        raise LinAlgError("Incompatible dimensions")
+    x = (n,) + b[1:]
+    # (The residuals are empty unless a has full rank n < m: the data decide.)
+    return [x, (None,), (), (_min(m, n),)]
+
+
+# --- their native Numba calls ---
+
+def _computed_in(node):
+    """The dtype NumPy computes a linalg call in: complex128 or float64."""
+    return np.dtype(np.complex128 if any(v.dtype.kind == "c" for v in node.inputs)
+                    else np.float64)
+
+
+def _lapack_operands(node, ins):
+    """The inputs of a native call on one matrix (and a vector or matrix `b`), in the
+    dtype NumPy computes in; None where the call is not on one matrix."""
+    if len(node.inputs[0].shape) != 2 or any(len(v.shape) not in (1, 2)
+                                             for v in node.inputs[1:]):
+        return None
+    dtype = _computed_in(node)
+    return [text if v.dtype == dtype else "%s.astype(%s)" % (text, nl.np_dtype(dtype))
+            for v, text in zip(node.inputs, ins)]
+
+
+def _as_output(node, text, index=0):
+    """`text` (of the computation dtype) as output `index` is: a C-contiguous array or a
+    scalar of its dtype."""
+    out = node.outputs[index]
+    if not out.shape:
+        return "%s(%s)" % (nl.np_dtype(out.dtype), text)
+    text = "np.ascontiguousarray(%s)" % text
+    # (Native calls give float64 or complex128 values: NumPy's float32 results are its
+    # float64 ones rounded.)
+    if out.dtype not in (np.dtype(np.float64), np.dtype(np.complex128)):
+        text = "%s.astype(%s)" % (text, nl.np_dtype(out.dtype))
+    return text
+
+
+def _native(call, real_only=False):
+    """The native lowering computing `call` (a format of the operands' texts) on one
+    matrix: one output, or a tuple of them (`result` unpacked as `value`)."""
+    def lower(g, node, ins):
+        operands = _lapack_operands(node, ins)
+        if operands is None or (real_only and _computed_in(node).kind == "c"):
+            return None
+        text = call % tuple(operands)
+        if len(node.outputs) == 1:
+            return _as_output(node, text)
+        parts = ", ".join(_as_output(node, "value[%d]" % i, i)
+                          for i in range(len(node.outputs)))
+        return ["value = %s" % text, "result = (%s,)" % parts]
+    return lower
+
+
+def _native_inv(g, node, ins):
+    # (NumPy's inverse is LAPACK's solve of a x = I; Numba's np.linalg.inv inverts the LU
+    # factors in place, which rounds differently.)
+    operands = _lapack_operands(node, ins)
+    if operands is None:
+        return None
+    a = operands[0]
+    return _as_output(node, "np.linalg.solve(%s, np.identity(%s.shape[0], %s))"
+                      % (a, a, nl.np_dtype(_computed_in(node))))
+
+
+def _native_if(attribute, value, lowering):
+    """`lowering` where the node's attribute `attribute` is `value`, else object mode."""
+    def lower(g, node, ins):
+        return lowering(g, node, ins) if node.attrs[attribute] == value else None
+    return lower
+
+
+_LAPACK = dict(numpy_on_error=True)
+
+solve = defcall("solve", np.linalg.solve, _solve_shape,
+                native=_native("np.linalg.solve(%s, %s)"), **_LAPACK)
+inv = defcall("inv", np.linalg.inv, _square_shape, native=_native_inv, **_LAPACK)
+det = defcall("det", np.linalg.det, _stack_shape,
+              native=_native("np.linalg.det(%s)"), **_LAPACK)
+slogdet = defcall("slogdet", np.linalg.slogdet, lambda a: [_stack_shape(a)] * 2, outputs=2,
+                  native=_native("np.linalg.slogdet(%s)"), **_LAPACK)
+# (Numba's complex Cholesky factor differs from NumPy's in the last bits; its upper one
+# would be computed as the conjugate transpose: NumPy's own.)
+cholesky = defcall("cholesky", np.linalg.cholesky, _square_shape, **_LAPACK,
+                   native=_native_if("upper", False, _native("np.linalg.cholesky(%s)",
+                                                            real_only=True)))
+# (Numba reads the lower triangle only.)
+eigvalsh = defcall("eigvalsh", np.linalg.eigvalsh, _eigvalsh_shape, **_LAPACK,
+                   native=_native_if("UPLO", "L", _native("np.linalg.eigvalsh(%s)")))
+eigh = defcall("eigh", np.linalg.eigh, _eigh_shapes, outputs=2)
+svd = defcall("svd", np.linalg.svd, _svd_shapes, outputs=3)
+svd_values = defcall("svd_values", np.linalg.svd, _svd_values_shape,
+                     doc="np.linalg.svd(a, compute_uv=False)")
+qr = defcall("qr", np.linalg.qr, _qr_shapes, outputs=2)
+lstsq = defcall("lstsq", np.linalg.lstsq, _lstsq_shapes, outputs=4)

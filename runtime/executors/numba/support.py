@@ -215,6 +215,29 @@ def batched_matmul(a, b):
     return out
 
 
+@numba.njit(**_JIT)
+def integer_matmul(a, b):
+    """a @ b for rank-3 integer or boolean operands (batch, n, k) @ (batch, k, m) of one
+    dtype, a batch of 1 broadcasting: NumPy's products of them (no BLAS; exact, wrapping
+    around in the dtype, so the order of the sums does not matter; booleans: any of the
+    ands, as a sum stored into a boolean is)."""
+    batch = max(a.shape[0], b.shape[0])
+    if (a.shape[0] != batch and a.shape[0] != 1) or (b.shape[0] != batch and b.shape[0] != 1):
+        raise ValueError("matmul: batch dimensions could not be broadcast together")
+    if a.shape[2] != b.shape[1]:
+        raise ValueError("matmul: mismatch in the core dimension of the operands")
+    out = np.zeros((batch, a.shape[1], b.shape[2]), a.dtype)
+    for s in range(batch):
+        x = a[0 if a.shape[0] == 1 else s]
+        y = b[0 if b.shape[0] == 1 else s]
+        for i in range(x.shape[0]):
+            for p in range(x.shape[1]):
+                v = x[i, p]
+                for j in range(y.shape[1]):
+                    out[s, i, j] += v * y[p, j]
+    return out
+
+
 # --- tensor arrays: data buffer, written flags, size, dynamic_size ----------------------------
 
 @numba.njit(**_JIT)
