@@ -14,6 +14,7 @@ it on the NumPy interpreter.
 import argparse
 import collections
 import os
+import re
 import sys
 import warnings
 
@@ -37,11 +38,11 @@ def _numba_kind(case):
         concrete = staged.get_concrete_function(*case.arguments[0])
     except Exception:   # (a case where NumPy raises: no graph to look at)
         return "native"
-    # (Object-mode calls in `_fallback` functions run only where a native call raised:
-    # runtime/ops/calls.py, native_or_numpy.)
-    source = concrete.executable.source
-    fallbacks = source.count("def _fallback")
-    return "via NumPy" if source.count("numba.objmode(") > fallbacks else "native"
+    # (Object-mode blocks that raise a graph's errors (`_raise`), or call NumPy only where
+    # a native call raised (`_fallback`: runtime/ops/calls.py, native_or_numpy), do not
+    # count.)
+    calls = re.findall(r"def _([a-z]+)\d+\(.*\n +with numba\.objmode", concrete.executable.source)
+    return "via NumPy" if set(calls) - {"raise", "fallback"} else "native"
 
 
 def survey():

@@ -12,7 +12,6 @@ of them.
 """
 
 import builtins
-import math
 import operator
 
 import numpy as np
@@ -43,11 +42,20 @@ def _size(x, axis):
 
 
 def _product(sizes):
-    """The product of sizes (ints or symbolic ints), an int where all are known."""
-    total = 1
+    """The product of sizes (ints or symbolic ints), an int where all are known. (Sizes
+    of arrays: their product fits an int64, so it needs none of the overflow checks that
+    Python's `*` on the Python ints they are gets in a graph.)"""
+    known, symbolic = 1, None
     for size in sizes:
-        total = total * size
-    return total
+        if not isinstance(size, Tensor):
+            known *= size
+        elif symbolic is None:
+            symbolic = size
+        else:
+            symbolic = Tensor(ops.get("multiply").bind1([symbolic, size]))
+    if symbolic is None:
+        return known
+    return symbolic if known == 1 else Tensor(ops.get("multiply").bind1([symbolic, known]))
 
 
 def _require_equal(sizes, error):
@@ -58,8 +66,10 @@ def _require_equal(sizes, error):
     for a, b in sizes:
         if isinstance(a, Tensor) or isinstance(b, Tensor):
             template = error("{0}", "{1}")
-            exception = type(template)(api.format_text("format", str(template), (a, b)))
-            api.Raise(exception, unless=np.equal(a, b))
+            text = str(template)
+            if "{0}" in text or "{1}" in text:
+                text = api.format_text("format", text, (a, b))
+            api.Raise(type(template)(text), unless=np.equal(a, b))
         elif a != b:
             raise error(a, b)
 
@@ -142,15 +152,16 @@ def tensordot(a, b, axes=2):
                    lambda m, n: ValueError("shape-mismatch for sum"))
     kept_a = [axis for axis in range(a.ndim) if axis not in axes_a]
     kept_b = [axis for axis in range(b.ndim) if axis not in axes_b]
-    summed = _product(_size(a, axis) for axis in axes_a)
-    at = reshape(transpose(a, tuple(kept_a + axes_a)),
-                 (_product(_size(a, axis) for axis in kept_a), summed))
-    bt = reshape(transpose(b, tuple(axes_b + kept_b)),
-                 (summed, _product(_size(b, axis) for axis in kept_b)))
-    shape = [_size(a, axis) for axis in kept_a] + [_size(b, axis) for axis in kept_b]
-    if not shape:
-        # (NumPy reshapes the 1x1 product to a 0-d array.)
-        return mark_ndarray(dot(reshape(at, (-1,)), reshape(bt, (-1,))))
+    a = _permuted(a, list(range(a.ndim)), kept_a + axes_a)
+    b = _permuted(b, list(range(b.ndim)), axes_b + kept_b)
+    if not kept_a and not kept_b:
+        # (NumPy's 1x1 product, reshaped to a 0-d array.)
+        return mark_ndarray(dot(reshape(a, (-1,)), reshape(b, (-1,))))
+    summed = _product(_size(a, axis) for axis in range(len(kept_a), a.ndim))
+    at = reshape(a, (_product(_size(a, axis) for axis in range(len(kept_a))), summed))
+    bt = reshape(b, (summed, _product(_size(b, axis) for axis in range(len(axes_b), b.ndim))))
+    shape = [_size(a, axis) for axis in range(len(kept_a))] + \
+        [_size(b, axis) for axis in range(len(axes_b), b.ndim)]
     return reshape(dot(at, bt), tuple(shape))
 
 
@@ -164,7 +175,7 @@ def kron(a, b):
     ndim = builtins.max(a.ndim, b.ndim)
     a = reshape(a, (1,) * (ndim - a.ndim) + a.shape) if a.ndim < ndim else a
     b = reshape(b, (1,) * (ndim - b.ndim) + b.shape) if b.ndim < ndim else b
-    shape = tuple(m * n for m, n in zip(a.shape, b.shape))
+    shape = tuple(_product(sizes) for sizes in zip(a.shape, b.shape))
     a = Tensor(ops.get("expand_dims").bind1([a], axis=tuple(range(1, ndim * 2, 2))))
     b = Tensor(ops.get("expand_dims").bind1([b], axis=tuple(range(0, ndim * 2, 2))))
     return reshape(np.multiply(a, b), shape)
@@ -261,10 +272,7 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
         names = ("operand 0" if i == 1 else "operands 0 to %d" % (i - 1), "operand %d" % i)
         x, labels = _contract(x, labels, y, y_labels, later, names)
     x, labels = _sum_labels(x, labels, set(output), dtype)
-    order = tuple(labels.index(label) for label in output)
-    if x.ndim and (len(arrays) == 1 or order != tuple(range(len(order)))):
-        x = transpose(x, order)   # (a view, as NumPy's of one operand)
-    return x
+    return _permuted(x, labels, list(output))
 
 
 def _diagonals(x, labels, operand):
@@ -281,7 +289,7 @@ def _diagonals(x, labels, operand):
             "dimensions in %s for collapsing index '%s' don't match (%s != %s)"
             % (where, repeated, m, n)))
         rest = [axis for axis in range(len(labels)) if axis not in (first, second)]
-        x = transpose(x, tuple(rest + [first, second]))
+        x = _permuted(x, list(range(len(labels))), rest + [first, second])
         index = api.arange(_size(x, -1))
         x = x[..., index, index]
         labels = [labels[axis] for axis in rest] + [repeated]
@@ -358,9 +366,10 @@ def _contract(x, x_labels, y, y_labels, kept, operands):
         groups_x = [group for group in (rows, summed) if group]
         groups_y = [group for group in (summed, columns) if group]
     product = _grouped(x, groups_x, x_sizes) @ _grouped(y, groups_y, y_sizes)
-    if batch or len(rows) > 1 or len(columns) > 1:
-        sizes = [_size(product, axis) for axis in range(len(batch))] if len(batch) > 1 \
-            else [] if not batch else [_size(product, 0)]
+    # (Its axes: the batch's (broadcast), then rows and columns, where each has one
+    # subscript, or none without a batch.)
+    if len(rows) > 1 or len(columns) > 1 or batch and not (rows and columns):
+        sizes = [_size(product, axis) for axis in range(len(batch))]
         sizes += [x_sizes[label] for label in rows] + [y_sizes[label] for label in columns]
         product = reshape(product, tuple(sizes))
     return product, labels

@@ -199,14 +199,22 @@ def numpy_unary(x, code):
 # --- batched matrix products (Numba's np.dot takes 1-D and 2-D operands only) ----------------
 
 @numba.njit(**_JIT)
-def batched_matmul(a, b):
-    """a @ b for rank-3 operands (batch, n, k) @ (batch, k, m) of one float dtype; a batch
-    of 1 broadcasts. Each product is one np.dot (BLAS) on contiguous matrices."""
+def _batch(a, b):
+    """The batch of a @ b for stacks (batch, n, k) @ (batch, k, m), a batch of 1
+    broadcasting, after matmul's checks."""
     batch = max(a.shape[0], b.shape[0])
     if (a.shape[0] != batch and a.shape[0] != 1) or (b.shape[0] != batch and b.shape[0] != 1):
         raise ValueError("matmul: batch dimensions could not be broadcast together")
     if a.shape[2] != b.shape[1]:
         raise ValueError("matmul: mismatch in the core dimension of the operands")
+    return batch
+
+
+@numba.njit(**_JIT)
+def batched_matmul(a, b):
+    """a @ b for rank-3 operands (batch, n, k) @ (batch, k, m) of one float dtype; a batch
+    of 1 broadcasts. Each product is one np.dot (BLAS) on contiguous matrices."""
+    batch = _batch(a, b)
     out = np.empty((batch, a.shape[1], b.shape[2]), a.dtype)
     for i in range(batch):
         x = np.ascontiguousarray(a[0 if a.shape[0] == 1 else i])
@@ -221,11 +229,7 @@ def integer_matmul(a, b):
     dtype, a batch of 1 broadcasting: NumPy's products of them (no BLAS; exact, wrapping
     around in the dtype, so the order of the sums does not matter; booleans: any of the
     ands, as a sum stored into a boolean is)."""
-    batch = max(a.shape[0], b.shape[0])
-    if (a.shape[0] != batch and a.shape[0] != 1) or (b.shape[0] != batch and b.shape[0] != 1):
-        raise ValueError("matmul: batch dimensions could not be broadcast together")
-    if a.shape[2] != b.shape[1]:
-        raise ValueError("matmul: mismatch in the core dimension of the operands")
+    batch = _batch(a, b)
     out = np.zeros((batch, a.shape[1], b.shape[2]), a.dtype)
     for s in range(batch):
         x = a[0 if a.shape[0] == 1 else s]
