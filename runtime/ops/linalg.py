@@ -171,12 +171,13 @@ def _numba_outer(g, node, ins):
 # --- np.linalg: one NumPy function each (runtime/ops/calls.py) ------------------------------
 # The shape rules raise NumPy's errors for ranks and for sizes known while tracing; sizes
 # known only when the graph runs are NumPy's to check (on Numba, the object-mode call's).
-# On Numba, a call on one matrix of float64 or complex128 values (ints and float32 are
-# computed in float64, as NumPy computes them) runs natively where Numba's LAPACK call is
-# NumPy's (the same LAPACK routine, the same values: tests/operators/test_graph_linalg.py
-# compares them bit for bit); where it raises, NumPy runs in object mode and decides
+# On Numba, a call on one matrix (ints and float32 computed in float64, as NumPy computes
+# them) runs natively where Numba calls the LAPACK routine NumPy calls, on the same
+# operands: SciPy's build of it, whose values were NumPy's to the bit in every trial of
+# random matrices (not Numba's inv, which inverts the LU factors, nor its complex
+# Cholesky); where the native call raises, NumPy runs in object mode and decides
 # (calls.native_or_numpy). Eigenvectors, singular vectors and Q factors, whose signs an
-# algorithm chooses, and stacks of matrices always run NumPy.
+# algorithm chooses, least squares and stacks of matrices always run NumPy.
 
 LinAlgError = np.linalg.LinAlgError
 
