@@ -93,30 +93,21 @@ def _numba_product_lowering(name):
     def lower(g, node, ins):
         out = node.outputs[0]
         a, b = node.inputs
-        if out.dtype.kind in "iub" and not (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
-            return _integer_product(g, node, name)
-        if out.dtype.kind not in "fc":
-            raise nl.Unlowerable("%s of %s values (Numba's BLAS products take floats only)"
-                              % (name, out.dtype))
+        if out.dtype.kind not in "fciub":
+            raise nl.Unlowerable("%s of %s values" % (name, out.dtype))
         if name == "dot" and (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
             text = "(%s * %s)" % (nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype))
             return g.scalar_cast(text, out.dtype) if nl.is_scalar(g, out) else text
-        if not (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
-            _check_product_shapes(g, node, name)
-        if (name == "matmul" and not nl.is_scalar(g, a) and not nl.is_scalar(g, b)
-                and 2 <= len(a.shape) <= 3 and 2 <= len(b.shape) <= 3
-                and 3 in (len(a.shape), len(b.shape))):
-            # A stack of matrices (a 2-D operand is a batch of one): support.batched_matmul.
-            x, y = nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype)
-            if len(a.shape) == 2:
-                x = "np.ascontiguousarray(%s).reshape((1, %s.shape[0], %s.shape[1]))" % (x, x, x)
-            if len(b.shape) == 2:
-                y = "np.ascontiguousarray(%s).reshape((1, %s.shape[0], %s.shape[1]))" % (y, y, y)
-            return "_rt.batched_matmul(%s, %s)" % (x, y)
-        if nl.is_scalar(g, a) or nl.is_scalar(g, b) or len(a.shape) > 2 or len(b.shape) > 2:
-            raise nl.Unlowerable("%s of rank-%d and rank-%d operands (Numba: 1-D and 2-D, "
-                                 "and matmul of stacks of rank 3)"
-                                 % (name, len(a.shape), len(b.shape)))
+        ranks = len(a.shape), len(b.shape)
+        if name == "dot" and max(ranks) > 2:
+            raise nl.Unlowerable("dot of rank-%d and rank-%d operands (Numba: 1-D and 2-D)"
+                                 % ranks)
+        _check_product_shapes(g, node, name)
+        if out.dtype.kind in "iub":
+            # (NumPy's exact loops, not BLAS.)
+            return _product_of_stacks(g, node, "_rt.integer_matmul")
+        if max(ranks) > 2:
+            return _product_of_stacks(g, node, "_rt.batched_matmul")
         x = "np.ascontiguousarray(%s)" % nl.as_dtype(g, a, out.dtype)
         y = "np.ascontiguousarray(%s)" % nl.as_dtype(g, b, out.dtype)
         text = "np.dot(%s, %s)" % (x, y)
@@ -126,32 +117,32 @@ def _numba_product_lowering(name):
     return lower
 
 
-def _integer_product(g, node, name):
-    """A product of integer or boolean arrays (ranks 1 to 3; dot: 1 and 2), by
-    support.integer_matmul on both operands as stacks of matrices, the axes it added taken
-    off its result."""
+def _product_of_stacks(g, node, helper):
+    """a @ b by `helper` (support.batched_matmul or integer_matmul) on rank-3 stacks: a
+    vector is a matrix of one row (a) or column (b), the operands' stacks are broadcast
+    together (support.as_stack), and the result gets the common batch shape back and
+    loses the axes the vectors gained, as matmul does."""
     a, b = node.inputs
-    if len(a.shape) > (3 if name == "matmul" else 2) or len(b.shape) > (3 if name == "matmul"
-                                                                        else 2):
-        raise nl.Unlowerable("%s of rank-%d and rank-%d integer or boolean operands"
-                             % (name, len(a.shape), len(b.shape)))
-    _check_product_shapes(g, node, name)
     dtype = node.outputs[0].dtype
-    x, y = nl.as_dtype(g, a, dtype), nl.as_dtype(g, b, dtype)
-    stacks = {1: ("(1, 1, %s.shape[0])", "(1, %s.shape[0], 1)"),
-              2: ("(1, %s.shape[0], %s.shape[1])",) * 2}
-
-    def stack(text, rank, which):
-        if rank == 3:
-            return text
-        shape = stacks[rank][which]
-        return "np.ascontiguousarray(%s).reshape(%s)" % (text, shape.replace("%s", text))
-
-    product = "_rt.integer_matmul(%s, %s)" % (stack(x, len(a.shape), 0),
-                                              stack(y, len(b.shape), 1))
-    index = ["0" if 3 not in (len(a.shape), len(b.shape)) else ":",
-             "0" if len(a.shape) == 1 else ":", "0" if len(b.shape) == 1 else ":"]
-    return "%s[%s]" % (product, ", ".join(index))
+    x, y, batch, product = g.tmp("x"), g.tmp("y"), g.tmp("batch"), g.tmp("p")
+    g.emit("%s = %s" % (x, nl.as_dtype(g, a, dtype)))
+    g.emit("%s = %s" % (y, nl.as_dtype(g, b, dtype)))
+    if len(a.shape) == 1:
+        g.emit("%s = np.ascontiguousarray(%s).reshape((1, %s.shape[0]))" % (x, x, x))
+    if len(b.shape) == 1:
+        g.emit("%s = np.ascontiguousarray(%s).reshape((%s.shape[0], 1))" % (y, y, y))
+    if max(len(a.shape), len(b.shape)) <= 2:
+        g.emit("%s = ()" % batch)
+        stacks = ["np.ascontiguousarray(%s).reshape((1,) + %s.shape)" % (v, v) for v in (x, y)]
+    else:
+        g.emit("%s = np.broadcast_shapes(%s.shape[:-2], %s.shape[:-2])" % (batch, x, y))
+        stacks = ["_rt.as_stack(%s, %s)" % (v, batch) for v in (x, y)]
+    g.emit("%s = %s(%s, %s)" % (product, helper, stacks[0], stacks[1]))
+    text = "%s.reshape(%s + (%s.shape[1], %s.shape[2]))" % (product, batch, product, product)
+    drop = ["0" if len(a.shape) == 1 else ":", "0" if len(b.shape) == 1 else ":"]
+    if "0" in drop:
+        text = "%s[..., %s]" % (text, ", ".join(drop))
+    return text
 
 
 get("matmul").def_numba(_numba_product_lowering("matmul"))

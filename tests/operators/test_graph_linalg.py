@@ -150,9 +150,12 @@ def test_non_finite_matrices_give_numpys_nans(backend):
 
 
 def stacks(a, b, spd):
-    """np.linalg on stacks of matrices (numba: NumPy's call, in object mode)."""
+    """np.linalg on stacks of matrices (numba: NumPy's call, in object mode), products of
+    stacks of any rank, broadcast (numba: BLAS products of the matrices)."""
     return (np.linalg.solve(a, b), np.linalg.inv(a), np.linalg.det(a),
-            np.linalg.cholesky(spd), np.linalg.eigh(spd), a @ b, np.einsum("bij,bjk->bik", a, b))
+            np.linalg.cholesky(spd), np.linalg.eigh(spd), a @ b, np.einsum("bij,bjk->bik", a, b),
+            a[:, None] @ b[None], b[0, :, 0] @ a, a @ b[0, :, 0],
+            np.einsum("...ij,...jk", a[:, None], b[None]))
 
 
 def test_stacks_of_matrices_on_numba():

@@ -199,11 +199,28 @@ def numpy_unary(x, code):
 # --- batched matrix products (Numba's np.dot takes 1-D and 2-D operands only) ----------------
 
 @numba.njit(**_JIT)
+def as_stack(a, batch):
+    """a (..., n, k) as a rank-3 stack for a product whose batch shape is `batch` (a's
+    broadcast to it; not empty): one matrix stays one (the products broadcast it), a's
+    own batch when it is `batch`, else a broadcast copy."""
+    size = 1
+    for axis in range(a.ndim - 2):
+        size *= a.shape[axis]
+    total = 1
+    for axis in range(len(batch)):
+        total *= batch[axis]
+    if size == 1 or size == total:
+        return np.ascontiguousarray(a).reshape((size,) + a.shape[-2:])
+    return np.ascontiguousarray(np.broadcast_to(a, batch + a.shape[-2:])).reshape(
+        (total,) + a.shape[-2:])
+
+
+@numba.njit(**_JIT)
 def _batch(a, b):
     """The batch of a @ b for stacks (batch, n, k) @ (batch, k, m), a batch of 1
     broadcasting, after matmul's checks."""
-    batch = max(a.shape[0], b.shape[0])
-    if (a.shape[0] != batch and a.shape[0] != 1) or (b.shape[0] != batch and b.shape[0] != 1):
+    batch = b.shape[0] if a.shape[0] == 1 else a.shape[0]
+    if b.shape[0] != batch and b.shape[0] != 1:
         raise ValueError("matmul: batch dimensions could not be broadcast together")
     if a.shape[2] != b.shape[1]:
         raise ValueError("matmul: mismatch in the core dimension of the operands")
