@@ -40,10 +40,11 @@ def _numba_kind(case):
         concrete = staged.get_concrete_function(*case.arguments[0])
     except Exception:   # (a case where NumPy raises: its graph, if any, only raises)
         return "native"
-    # (Object-mode blocks that only raise an error or print compute nothing: the call
-    # is native unless a site calls NumPy for a value.)
-    computed = re.search(r"^# site \d+ (call|draw) ", concrete.executable.source, re.M)
-    return "via NumPy" if computed else "native"
+    # (Object-mode blocks that raise a graph's errors (`_raise`), or call NumPy only where
+    # a native call raised (`_fallback`: runtime/ops/calls.py, native_or_numpy), do not
+    # count.)
+    calls = re.findall(r"def _([a-z]+)\d+\(.*\n +with numba\.objmode", concrete.executable.source)
+    return "via NumPy" if set(calls) - {"raise", "fallback"} else "native"
 
 
 def survey():

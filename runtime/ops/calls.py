@@ -23,8 +23,8 @@ from runtime.ops.registry import defop
 FUNCTIONS = {}
 
 
-def defcall(name, function, shape, *, dtype=None, outputs=1, native=None, doc=None,
-            **op_options):
+def defcall(name, function, shape, *, dtype=None, outputs=1, native=None,
+            numpy_on_error=False, doc=None, **op_options):
     """Declare op `name` computing `function(*inputs, **attrs)`.
 
     outputs: how many arrays `function` returns: a number, or a function of the input
@@ -34,7 +34,14 @@ def defcall(name, function, shape, *, dtype=None, outputs=1, native=None, doc=No
     dtype(*input_dtypes, **attrs) -> the output dtype(s); default: `function` on stand-ins
     of the inputs (one element per dim, or the literal itself).
     native(g, node, ins) -> the nopython expression(s) where Numba compiles the call as NumPy
-    computes it, else None (then object mode)."""
+    computes it, else None (then object mode).
+    numpy_on_error: Numba's native call raises where NumPy raises another error or none
+    (np.linalg: Numba refuses non-finite entries where NumPy gives NaNs, and words its
+    errors its own way); generated code then runs NumPy in object mode wherever the native
+    call raises (see `native_or_numpy`), so values and errors are NumPy's. `native` then
+    gives the statements computing `result` (a list of lines; or one expression) of
+    exactly the outputs' types: C-contiguous arrays, scalars of the outputs' dtypes, a
+    tuple of them for several outputs."""
 
     def infer(*inputs, **attrs):
         count = outputs(*inputs, **attrs) if callable(outputs) else outputs
@@ -59,7 +66,12 @@ def defcall(name, function, shape, *, dtype=None, outputs=1, native=None, doc=No
 
     @op.def_numba
     def lowering(g, node, ins):
-        if native is not None:
+        if native is not None and numpy_on_error:
+            parameters = ["p%d" % i for i in range(len(ins))]
+            text = native(g, node, parameters)
+            if text is not None:
+                return native_or_numpy(g, node, ins, parameters, text, function)
+        elif native is not None:
             text = native(g, node, ins)
             if text is not None:
                 return text
@@ -81,8 +93,47 @@ def _doc(function):
     return prefix + function.__name__
 
 
+def native_or_numpy(g, node, ins, parameters, text, function):
+    """`text` (native code on `parameters`, see defcall), run from generated code by a
+    helper that, where it raises, calls `function` in object mode instead (NumPy's result
+    or error). The try lives in its own jitted function, as object-mode blocks do (lowering.py); an
+    exception that an object-mode call raises inside an except clause does not reach the
+    caller (Numba 0.68 returns a broken array instead), hence the flag."""
+    helper = g.tmp("_native")
+    # (Its own kind of site: tools/numpy_coverage.py tells such calls from object-mode ones.)
+    fallback = _object_mode_call(g, node, parameters, function, kind="fallback")
+    lines = ["result = %s" % text] if isinstance(text, str) else list(text)
+    g.add_function([
+        "@numba.njit(cache=True)",
+        "def %s(%s):" % (helper, ", ".join(parameters)),
+        "    failed = False",
+        "    try:"] + ["        " + line for line in lines] + [
+        "    except Exception:",
+        "        failed = True",
+        "    if failed:",
+        "        result = %s" % fallback,
+        "    return result"])
+    return _outputs(g, node, "%s(%s)" % (helper, ", ".join(ins)))
+
+
 def object_mode(g, node, ins, function):
     """`function` on the node's inputs, run by NumPy from generated code in object mode."""
+    return _outputs(g, node, _object_mode_call(g, node, ins, function))
+
+
+def _outputs(g, node, text):
+    """The expressions of the node's outputs, given the call `text` returning them (a
+    tuple of them when there are several)."""
+    if len(node.outputs) == 1:
+        return text
+    name = g.tmp("c")
+    g.emit("%s = %s" % (name, text))
+    return ["%s[%d]" % (name, i) for i in range(len(node.outputs))]
+
+
+def _object_mode_call(g, node, ins, function, kind="call"):
+    """The expression calling `function` on `ins` in object mode (a tuple of the outputs
+    when there are several)."""
     dtypes = tuple(v.dtype for v in node.inputs)
     results = [(v.dtype, len(v.shape)) for v in node.outputs]
     attrs = dict(node.attrs)
@@ -96,9 +147,4 @@ def object_mode(g, node, ins, function):
         return result[0] if count == 1 else result
 
     key = (node.op.name, repr(sorted(attrs.items())), tuple(str(d) for d in dtypes))
-    text = nl.objmode_call(g, node, "call", call_, key, ins, results)
-    if count == 1:
-        return text
-    name = g.tmp("c")
-    g.emit("%s = %s" % (name, text))
-    return ["%s[%d]" % (name, i) for i in range(count)]
+    return nl.objmode_call(g, node, kind, call_, key, ins, results)

@@ -1,8 +1,10 @@
-"""Products: dot, matmul (also batched), outer."""
+"""Products (dot, matmul, also batched, outer) and np.linalg's decompositions and solvers
+(solve, inv, det, slogdet, cholesky, eigh, eigvalsh, svd, qr, lstsq)."""
 
 import numpy as np
 
 from runtime.executors.numba import lowering as nl
+from runtime.ops.calls import defcall
 from runtime.ops.inference import broadcast_shapes, dummy, prod_or_none
 from runtime.ops.registry import defop, get
 from runtime.ops.shapes import unify_dims
@@ -91,28 +93,21 @@ def _numba_product_lowering(name):
     def lower(g, node, ins):
         out = node.outputs[0]
         a, b = node.inputs
-        if out.dtype.kind not in "fc":
-            raise nl.Unlowerable("%s of %s values (Numba's BLAS products take floats only)"
-                              % (name, out.dtype))
+        if out.dtype.kind not in "fciub":
+            raise nl.Unlowerable("%s of %s values" % (name, out.dtype))
         if name == "dot" and (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
             text = "(%s * %s)" % (nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype))
             return g.scalar_cast(text, out.dtype) if nl.is_scalar(g, out) else text
-        if not (nl.is_scalar(g, a) or nl.is_scalar(g, b)):
-            _check_product_shapes(g, node, name)
-        if (name == "matmul" and not nl.is_scalar(g, a) and not nl.is_scalar(g, b)
-                and 2 <= len(a.shape) <= 3 and 2 <= len(b.shape) <= 3
-                and 3 in (len(a.shape), len(b.shape))):
-            # A stack of matrices (a 2-D operand is a batch of one): support.batched_matmul.
-            x, y = nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype)
-            if len(a.shape) == 2:
-                x = "np.ascontiguousarray(%s).reshape((1, %s.shape[0], %s.shape[1]))" % (x, x, x)
-            if len(b.shape) == 2:
-                y = "np.ascontiguousarray(%s).reshape((1, %s.shape[0], %s.shape[1]))" % (y, y, y)
-            return "_rt.batched_matmul(%s, %s)" % (x, y)
-        if nl.is_scalar(g, a) or nl.is_scalar(g, b) or len(a.shape) > 2 or len(b.shape) > 2:
-            raise nl.Unlowerable("%s of rank-%d and rank-%d operands (Numba: 1-D and 2-D, "
-                                 "and matmul of stacks of rank 3)"
-                                 % (name, len(a.shape), len(b.shape)))
+        ranks = len(a.shape), len(b.shape)
+        if name == "dot" and max(ranks) > 2:
+            raise nl.Unlowerable("dot of rank-%d and rank-%d operands (Numba: 1-D and 2-D)"
+                                 % ranks)
+        _check_product_shapes(g, node, name)
+        if out.dtype.kind in "iub":
+            # (NumPy's exact loops, not BLAS.)
+            return _product_of_stacks(g, node, "_rt.integer_matmul")
+        if max(ranks) > 2:
+            return _product_of_stacks(g, node, "_rt.batched_matmul")
         x = "np.ascontiguousarray(%s)" % nl.as_dtype(g, a, out.dtype)
         y = "np.ascontiguousarray(%s)" % nl.as_dtype(g, b, out.dtype)
         text = "np.dot(%s, %s)" % (x, y)
@@ -120,6 +115,34 @@ def _numba_product_lowering(name):
             return g.scalar_cast(text, out.dtype)
         return text
     return lower
+
+
+def _product_of_stacks(g, node, helper):
+    """a @ b by `helper` (support.batched_matmul or integer_matmul) on rank-3 stacks: a
+    vector is a matrix of one row (a) or column (b), the operands' stacks are broadcast
+    together (support.as_stack), and the result gets the common batch shape back and
+    loses the axes the vectors gained, as matmul does."""
+    a, b = node.inputs
+    dtype = node.outputs[0].dtype
+    x, y, batch, product = g.tmp("x"), g.tmp("y"), g.tmp("batch"), g.tmp("p")
+    g.emit("%s = %s" % (x, nl.as_dtype(g, a, dtype)))
+    g.emit("%s = %s" % (y, nl.as_dtype(g, b, dtype)))
+    if len(a.shape) == 1:
+        g.emit("%s = np.ascontiguousarray(%s).reshape((1, %s.shape[0]))" % (x, x, x))
+    if len(b.shape) == 1:
+        g.emit("%s = np.ascontiguousarray(%s).reshape((%s.shape[0], 1))" % (y, y, y))
+    if max(len(a.shape), len(b.shape)) <= 2:
+        g.emit("%s = ()" % batch)
+        stacks = ["np.ascontiguousarray(%s).reshape((1,) + %s.shape)" % (v, v) for v in (x, y)]
+    else:
+        g.emit("%s = np.broadcast_shapes(%s.shape[:-2], %s.shape[:-2])" % (batch, x, y))
+        stacks = ["_rt.as_stack(%s, %s)" % (v, batch) for v in (x, y)]
+    g.emit("%s = %s(%s, %s)" % (product, helper, stacks[0], stacks[1]))
+    text = "%s.reshape(%s + (%s.shape[1], %s.shape[2]))" % (product, batch, product, product)
+    drop = ["0" if len(a.shape) == 1 else ":", "0" if len(b.shape) == 1 else ":"]
+    if "0" in drop:
+        text = "%s[..., %s]" % (text, ", ".join(drop))
+    return text
 
 
 get("matmul").def_numba(_numba_product_lowering("matmul"))
@@ -134,3 +157,203 @@ def _numba_outer(g, node, ins):
         raise nl.Unlowerable("np.outer of scalars")
     return "np.outer(np.ravel(%s), np.ravel(%s))" % (nl.as_dtype(g, a, out.dtype),
                                                      nl.as_dtype(g, b, out.dtype))
+
+
+# --- np.linalg: one NumPy function each (runtime/ops/calls.py) ------------------------------
+# The shape rules raise NumPy's errors for ranks and for sizes known while tracing; sizes
+# known only when the graph runs are NumPy's to check (on Numba, the object-mode call's).
+# On Numba, a call on one matrix (ints and float32 computed in float64, as NumPy computes
+# them) runs natively where Numba calls the LAPACK routine NumPy calls, on the same
+# operands: SciPy's build of it, whose values were NumPy's to the bit in every trial of
+# random matrices (not Numba's inv, which inverts the LU factors, nor its complex
+# Cholesky); where the native call raises, NumPy runs in object mode and decides
+# (calls.native_or_numpy). Eigenvectors, singular vectors and Q factors, whose signs an
+# algorithm chooses, least squares and stacks of matrices always run NumPy.
+
+LinAlgError = np.linalg.LinAlgError
+
+
+def _stacked_2d(shape):
+    """NumPy's check that an operand is a (stack of) matrices."""
+    if len(shape) < 2:
+        raise LinAlgError("%d-dimensional array given. Array must be at least "
+                          "two-dimensional" % len(shape))
+
+
+def _stacked_square(shape):
+    """The size of the (stack of) square matrices `shape`, None when unknown; NumPy's
+    errors."""
+    _stacked_2d(shape)
+    rows, columns = shape[-2:]
+    if rows is not None and columns is not None and rows != columns:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    return rows if rows is not None else columns
+
+
+def _core_dim(name, signature, size, expected):
+    """A gufunc's core dimension of operand 1 (dim 0) that must equal `expected`."""
+    if size is not None and expected is not None and size != expected:
+        raise ValueError("%s: Input operand 1 has a mismatch in its core dimension 0, with "
+                         "gufunc signature %s (size %d is different from %d)"
+                         % (name, signature, size, expected))
+    return expected if expected is not None else size
+
+
+def _solve_shape(a, b):
+    m = _stacked_square(a)
+    if len(b) == 1:   # (NumPy 2: only a 1-D b is a vector)
+        return a[:-2] + (_core_dim("solve1", "(m,m),(m)->(m)", b[0], m),)
+    if len(b) == 0:
+        raise ValueError("solve: Input operand 1 does not have enough dimensions (has 0, "
+                         "gufunc core with signature (m,m),(m,n)->(m,n) requires 2)")
+    m = _core_dim("solve", "(m,m),(m,n)->(m,n)", b[-2], m)
+    return broadcast_shapes(a[:-2], b[:-2]) + (m, b[-1])
+
+
+def _square_shape(a, **_):
+    _stacked_square(a)
+    return a
+
+
+def _stack_shape(a):
+    _stacked_square(a)
+    return a[:-2]
+
+
+def _eigh_shapes(a, UPLO):
+    m = _stacked_square(a)
+    return [a[:-2] + (m,), a[:-2] + (m, m)]
+
+
+def _eigvalsh_shape(a, UPLO):
+    return _eigh_shapes(a, UPLO)[0]
+
+
+def _min(m, n):
+    return None if m is None or n is None else min(m, n)
+
+
+def _svd_shapes(a, full_matrices, hermitian):
+    _stacked_2d(a)
+    batch, (m, n) = a[:-2], a[-2:]
+    k = _min(m, n)
+    if full_matrices:
+        return [batch + (m, m), batch + (k,), batch + (n, n)]
+    return [batch + (m, k), batch + (k,), batch + (k, n)]
+
+
+def _svd_values_shape(a, compute_uv, hermitian):
+    _stacked_2d(a)
+    return a[:-2] + (_min(*a[-2:]),)
+
+
+def _qr_shapes(a, mode):
+    _stacked_2d(a)
+    batch, (m, n) = a[:-2], a[-2:]
+    k = m if mode == "complete" else _min(m, n)
+    return [batch + (m, k), batch + (k, n)]
+
+
+def _lstsq_shapes(a, b, rcond):
+    for shape in (a, b):
+        if len(shape) != 2 and not (shape is b and len(b) == 1):
+            raise LinAlgError("%d-dimensional array given. Array must be two-dimensional"
+                              % len(shape))
+    (m, n), rows = a, b[0]
+    if m is not None and rows is not None and m != rows:
+        raise LinAlgError("Incompatible dimensions")
+    x = (n,) + b[1:]
+    # (The residuals are empty unless a has full rank n < m: the data decide.)
+    return [x, (None,), (), (_min(m, n),)]
+
+
+# --- their native Numba calls ---
+
+def _computed_in(node):
+    """The dtype NumPy computes a linalg call in: complex128 or float64."""
+    return np.dtype(np.complex128 if any(v.dtype.kind == "c" for v in node.inputs)
+                    else np.float64)
+
+
+def _lapack_operands(node, ins):
+    """The inputs of a native call on one matrix (and a vector or matrix `b`), in the
+    dtype NumPy computes in; None where the call is not on one matrix."""
+    if len(node.inputs[0].shape) != 2 or any(len(v.shape) not in (1, 2)
+                                             for v in node.inputs[1:]):
+        return None
+    dtype = _computed_in(node)
+    return [text if v.dtype == dtype else "%s.astype(%s)" % (text, nl.np_dtype(dtype))
+            for v, text in zip(node.inputs, ins)]
+
+
+def _as_output(node, text, index=0):
+    """`text` (of the computation dtype) as output `index` is: a C-contiguous array or a
+    scalar of its dtype."""
+    out = node.outputs[index]
+    if not out.shape:
+        return "%s(%s)" % (nl.np_dtype(out.dtype), text)
+    text = "np.ascontiguousarray(%s)" % text
+    # (Native calls give float64 or complex128 values: NumPy's float32 results are its
+    # float64 ones rounded.)
+    if out.dtype not in (np.dtype(np.float64), np.dtype(np.complex128)):
+        text = "%s.astype(%s)" % (text, nl.np_dtype(out.dtype))
+    return text
+
+
+def _native(call, real_only=False):
+    """The native lowering computing `call` (a format of the operands' texts) on one
+    matrix: one output, or a tuple of them (`result` unpacked as `value`)."""
+    def lower(g, node, ins):
+        operands = _lapack_operands(node, ins)
+        if operands is None or (real_only and _computed_in(node).kind == "c"):
+            return None
+        text = call % tuple(operands)
+        if len(node.outputs) == 1:
+            return _as_output(node, text)
+        parts = ", ".join(_as_output(node, "value[%d]" % i, i)
+                          for i in range(len(node.outputs)))
+        return ["value = %s" % text, "result = (%s,)" % parts]
+    return lower
+
+
+def _native_inv(g, node, ins):
+    # (NumPy's inverse is LAPACK's solve of a x = I; Numba's np.linalg.inv inverts the LU
+    # factors in place, which rounds differently.)
+    operands = _lapack_operands(node, ins)
+    if operands is None:
+        return None
+    a = operands[0]
+    return _as_output(node, "np.linalg.solve(%s, np.identity(%s.shape[0], %s))"
+                      % (a, a, nl.np_dtype(_computed_in(node))))
+
+
+def _native_if(attribute, value, lowering):
+    """`lowering` where the node's attribute `attribute` is `value`, else object mode."""
+    def lower(g, node, ins):
+        return lowering(g, node, ins) if node.attrs[attribute] == value else None
+    return lower
+
+
+_LAPACK = dict(numpy_on_error=True)
+
+solve = defcall("solve", np.linalg.solve, _solve_shape,
+                native=_native("np.linalg.solve(%s, %s)"), **_LAPACK)
+inv = defcall("inv", np.linalg.inv, _square_shape, native=_native_inv, **_LAPACK)
+det = defcall("det", np.linalg.det, _stack_shape,
+              native=_native("np.linalg.det(%s)"), **_LAPACK)
+slogdet = defcall("slogdet", np.linalg.slogdet, lambda a: [_stack_shape(a)] * 2, outputs=2,
+                  native=_native("np.linalg.slogdet(%s)"), **_LAPACK)
+# (Numba's complex Cholesky factor differs from NumPy's in the last bits; its upper one
+# would be computed as the conjugate transpose: NumPy's own.)
+cholesky = defcall("cholesky", np.linalg.cholesky, _square_shape, **_LAPACK,
+                   native=_native_if("upper", False, _native("np.linalg.cholesky(%s)",
+                                                            real_only=True)))
+# (Numba reads the lower triangle only.)
+eigvalsh = defcall("eigvalsh", np.linalg.eigvalsh, _eigvalsh_shape, **_LAPACK,
+                   native=_native_if("UPLO", "L", _native("np.linalg.eigvalsh(%s)")))
+eigh = defcall("eigh", np.linalg.eigh, _eigh_shapes, outputs=2)
+svd = defcall("svd", np.linalg.svd, _svd_shapes, outputs=3)
+svd_values = defcall("svd_values", np.linalg.svd, _svd_values_shape,
+                     doc="np.linalg.svd(a, compute_uv=False)")
+qr = defcall("qr", np.linalg.qr, _qr_shapes, outputs=2)
+lstsq = defcall("lstsq", np.linalg.lstsq, _lstsq_shapes, outputs=4)

@@ -1,5 +1,6 @@
 """np.linalg.norm in graphs, computed as NumPy computes it: vector norms of every order,
-along an axis or of a whole vector, and the matrix norms that need no decomposition."""
+along an axis or of a whole vector, and matrix norms (those of the singular values from
+np.linalg.svd)."""
 
 import numpy as np
 import pytest
@@ -54,9 +55,16 @@ def test_gradient_clipping_by_the_norm(backend):
         assert type(actual[1]) is type(expected[1])
 
 
-def test_matrix_norms_that_need_singular_values_are_refused():
-    with pytest.raises(TypeError, match="np.linalg.norm.*ord=2.*singular values"):
-        ag.function(_norm({"ord": 2}), backend="numpy")(np.ones((2, 2)))
+@pytest.mark.parametrize("ord", [2, -2, "nuc"])
+def test_matrix_norms_of_singular_values(ord):
+    x = np.random.default_rng(2).standard_normal((3, 4))
+    np.testing.assert_array_equal(ag.function(_norm({"ord": ord}), backend="numpy")(x),
+                                  np.linalg.norm(x, ord))
+
+
+def test_norms_of_complex_arrays_are_refused():
+    with pytest.raises(TypeError, match="np.linalg.norm of a complex array"):
+        ag.function(_norm({}), backend="numpy")(np.ones(2, complex))
 
 
 def norms_on_numba(x):

@@ -253,19 +253,63 @@ def linspace(start, stop, num, endpoint, dt):
 # --- batched matrix products (Numba's np.dot takes 1-D and 2-D operands only) ----------------
 
 @numba.njit(**_JIT)
-def batched_matmul(a, b):
-    """a @ b for rank-3 operands (batch, n, k) @ (batch, k, m) of one float dtype; a batch
-    of 1 broadcasts. Each product is one np.dot (BLAS) on contiguous matrices."""
-    batch = max(a.shape[0], b.shape[0])
-    if (a.shape[0] != batch and a.shape[0] != 1) or (b.shape[0] != batch and b.shape[0] != 1):
+def as_stack(a, batch):
+    """a (..., n, k) as a rank-3 stack for a product whose batch shape is `batch` (a's
+    broadcast to it; not empty): one matrix stays one (the products broadcast it), a's
+    own batch when it is `batch`, else a broadcast copy."""
+    size = 1
+    for axis in range(a.ndim - 2):
+        size *= a.shape[axis]
+    total = 1
+    for axis in range(len(batch)):
+        total *= batch[axis]
+    if size == 1 or size == total:
+        return np.ascontiguousarray(a).reshape((size,) + a.shape[-2:])
+    return np.ascontiguousarray(np.broadcast_to(a, batch + a.shape[-2:])).reshape(
+        (total,) + a.shape[-2:])
+
+
+@numba.njit(**_JIT)
+def _batch(a, b):
+    """The batch of a @ b for stacks (batch, n, k) @ (batch, k, m), a batch of 1
+    broadcasting, after matmul's checks."""
+    batch = b.shape[0] if a.shape[0] == 1 else a.shape[0]
+    if b.shape[0] != batch and b.shape[0] != 1:
         raise ValueError("matmul: batch dimensions could not be broadcast together")
     if a.shape[2] != b.shape[1]:
         raise ValueError("matmul: mismatch in the core dimension of the operands")
+    return batch
+
+
+@numba.njit(**_JIT)
+def batched_matmul(a, b):
+    """a @ b for rank-3 operands (batch, n, k) @ (batch, k, m) of one float dtype; a batch
+    of 1 broadcasts. Each product is one np.dot (BLAS) on contiguous matrices."""
+    batch = _batch(a, b)
     out = np.empty((batch, a.shape[1], b.shape[2]), a.dtype)
     for i in range(batch):
         x = np.ascontiguousarray(a[0 if a.shape[0] == 1 else i])
         y = np.ascontiguousarray(b[0 if b.shape[0] == 1 else i])
         out[i] = np.dot(x, y)
+    return out
+
+
+@numba.njit(**_JIT)
+def integer_matmul(a, b):
+    """a @ b for rank-3 integer or boolean operands (batch, n, k) @ (batch, k, m) of one
+    dtype, a batch of 1 broadcasting: NumPy's products of them (no BLAS; exact, wrapping
+    around in the dtype, so the order of the sums does not matter; booleans: any of the
+    ands, as a sum stored into a boolean is)."""
+    batch = _batch(a, b)
+    out = np.zeros((batch, a.shape[1], b.shape[2]), a.dtype)
+    for s in range(batch):
+        x = a[0 if a.shape[0] == 1 else s]
+        y = b[0 if b.shape[0] == 1 else s]
+        for i in range(x.shape[0]):
+            for p in range(x.shape[1]):
+                v = x[i, p]
+                for j in range(y.shape[1]):
+                    out[s, i, j] += v * y[p, j]
     return out
 
 
