@@ -9,30 +9,12 @@ from tools import numpy_kernels
 
 # kernel -> what the numpy backend's refusal names (the first NumPy call graphs lack).
 EXPECTED_REFUSALS = {
-    "diffusion_roll": "np.roll",
-    "game_of_life_roll": "np.roll",
-    "gaussian_blur": "np.convolve",
-    "gaussian_blur_slices": "np.pad",
-    "median_filter": "np.median",
-    "floyd_warshall": "np.add.outer",
-    "histogram_bincount": "np.bincount",
-    "power_iteration": "np.allclose",
-    "gaussian_grid": "np.meshgrid",
-    "causal_attention": "np.triu",
-    "least_squares": "np.hstack",
     "covariance": "np.cov",
-    "trapezoid": "np.diff",
-    "einsum_scores": "np.einsum",
-    "cholesky": "np.tril",
-    "unique_counts": "np.unique",
+    "trapezoid": "np.trapezoid",
 }
 
 # kernel -> the error it raises where it should run or be refused clearly (open bugs).
-EXPECTED_ERRORS = {
-    # A recursive function whose base case tests a size that is symbolic while tracing
-    # (`if n <= 1: return x` with n = x.shape[0]) is traced without end.
-    "fft_recursive": "RecursionError",
-}
+EXPECTED_ERRORS = {}
 
 # The numba backend runs a few (compiles are slow): a stencil in place, a scalar DP loop,
 # reductions with keepdims in float32.

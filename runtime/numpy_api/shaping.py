@@ -30,7 +30,8 @@ from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
 from runtime import errors, ops, tensor
 from runtime.api import Raise, arange, empty, format_text, holds_symbolic, zeros
-from runtime.numpy_api import (_NOVALUE, _array, concatenate, copy, expand_dims, implements,
+from runtime.numpy_api import (UFUNC_METHODS, _NOVALUE, _array, _tensor, concatenate, copy,
+                               expand_dims, implements,
                                method, not_supported, reshape, sum, transpose, where)
 from runtime.tensor import Tensor, is_ndarray, is_tensor, mark_ndarray
 
@@ -912,3 +913,16 @@ def fill(a, value):
     if is_tensor(value) and value.ndim or not is_tensor(value) and np.ndim(value):
         raise errors.mark_python_error(ValueError("setting an array element with a sequence."))
     a[...] = value
+
+
+def ufunc_outer(ufunc, a, b, **kwargs):
+    """np.add.outer(a, b) & co.: the ufunc of a with one axis of size 1 added per axis of b,
+    and b (NumPy computes each element alone, so the values are NumPy's)."""
+    a, b = _tensor(a), _tensor(b)
+    if ufunc.nin != 2:
+        raise ValueError("method outer is only supported for binary functions")
+    expanded = expand_dims(a, tuple(range(a.ndim, a.ndim + b.ndim))) if b.ndim else a
+    return ufunc(expanded, b, **kwargs)
+
+
+UFUNC_METHODS["outer"] = ufunc_outer

@@ -324,3 +324,12 @@ CASES = [
          name="x.fill symbolic"),
     case("x.fill", lambda x: x.fill(x[0]), *each([(2, 3)]), name="x.fill array"),
 ]
+
+CASES += [
+    case("np.add.outer", lambda a, b: np.add.outer(a, b), *each([(3,), (2, 3)], FLOATS, count=2),
+         (rand(3), rand(4, dtype=np.int64))),
+    case("np.multiply.outer", lambda a, b: np.multiply.outer(a, b), (rand(3), rand(2, 2)),
+         name="np.multiply.outer"),
+    case("np.minimum.outer", lambda a: np.minimum.outer(a, a), rand(4)),
+    case("np.negative.outer", lambda a: np.negative.outer(a, a), rand(4)),
+]
