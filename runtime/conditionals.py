@@ -15,6 +15,7 @@ import numpy as np
 from runtime import errors, nest, ops, path_kinds
 from runtime.graph import TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph, literal
 from runtime.tensor import Tensor, _defining_graph, is_ndarray, is_tensor, mark_ndarray
+from runtime.tensor import _usable as tensor_usable
 from runtime.tensor_array import TensorArray
 
 
@@ -432,9 +433,7 @@ class CondAlias(Tensor):
 
 def _usable(values):
     """Can the graph being built use `values` (all defined in it or in graphs around it)?"""
-    graph = current_graph()
-    return graph is not None and all(v.graph is None or v.graph.is_ancestor_of(graph)
-                                     for v in values)
+    return current_graph() is not None and tensor_usable(values)
 
 
 def _choose(pred, when, a, b):

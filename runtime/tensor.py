@@ -80,13 +80,16 @@ class Tensor:
         view = _view_of(self)
         if view is not None:
             base_value = view[0]._value
-            if base_value is not view[2]:
+            link = view[1]
+            if base_value is not view[2] and _usable(link.values):
                 view[2] = base_value
                 # Read in the innermost graph that defines the base or an index, so the new
                 # contents stay usable after a branch or loop body being traced ends.
-                link = view[1]
                 with building(_defining_graph([base_value] + list(link.values))):
                     self._raw = link.read(base_value)
+            # (A view whose index a finished branch or loop body made, `d = q[:, :j]` in a
+            # loop over j, is read no more outside it: it reads as it was, as plain handles
+            # made there do.)
         try:
             return self._raw
         except AttributeError:
@@ -504,6 +507,13 @@ def _apply_inplace(target, op, other):
             return (new if new.dtype == target.dtype else cast(new, target.dtype))._value
         target._update(compute)
     return target
+
+
+def _usable(values):
+    """Can the graph being built, or the graphs around it, use `values`?"""
+    graph = current_graph()
+    return graph is None or all(v.graph is None or v.graph.is_ancestor_of(graph)
+                                for v in values)
 
 
 def _defining_graph(values):

@@ -10,7 +10,6 @@ from tools import numpy_kernels
 # kernel -> what the numpy backend's refusal names (the first NumPy call graphs lack).
 EXPECTED_REFUSALS = {
     "covariance": "np.cov",
-    "trapezoid": "np.trapezoid",
 }
 
 # kernel -> the error it raises where it should run or be refused clearly (open bugs).

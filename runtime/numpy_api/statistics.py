@@ -368,3 +368,26 @@ def array_equal(a1, a2, equal_nan=False):
     if same is True:
         return compare()
     return cond(same, compare, lambda: False)
+
+
+@implements(np.trapezoid)
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """NumPy's np.trapezoid, call for call: the mean of neighbouring values times the
+    spacing (dx, or the differences of x), summed along `axis`."""
+    y = _as_tensor(y)
+    if x is None:
+        d = dx
+    else:
+        x = _as_tensor(x)
+        if x.ndim == 1:
+            d = np.diff(x)
+            shape = [1] * y.ndim
+            shape[axis] = d.shape[0]
+            d = d.reshape(shape)
+        else:
+            d = np.diff(x, axis=axis)
+    ahead = [slice(None)] * y.ndim
+    behind = [slice(None)] * y.ndim
+    ahead[axis] = slice(1, None)
+    behind[axis] = slice(None, -1)
+    return (d * (y[tuple(ahead)] + y[tuple(behind)]) / 2.0).sum(axis)

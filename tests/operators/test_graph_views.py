@@ -89,3 +89,17 @@ def test_a_write_numpy_makes_by_memory_layout_is_refused_at_the_users_line():
         ag.function(write_into_reshaped_argument)(np.zeros((2, 2)))
     with pytest.raises(TypeError, match=r"(?s)a write into x\.real.*r\[0\] = 5\.0"):
         ag.function(write_into_real_part)(np.zeros(2, complex))
+
+
+def named_view_in_a_loop(a):
+    q = np.zeros_like(a)
+    for j in range(a.shape[1]):
+        d = q[:, :j]
+        q[:, j] = d.sum() + 1.0
+    return q
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_view_named_in_a_loop_body_whose_base_the_body_writes(backend):
+    # (It used to fail with an internal error about a value from another loop body.)
+    check(named_view_in_a_loop, np.ones((3, 3)), backend=backend)

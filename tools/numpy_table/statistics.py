@@ -186,3 +186,13 @@ CASES = [
     case(np.argmax, lambda x: np.argmax(x, axis=0), *each([(3, 4)], FLOATS + INTS)),
     case(np.argmin, lambda x: np.argmin(x), *each([(3, 4)], FLOATS + INTS)),
 ]
+
+CASES += [
+    case(np.trapezoid, lambda y: np.trapezoid(y), *each([(5,), (3, 4)], FLOATS + INTS)),
+    case(np.trapezoid, lambda y, x: np.trapezoid(y, x), *each([(6,)], FLOATS, count=2),
+         (rand(3, 6), rand(6)), (rand(3, 6), rand(3, 6)), name="np.trapezoid x"),
+    case(np.trapezoid, lambda y: np.trapezoid(y, dx=0.5, axis=0), rand(4, 3),
+         name="np.trapezoid dx axis"),
+    case(np.trapezoid, lambda y: np.trapezoid(y, axis=2), rand(4, 3),
+         name="np.trapezoid bad axis"),
+]
