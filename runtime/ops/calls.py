@@ -19,10 +19,6 @@ from runtime.executors.numba import lowering as nl
 from runtime.ops.inference import dummy
 from runtime.ops.registry import defop
 
-# name -> the NumPy function a call op computes (the generated docs page lists them).
-FUNCTIONS = {}
-
-
 def defcall(name, function, shape, *, dtype=None, outputs=1, native=None,
             numpy_on_error=False, doc=None, **op_options):
     """Declare op `name` computing `function(*inputs, **attrs)`.
@@ -62,7 +58,6 @@ def defcall(name, function, shape, *, dtype=None, outputs=1, native=None,
 
     op = defop(name, infer=infer, make_kernel=make_kernel, doc=doc or _doc(function),
                **op_options)
-    FUNCTIONS[name] = function
 
     @op.def_numba
     def lowering(g, node, ins):
