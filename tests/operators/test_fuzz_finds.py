@@ -40,6 +40,35 @@ def early_return_in_a_python_loop_next_to_an_item_write(x):
         x[-1] -= 1.0
 
 
+def alias_made_in_a_branch_iterated_while_its_array_is_augmented(x):
+    out1 = np.zeros(len(x))
+    if out1.shape[0]:
+        out1 = x
+    for e2 in out1:
+        if np.any(out1):
+            x += out1
+        else:
+            out1 = np.maximum(out1, e2)
+
+
+def argument_iterated_augmented_and_rebound_in_nested_loops(x, y, flag):
+    c3 = 0
+    while True:
+        c3 += 1
+        if c3 > x.shape[0]:
+            break
+        for e5 in y:
+            y += np.exp(-np.abs(x))
+            if e5 <= len(x) + c3:
+                x = np.abs(np.ones(x.shape[0])) - (np.zeros(len(y)) + e5)
+            else:
+                x[-1] += x[0]
+                if c3 >= y[0] and c3 <= flag + c3:
+                    pass
+                y = np.ones(len(y)) * -1.0 - (-0.5 - -1.0)
+        y -= -1.0
+
+
 @pytest.mark.parametrize("fn, args", [
     pytest.param(alias_returned_by_a_helper_then_augmented, (4, np.array(1.0)),
                  marks=pytest.mark.xfail(strict=True, reason="seed 32148: an argument a "
@@ -55,6 +84,19 @@ def early_return_in_a_python_loop_next_to_an_item_write(x):
                                          "after an early return's test in a Python loop "
                                          "over an array runs once more"),
                  id="seed32989"),
+    pytest.param(alias_made_in_a_branch_iterated_while_its_array_is_augmented,
+                 (np.array([0.0, -3.0]),),
+                 marks=pytest.mark.xfail(strict=True, reason="seed 40363: a name a graph if "
+                                         "made an alias of the argument, iterated by a graph "
+                                         "loop that augments the argument, reads it stale"),
+                 id="seed40363"),
+    pytest.param(argument_iterated_augmented_and_rebound_in_nested_loops,
+                 (np.array([2.5, 1.0, 0.0, 0.0]), np.array([0.5, 0.0, 1.5, -0.5]), True),
+                 marks=pytest.mark.xfail(strict=True, reason="seed 40923: an argument "
+                                         "iterated while augmented in place and rebound in "
+                                         "a branch, inside a graph while, ends with other "
+                                         "contents"),
+                 id="seed40923"),
 ])
 def test_fuzzer_finds(fn, args):
     check(fn, *args)
