@@ -486,20 +486,22 @@ def all(a, axis=None, out=None, keepdims=False, *, where=_NOVALUE):
     return _reduce(np.all, a, axis, None, keepdims, out)
 
 
-@implements(np.std)
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NOVALUE, **kw):
-    _check_unsupported("np.std", out=out, **kw)
-    if _given(where):
-        return masked_reduce(np.std, a, axis, dtype, None, keepdims, where=where, ddof=ddof)
-    return _reduce(np.std, a, axis, dtype, keepdims, ddof=ddof)
+def _moment(fn):
+    """np.std / np.var: ddof, dtype, keepdims; where= computed by NumPy (masked_reduce)."""
+    name = "np.%s" % fn.__name__
+
+    def handler(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
+                where=_NOVALUE, **kw):
+        _check_unsupported(name, out=out, **kw)
+        if _given(where):
+            return masked_reduce(fn, a, axis, dtype, None, keepdims, where=where, ddof=ddof)
+        return _reduce(fn, a, axis, dtype, keepdims, ddof=ddof)
+    handler.__name__ = fn.__name__
+    return handler
 
 
-@implements(np.var)
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=_NOVALUE, **kw):
-    _check_unsupported("np.var", out=out, **kw)
-    if _given(where):
-        return masked_reduce(np.var, a, axis, dtype, None, keepdims, where=where, ddof=ddof)
-    return _reduce(np.var, a, axis, dtype, keepdims, ddof=ddof)
+std = implements(np.std)(_moment(np.std))
+var = implements(np.var)(_moment(np.var))
 
 
 def _where(where):

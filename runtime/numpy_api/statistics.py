@@ -197,32 +197,28 @@ def _kept(keepdims):
     return False if keepdims is _NOVALUE else keepdims
 
 
-@implements(np.nansum)
-def nansum(a, axis=None, dtype=None, out=None, keepdims=_NOVALUE, initial=_NOVALUE,
-           where=_NOVALUE):
-    a, _ = _replace_nan(a, 0)
-    return HANDLERS[np.sum](a, axis=axis, dtype=dtype, out=out, keepdims=_kept(keepdims),
+def _nan_replaced(fn, fill):
+    """NumPy's nan-form of a sum or product: `fn` of the array with its NaNs replaced by
+    `fill` (numpy/lib/_nanfunctions_impl.py)."""
+    def handler(a, axis=None, dtype=None, out=None, keepdims=_NOVALUE, initial=_NOVALUE,
+                where=_NOVALUE):
+        a, _ = _replace_nan(a, fill)
+        return HANDLERS[fn](a, axis=axis, dtype=dtype, out=out, keepdims=_kept(keepdims),
                             initial=initial, where=where)
+    return handler
 
 
-@implements(np.nanprod)
-def nanprod(a, axis=None, dtype=None, out=None, keepdims=_NOVALUE, initial=_NOVALUE,
-            where=_NOVALUE):
-    a, _ = _replace_nan(a, 1)
-    return HANDLERS[np.prod](a, axis=axis, dtype=dtype, out=out, keepdims=_kept(keepdims),
-                             initial=initial, where=where)
+def _nan_replaced_cumulative(fn, fill):
+    def handler(a, axis=None, dtype=None, out=None):
+        a, _ = _replace_nan(a, fill)
+        return HANDLERS[fn](a, axis=axis, dtype=dtype, out=out)
+    return handler
 
 
-@implements(np.nancumsum)
-def nancumsum(a, axis=None, dtype=None, out=None):
-    a, _ = _replace_nan(a, 0)
-    return HANDLERS[np.cumsum](a, axis=axis, dtype=dtype, out=out)
-
-
-@implements(np.nancumprod)
-def nancumprod(a, axis=None, dtype=None, out=None):
-    a, _ = _replace_nan(a, 1)
-    return HANDLERS[np.cumprod](a, axis=axis, dtype=dtype, out=out)
+nansum = implements(np.nansum)(_nan_replaced(np.sum, 0))
+nanprod = implements(np.nanprod)(_nan_replaced(np.prod, 1))
+nancumsum = implements(np.nancumsum)(_nan_replaced_cumulative(np.cumsum, 0))
+nancumprod = implements(np.nancumprod)(_nan_replaced_cumulative(np.cumprod, 1))
 
 
 def _inexact(name, dtype):
