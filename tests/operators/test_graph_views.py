@@ -103,3 +103,34 @@ def named_view_in_a_loop(a):
 def test_a_view_named_in_a_loop_body_whose_base_the_body_writes(backend):
     # (It used to fail with an internal error about a value from another loop body.)
     check(named_view_in_a_loop, np.ones((3, 3)), backend=backend)
+
+
+def view_written_in_a_branch_next_to_an_early_return(x, limit):
+    y = x.T
+    for i in range(x.shape[1]):
+        if y[i].sum() > limit:
+            return i
+        y[i] *= -1.0
+    return -1
+
+
+class _Weights:
+    def __init__(self):
+        self.W = np.arange(6.0).reshape(2, 3)
+
+    def flip_first_column(self):
+        cols = self.W.T
+        cols[0] = -cols[0]
+        return self.W.sum()
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_views_in_combination_with_early_returns_and_state(backend):
+    x = np.arange(6.0).reshape(2, 3)
+    check(view_written_in_a_branch_next_to_an_early_return, x, 4.0, backend=backend)
+    check(view_written_in_a_branch_next_to_an_early_return, x, 100.0, backend=backend)
+    plain, held = _Weights(), _Weights()
+    staged = ag.function(held.flip_first_column, backend=backend)
+    for _ in range(2):
+        assert staged() == plain.flip_first_column()
+        np.testing.assert_array_equal(held.W, plain.W)
