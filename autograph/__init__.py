@@ -12,6 +12,7 @@ from autograph.core.ag_logging import set_verbosity
 from autograph.core.directives import set_loop_options
 from autograph.errors import AutoGraphError, ConversionError, StagingError
 from autograph.impl.api import convert, do_not_convert, to_code, to_graph
+from autograph.impl.gradients import grad, value_and_grad
 from autograph.impl.function import function, functions_run_eagerly, run_functions_eagerly
 from runtime.variables import Variable
 
@@ -23,10 +24,12 @@ __all__ = [
     "convert",
     "do_not_convert",
     "function",
+    "grad",
     "functions_run_eagerly",
     "run_functions_eagerly",
     "set_loop_options",
     "set_verbosity",
     "to_code",
     "to_graph",
+    "value_and_grad",
 ]

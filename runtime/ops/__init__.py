@@ -14,4 +14,4 @@ from runtime.ops.registry import (REGISTRY, Op, all_ops, constant_value, defop, 
 # Op definitions register themselves on import.
 from runtime.ops import (core, elementwise, reductions, shapes, creation, indexing,  # noqa: F401
                          linalg, state, control, random, calls, sorting, signal,
-                         statistics, complex)
+                         statistics, complex, gradients)

@@ -366,3 +366,27 @@ def _numba_python_round(g, node, ins):
 @get("math_call").def_numba
 def _numba_math_call(g, node, ins):
     return "math.%s(float(%s))" % (node.attrs["name"], ins[0])
+
+
+# --- derivative rules (runtime/autodiff.py; helpers in runtime/ops/gradients.py) -------------
+
+from runtime.ops import gradients as d  # noqa: E402
+
+
+@get("add").def_vjp
+def _add_vjp(inputs, outputs, cts):
+    return [d.unbroadcast(cts[0], x) for x in inputs]
+
+
+@get("multiply").def_vjp
+def _multiply_vjp(inputs, outputs, cts):
+    x, y = inputs
+    return [d.unbroadcast(d.bind("multiply", cts[0], y), x),
+            d.unbroadcast(d.bind("multiply", cts[0], x), y)]
+
+
+@get("tanh").def_vjp
+def _tanh_vjp(inputs, outputs, cts):
+    y = outputs[0]
+    return [d.bind("multiply", cts[0], d.bind("subtract", d.scalar(1, y.dtype),
+                                               d.bind("multiply", y, y)))]

@@ -219,3 +219,17 @@ def _numba_cumulative_lowering(name):
 
 get("cumsum").def_numba(_numba_cumulative_lowering("cumsum"))
 get("cumprod").def_numba(_numba_cumulative_lowering("cumprod"))
+
+
+from runtime.ops import gradients as d  # noqa: E402
+
+
+@get("sum").def_vjp
+def _sum_vjp(inputs, outputs, cts, axis=None, keepdims=False, dtype=None):
+    x, = inputs
+    ct = cts[0]
+    if not keepdims and axis is not None:
+        axes = normalize_axes(axis, len(x.shape))
+        for a in sorted(axes):
+            ct = d.bind("expand_dims", ct, axis=a)
+    return [d.bind("broadcast_like", ct, x)]

@@ -11,6 +11,11 @@ An `Op` has
     register one with `@get("add").def_numba`; the lowering's signature is the Numba
     executor's: `lowering(generator, node, input_expressions)`, see
     runtime/executors/numba/lowering.py);
+  - `vjp`: the slot for its derivative rule (reverse mode, runtime/autodiff.py), registered
+    with `@get("add").def_vjp`: `rule(inputs, outputs, cotangents, **attrs)` gets the
+    node's input and output Values and one cotangent Value (or None) per output, records
+    ops in the graph being built, and returns one cotangent Value (or None: no gradient)
+    per input (runtime/ops/gradients.py has the helpers rules share);
   - aliasing facts the executors need: `view` (output may share memory with input 0),
     `inplace_input` (index of an input the op may update in place when that value is dead),
     `unowned_output` (output shares storage with something outside the graph, e.g. a
@@ -46,6 +51,13 @@ class Op:
         self.doc = doc
         # Numba lowering slot, filled by the Numba executor's author next to the op.
         self.numba = None
+        # Derivative rule slot (reverse mode), filled next to the op: see def_vjp.
+        self.vjp = None
+
+    def def_vjp(self, rule):
+        """Decorator: register `rule` as this op's derivative rule (see the module doc)."""
+        self.vjp = rule
+        return rule
 
     def def_numba(self, lowering):
         """Decorator: register `lowering` as this op's Numba lowering."""

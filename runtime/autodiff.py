@@ -1,0 +1,375 @@
+"""Reverse mode over the graph IR: the gradient graph of a traced function, as ordinary ops.
+
+`vjp(graph, inputs, output_cotangents)` works on a traced function's graph (its explicit
+inputs, then its captures): it *replays* the graph's nodes into the graph being built, with
+its inputs bound to `inputs`, then walks the replayed nodes backwards, calling each op's
+derivative rule (`@get(name).def_vjp`, declared beside the op; helpers in
+runtime/ops/gradients.py), and returns the outputs and one cotangent per input. Both the
+forward and the backward ops land in the graph being built, so the executors run them like
+any other, and a gradient graph can be differentiated again.
+
+Control flow has its rules here, because they recurse into this module:
+
+- `cond`: the backward is a `cond` on the same predicate whose branches replay their
+  forward branch and propagate back through it (the branch's values are recomputed, not
+  kept).
+- `while`: the replayed forward loop pushes its loop variables on a stack (a tensor array)
+  at the start of every iteration and counts the iterations; the backward loop runs that
+  many times, popping the loop variables of each iteration, replaying the body on them and
+  propagating back through it. Memory: O(iterations x loop variables). Tensor-array loop
+  variables (lists appended in the loop) are not pushed: the body only appends to them, so
+  their final value stands in for every iteration's (a body that does anything else to one
+  is refused).
+
+Replays inside a backward loop or branch recompute values only: prints, raises and asserts
+there are left out (the forward ran them), and random draws there are refused (a recomputed
+draw would differ). Cotangents of ints and bools are never formed; a node is walked only
+when one of its outputs has a cotangent, and an op without a rule there is a
+`NotDifferentiableError` at the user's line.
+"""
+
+import numpy as np
+
+from runtime import errors
+from runtime.graph import TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph, literal
+from runtime.ops import gradients as d
+from runtime.ops.registry import get
+
+
+class NotDifferentiableError(TypeError):
+    """A gradient was asked for through something that has none: an op without a derivative
+    rule, an integer input, a random draw recomputed by a backward loop."""
+
+
+def _lookup(env, value):
+    if value.is_literal:
+        return value
+    return env[value]
+
+
+# --- replaying a graph ----------------------------------------------------------------------------
+
+class _Replay:
+    """Copies nodes into the graph being built, mapping the original Values to the copies in
+    `env`. `recompute`: inside a backward loop or branch (effects are left out). `tapes`
+    maps each original `while` node replayed with a stack to (count, stacks, final
+    tensor-array loop variables)."""
+
+    def __init__(self, env, recompute):
+        self.env = env
+        self.recompute = recompute
+        self.tapes = {}
+
+    def run(self, nodes, differentiated):
+        """Replays `nodes`; `while` nodes among `differentiated` get a stack."""
+        for node in nodes:
+            if self.recompute and node.op.effect:
+                if node.op.name == "draw":
+                    raise _error(node, "a random draw inside a loop or branch that is "
+                                       "differentiated: its values would be drawn again by "
+                                       "the backward pass; draw them before the loop")
+                continue
+            if node.op.name == "while" and node in differentiated:
+                self._while_with_stack(node)
+            else:
+                clone_node(node, self.env, current_graph(), self.recompute)
+
+    def _while_with_stack(self, node):
+        env = self.env
+        outer = current_graph()
+        n = node.attrs["n_loop_vars"]
+        body, cond = node.attrs["body"], node.attrs["cond"]
+        inits = [_lookup(env, v) for v in node.inputs[:n]]
+        kinds = [v.kind for v in node.outputs[:n]]
+        saved = [i for i in range(n) if kinds[i] == TENSOR]
+        _check_appends_only(node, body, [i for i in range(n) if kinds[i] == TENSOR_ARRAY])
+        stacks = [d.bind("ta_new", literal(np.int64(0)), dtype=node.outputs[i].dtype,
+                         element_shape=node.outputs[i].shape, dynamic_size=True)
+                  for i in saved]
+        types = ([(v.dtype, v.shape, v.kind) for v in node.outputs[:n]]
+                 + [(np.dtype(np.int64), (), TENSOR)]
+                 + [(s.dtype, s.shape, s.kind) for s in stacks])
+
+        def new_body(phs):
+            count, pushed = phs[n], list(phs[n + 1:])
+            pushed = [d.bind("ta_write", s, count, phs[i], dtype=s.dtype)
+                      for s, i in zip(pushed, saved)]
+            outs = _inline(body, phs[:n], env, self.recompute)
+            return outs + [d.bind("add", count, literal(np.int64(1)))] + pushed
+
+        def new_cond(phs):
+            return _inline(cond, phs[:n], env, self.recompute)
+
+        count0 = literal(np.int64(0))
+        results = emit_while(outer, new_cond, new_body, inits + [count0] + stacks, types,
+                             node.location)
+        env.update(zip(node.outputs[:n], results[:n]))
+        finals = {i: results[i] for i in range(n) if kinds[i] == TENSOR_ARRAY}
+        self.tapes[node] = (results[n], dict(zip(saved, results[n + 1:])), finals)
+
+
+def _check_appends_only(node, body, ta_indices):
+    """Refuses a loop whose body does more to a tensor-array loop variable than append."""
+    for i in ta_indices:
+        placeholder = body.inputs[i]
+        for inner in body.nodes:
+            if inner.op.name == "ta_write" and inner.inputs[0] is placeholder:
+                index = inner.inputs[1]
+                if not (index.node is not None and index.node.op.name == "ta_size"
+                        and index.node.inputs[0] is placeholder):
+                    raise _error(node, "a loop that writes into a list (tensor array) at "
+                                       "an index other than its end: only appends are "
+                                       "differentiated in loops")
+
+
+def clone_node(node, env, target, recompute=False):
+    """Adds a copy of `node` to `target` (nested graphs copied too), inputs mapped by `env`;
+    maps its outputs in `env`."""
+    inputs = [_lookup(env, v) for v in node.inputs]
+    attrs = {k: (_clone_graph(v, env, target, recompute) if isinstance(v, Graph) else v)
+             for k, v in node.attrs.items()}
+    new = target.add_node(node.op, inputs, attrs,
+                          [(o.dtype, o.shape, o.kind) for o in node.outputs],
+                          location=node.location)
+    new.errstate = node.errstate
+    env.update(zip(node.outputs, new.outputs))
+    return new
+
+
+def _clone_graph(sub, env, parent, recompute):
+    graph = Graph(sub.name, parent=parent)
+    local = {}
+    for v in sub.inputs:
+        local[v] = graph.add_input(v.dtype, v.shape, v.kind)
+    for outer, inner in sub.captured:
+        new_outer = parent.localize(_lookup(env, outer))
+        new_inner = Value(inner.dtype, inner.shape, graph=graph, kind=inner.kind)
+        graph.captured.append((new_outer, new_inner))
+        graph._capture_map[new_outer] = new_inner
+        local[inner] = new_inner
+    with building(graph):
+        for node in sub.nodes:
+            if recompute and node.op.effect and node.op.name != "draw":
+                continue
+            clone_node(node, local, graph, recompute)
+    graph.outputs = [_lookup(local, v) for v in sub.outputs]
+    return graph
+
+
+def _inline(sub, inputs, env, recompute):
+    """The outputs of nested graph `sub` computed in the graph being built, its explicit
+    inputs bound to `inputs` and its captures to what `env` maps their outer values to."""
+    local = dict(zip(sub.inputs, inputs))
+    for outer, inner in sub.captured:
+        local[inner] = _lookup(env, outer)
+    graph = current_graph()
+    for node in sub.nodes:
+        if recompute and node.op.effect and node.op.name != "draw":
+            continue
+        clone_node(node, local, graph, recompute)
+    return [_lookup(local, v) for v in sub.outputs]
+
+
+# --- building control flow by hand ----------------------------------------------------------------
+
+def _new_graph(label, parent, types):
+    graph = Graph(label, parent=parent)
+    placeholders = [graph.add_input(dtype, shape, kind) for dtype, shape, kind in types]
+    return graph, placeholders
+
+
+def _fit(graph, value, dtype):
+    """`value` as an output of `graph`, in `dtype`."""
+    value = graph.localize(value)
+    if value.kind == TENSOR and value.dtype != np.dtype(dtype):
+        with building(graph):
+            value = d.bind("cast", value, dtype=np.dtype(dtype))
+    return value
+
+
+def emit_while(outer, cond_fn, body_fn, inits, types, location=None):
+    """A `while` node in `outer`: loop variables of `types` starting at `inits`; `cond_fn`
+    and `body_fn` take the loop variables' placeholders and return the test and the next
+    loop variables. Returns the final loop variables."""
+    body, body_phs = _new_graph("body", outer, types)
+    with building(body):
+        outs = body_fn(body_phs)
+    body.outputs = [_fit(body, o, t[0]) for o, t in zip(outs, types)]
+    cond, cond_phs = _new_graph("cond", outer, types)
+    with building(cond):
+        test = cond_fn(cond_phs)
+    cond.outputs = [_fit(cond, test[0] if isinstance(test, list) else test, np.bool_)]
+    union = _union(cond, body)
+    inits = [_fit(outer, v, t[0]) for v, t in zip(inits, types)]
+    node = outer.add_node(get("while"), inits + union,
+                          {"n_loop_vars": len(types), "cond": cond, "body": body},
+                          types, location=location)
+    return node.outputs
+
+
+def emit_cond(outer, pred, then_fn, else_fn, types, location=None):
+    """A `cond` node in `outer` whose branches (no explicit inputs) return `types`."""
+    branches = []
+    for label, fn in (("then_branch", then_fn), ("else_branch", else_fn)):
+        graph = Graph(label, parent=outer)
+        with building(graph):
+            outs = fn()
+        graph.outputs = [_fit(graph, o, t[0]) for o, t in zip(outs, types)]
+        branches.append(graph)
+    union = _union(*branches)
+    node = outer.add_node(get("cond"), [pred] + union,
+                          {"then_branch": branches[0], "else_branch": branches[1]},
+                          types, location=location)
+    return node.outputs
+
+
+def _union(*graphs):
+    union, seen = [], set()
+    for graph in graphs:
+        for outer, _ in graph.captured:
+            if id(outer) not in seen:
+                seen.add(id(outer))
+                union.append(outer)
+    for graph in graphs:
+        graph.capture_in_order(union)
+    return union
+
+
+# --- the backward walk ----------------------------------------------------------------------------
+
+def _active_nodes(nodes, active):
+    """The nodes whose outputs depend on an `active` value (a set of ids, extended with
+    their differentiable outputs)."""
+    found = set()
+    for node in nodes:
+        if any(id(v) in active for v in node.inputs):
+            found.add(node)
+            active.update(id(o) for o in node.outputs if d.differentiable(o))
+    return found
+
+
+def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False):
+    """Replays `graph` in the graph being built on `inputs` (for `graph.all_inputs`) and
+    propagates `output_cts` (one Value or None per output) back. Returns (the replayed
+    outputs, one cotangent Value or None per input). `active_inputs` (default: every
+    float input) are the inputs whose cotangents are wanted."""
+    all_inputs = graph.all_inputs
+    if active_inputs is None:
+        active_inputs = [d.differentiable(v) for v in all_inputs]
+    active = {id(v) for v, a in zip(all_inputs, active_inputs) if a and d.differentiable(v)}
+    differentiated = _active_nodes(graph.nodes, active)
+    env = dict(zip(all_inputs, inputs))
+    replay = _Replay(env, recompute)
+    replay.run(graph.nodes, differentiated)
+    outputs = [_lookup(env, v) for v in graph.outputs]
+    cts = {}
+    for v, ct in zip(graph.outputs, output_cts):
+        if ct is not None and id(v) in active:
+            cts[v] = d.add(cts.get(v), d.as_dtype(ct, v.dtype))
+    for node in reversed(graph.nodes):
+        if node not in differentiated:
+            continue
+        out_cts = [cts.pop(o, None) for o in node.outputs]
+        if all(ct is None for ct in out_cts):
+            continue
+        if node.op.name == "while":
+            in_cts = _while_vjp(node, env, out_cts, replay.tapes[node])
+        elif node.op.name == "cond":
+            in_cts = _cond_vjp(node, env, out_cts)
+        else:
+            rule = node.op.vjp
+            if rule is None:
+                raise _error(node, "it has no derivative rule")
+            graph = current_graph()
+            start = len(graph.nodes)
+            in_cts = rule([_lookup(env, v) for v in node.inputs],
+                          [env[o] for o in node.outputs], out_cts, **node.attrs)
+            for new in graph.nodes[start:]:   # (the backward ops are at the user's line)
+                new.location = node.location
+        for v, ct in zip(node.inputs, in_cts):
+            if ct is not None and id(v) in active:
+                cts[v] = d.add(cts.get(v), d.as_dtype(ct, v.dtype))
+    return outputs, [cts.get(v) if id(v) in active else None for v in all_inputs]
+
+
+def _error(node, problem):
+    what = node.op.doc.split(",")[0] if node.op.doc else node.op.name
+    return NotDifferentiableError(
+        "cannot differentiate through %s (op '%s') at %s: %s"
+        % (what, node.op.name, errors.format_location(node.location), problem))
+
+
+def _zeros_for(value):
+    return d.zeros_like(value)
+
+
+def _cond_vjp(node, env, out_cts):
+    pred = _lookup(env, node.inputs[0])
+    captures = [_lookup(env, v) for v in node.inputs[1:]]
+    wanted = [j for j, v in enumerate(node.inputs[1:]) if d.differentiable(v)]
+    types = [(captures[j].dtype, captures[j].shape, TENSOR) for j in wanted]
+
+    def branch(sub):
+        def backward():
+            _, in_cts = vjp(sub, captures, out_cts, recompute=True)
+            return [in_cts[j] if in_cts[j] is not None else _zeros_for(captures[j])
+                    for j in wanted]
+        return backward
+
+    results = emit_cond(current_graph(), pred, branch(node.attrs["then_branch"]),
+                        branch(node.attrs["else_branch"]), types, node.location)
+    in_cts = [None] * len(node.inputs)
+    for j, ct in zip(wanted, results):
+        in_cts[1 + j] = ct
+    return in_cts
+
+
+def _while_vjp(node, env, out_cts, tape):
+    count, stacks, finals = tape
+    n = node.attrs["n_loop_vars"]
+    body = node.attrs["body"]
+    outputs = [env[o] for o in node.outputs[:n]]
+    captures = [_lookup(env, v) for v in node.inputs[n:]]
+    for i in range(n):
+        if out_cts[i] is not None and node.outputs[i].kind == TENSOR_ARRAY:
+            raise _error(node, "the gradient of a list built in a loop is not supported yet")
+    var_ids = [i for i in range(n) if node.outputs[i].kind == TENSOR
+               and d.differentiable(node.outputs[i])]
+    cap_ids = [j for j, v in enumerate(node.inputs[n:]) if d.differentiable(v)]
+    ct_vars = [out_cts[i] if out_cts[i] is not None else _zeros_for(outputs[i])
+               for i in var_ids]
+    ct_caps = [_zeros_for(captures[j]) for j in cap_ids]
+    types = ([(np.dtype(np.int64), (), TENSOR)]
+             + [(outputs[i].dtype, outputs[i].shape, TENSOR) for i in var_ids]
+             + [(captures[j].dtype, captures[j].shape, TENSOR) for j in cap_ids])
+
+    def backward_body(phs):
+        k = d.bind("subtract", phs[0], literal(np.int64(1)))
+        carried = phs[1:1 + len(var_ids)]
+        summed = phs[1 + len(var_ids):]
+        loop_vars = []
+        for i in range(n):
+            if i in stacks:
+                loop_vars.append(d.bind("ta_read", stacks[i], k))
+            else:
+                loop_vars.append(finals[i])
+        body_cts = [None] * n
+        for i, ct in zip(var_ids, carried):
+            body_cts[i] = ct
+        _, in_cts = vjp(body, loop_vars + captures, body_cts, recompute=True)
+        new_carried = [in_cts[i] if in_cts[i] is not None else _zeros_for(loop_vars[i])
+                       for i in var_ids]
+        new_summed = [d.add(s, in_cts[n + j]) for s, j in zip(summed, cap_ids)]
+        return [k] + new_carried + new_summed
+
+    def backward_cond(phs):
+        return d.bind("greater", phs[0], literal(np.int64(0)))
+
+    results = emit_while(current_graph(), backward_cond, backward_body,
+                         [count] + ct_vars + ct_caps, types, node.location)
+    in_cts = [None] * len(node.inputs)
+    for i, ct in zip(var_ids, results[1:1 + len(var_ids)]):
+        in_cts[i] = ct
+    for j, ct in zip(cap_ids, results[1 + len(var_ids):]):
+        in_cts[n + j] = ct
+    return in_cts

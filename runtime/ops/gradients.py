@@ -1,0 +1,159 @@
+"""What derivative rules share: recording ops on Values, undoing broadcasting, zeros.
+
+A rule (`@get(name).def_vjp`, see runtime/ops/registry.py) works on graph Values, not
+Tensors, because op modules sit below runtime/tensor.py. It records its ops with `bind`
+(`bind("multiply", ct, y)`), so the gradient graph is an ordinary graph: both executors
+run it, and a rule made of ops that have rules can be differentiated again (second order).
+
+Broadcasting is undone with `unbroadcast(ct, x)`: a sum over the axes NumPy added or
+stretched. Dims a trace does not know (None) are decided when the graph runs, by the
+`sum_to` op.
+"""
+
+import numpy as np
+
+from runtime.executors.numba import lowering as nl
+from runtime.graph import Value, literal
+from runtime.ops.registry import defop, get
+
+
+def bind(name, *inputs, **attrs):
+    """Record op `name` on `inputs` (Values or Python scalars); its single output Value."""
+    return get(name).bind1(list(inputs), **attrs)
+
+
+def differentiable(value):
+    """Does `value` carry a gradient? Float and complex values do; ints and bools do not."""
+    return value is not None and np.dtype(value.dtype).kind in "fc"
+
+
+def scalar(value, dtype):
+    """A literal of `dtype` (a NumPy scalar: strong, so it never changes a result's dtype)."""
+    return literal(np.dtype(dtype).type(value))
+
+
+def as_dtype(ct, dtype):
+    """`ct` cast to `dtype` (the cotangent of a float32 input is float32)."""
+    if ct.dtype == np.dtype(dtype):
+        return ct
+    return bind("cast", ct, dtype=np.dtype(dtype))
+
+
+def zeros_like(x):
+    """Zeros of x's shape and dtype (a literal 0 when x is a scalar)."""
+    if x.shape == ():
+        return scalar(0, x.dtype)
+    return bind("zeros_like", x)
+
+
+def add(a, b):
+    """a + b where either may be None (no cotangent)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return bind("add", a, b)
+
+
+def _static_dims_equal(a, b):
+    return a is not None and b is not None and a == b
+
+
+def unbroadcast(ct, x):
+    """The cotangent of `x` from the cotangent of a result `x` was broadcast into: `ct`
+    summed over the axes broadcasting added or stretched, in x's dtype."""
+    if not isinstance(x, Value):
+        return None
+    if ct.shape == x.shape and all(d is not None for d in x.shape):
+        return as_dtype(ct, x.dtype)
+    lead = len(ct.shape) - len(x.shape)
+    if lead > 0:
+        ct = bind("sum", ct, axis=tuple(range(lead)), keepdims=False, dtype=None)
+    keep = []   # axes where x's dim is 1 and the result's is not: summed, keepdims
+    unknown = False
+    for axis, (xd, cd) in enumerate(zip(x.shape, ct.shape)):
+        if xd == 1 and cd != 1:
+            keep.append(axis)
+        elif xd is None and cd != 1 and not _static_dims_equal(xd, cd):
+            unknown = True   # x's dim may be 1 where the result's is not
+    if keep:
+        ct = bind("sum", ct, axis=tuple(keep), keepdims=True, dtype=None)
+    if unknown:
+        ct = bind("sum_to", ct, x)
+    return as_dtype(ct, x.dtype)
+
+
+# --- sum_to: the axes broadcasting stretched, decided when the graph runs ---------------------
+
+def _sum_to(ct, x):
+    axes = tuple(axis for axis, (cd, xd) in enumerate(zip(ct.shape, np.shape(x)))
+                 if xd == 1 and cd != 1)
+    if axes:
+        return ct.sum(axis=axes, keepdims=True)
+    return ct
+
+
+def _sum_to_infer(ct, x):
+    if len(ct.shape) != len(x.shape):
+        raise ValueError("sum_to: ranks differ (%d, %d)" % (len(ct.shape), len(x.shape)))
+    shape = tuple(xd if xd is not None else (1 if cd == 1 else None)
+                  for cd, xd in zip(ct.shape, x.shape))
+    return [(ct.dtype, shape)]
+
+
+sum_to = defop(
+    "sum_to", infer=_sum_to_infer, kernel=_sum_to,
+    doc="ct summed (keepdims) over the axes where x's dim is 1 and ct's is not: the "
+        "cotangent of x from that of a result x was broadcast into (same ranks)")
+
+
+@sum_to.def_vjp
+def _sum_to_vjp(inputs, outputs, cts):
+    ct, x = inputs
+    return [bind("broadcast_like", cts[0], ct), None]
+
+
+def _broadcast_like_infer(x, like):
+    return [(x.dtype, like.shape)]
+
+
+broadcast_like = defop(
+    "broadcast_like", infer=_broadcast_like_infer,
+    kernel=lambda x, like: np.array(np.broadcast_to(x, np.shape(like))),
+    doc="x broadcast to the shape of `like` (a new array): the transpose of sum_to")
+
+
+@broadcast_like.def_vjp
+def _broadcast_like_vjp(inputs, outputs, cts):
+    return [unbroadcast(cts[0], inputs[0]), None]
+
+
+def _numba_sum_to(g, node, ins):
+    ct, x = node.inputs
+    if nl.is_scalar(g, ct):
+        return ins[0]
+    ndim = len(ct.shape)
+    out = g.tmp()
+    src = g.tmp()
+    g.emit("%s = np.ascontiguousarray(%s)" % (src, ins[0]))
+    dims = ", ".join("1 if %s.shape[%d] == 1 else %s.shape[%d]" % (ins[1], i, src, i)
+                     for i in range(ndim))
+    g.emit("%s = np.zeros((%s%s), %s)" % (out, dims, "," if ndim == 1 else "",
+                                          nl.np_dtype(ct.dtype)))
+    index = ", ".join("i%d" % i for i in range(ndim))
+    target = ", ".join("0 if %s.shape[%d] == 1 else i%d" % (out, i, i) for i in range(ndim))
+    for i in range(ndim):
+        g.emit("%sfor i%d in range(%s.shape[%d]):" % ("    " * i, i, src, i))
+    g.emit("%s%s[%s] += %s[%s]" % ("    " * ndim, out, target, src, index))
+    return out
+
+
+def _numba_broadcast_like(g, node, ins):
+    x, like = node.inputs
+    if nl.is_scalar(g, like):
+        return ins[0]
+    return "np.broadcast_to(%s, %s.shape).copy()" % (ins[0], ins[1])
+
+
+sum_to.def_numba(_numba_sum_to)
+broadcast_like.def_numba(_numba_broadcast_like)
