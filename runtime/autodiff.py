@@ -16,10 +16,11 @@ Control flow has its rules here, because they recurse into this module:
 - `while`: the replayed forward loop pushes its loop variables on a stack (a tensor array)
   at the start of every iteration and counts the iterations; the backward loop runs that
   many times, popping the loop variables of each iteration, replaying the body on them and
-  propagating back through it. Memory: O(iterations x loop variables). Tensor-array loop
-  variables (lists appended in the loop) are not pushed: the body only appends to them, so
-  their final value stands in for every iteration's (a body that does anything else to one
-  is refused).
+  propagating back through it. Memory: O(iterations x loop variables). A tensor-array loop
+  variable (a list appended in the loop) is not pushed whole: the body only appends to it,
+  so its final value cut to the size it had (`ta_prefix`) stands in for every iteration's;
+  only that size is pushed (a body that does anything else to one is refused). Its
+  cotangent is dense: its elements' cotangents stacked, shape (size, *element_shape).
 
 Replays inside a backward loop or branch recompute values only: prints, raises and asserts
 there are left out (the forward ran them), and random draws there are refused (a recomputed
@@ -52,8 +53,8 @@ def _lookup(env, value):
 class _Replay:
     """Copies nodes into the graph being built, mapping the original Values to the copies in
     `env`. `recompute`: inside a backward loop or branch (effects are left out). `tapes`
-    maps each original `while` node replayed with a stack to (count, stacks, final
-    tensor-array loop variables)."""
+    maps each original `while` node replayed with stacks to (its iteration count, one stack
+    per loop variable, its final loop variables)."""
 
     def __init__(self, env, recompute):
         self.env = env
@@ -81,21 +82,26 @@ class _Replay:
         body, cond = node.attrs["body"], node.attrs["cond"]
         inits = [_lookup(env, v) for v in node.inputs[:n]]
         kinds = [v.kind for v in node.outputs[:n]]
-        saved = [i for i in range(n) if kinds[i] == TENSOR]
-        _check_appends_only(node, body, [i for i in range(n) if kinds[i] == TENSOR_ARRAY])
-        stacks = [d.bind("ta_new", literal(np.int64(0)), dtype=node.outputs[i].dtype,
-                         element_shape=node.outputs[i].shape, dynamic_size=True)
-                  for i in saved]
+        lists = [i for i in range(n) if kinds[i] == TENSOR_ARRAY]
+        _check_appends_only(node, body, lists)
+        # What each iteration pushes: a tensor's value; a tensor array's size (the body
+        # only appends, so the final array cut to that size is the array it began with).
+        pushed = [(i, node.outputs[i].dtype, node.outputs[i].shape) if kinds[i] == TENSOR
+                  else (i, np.dtype(np.int64), ()) for i in range(n)]
+        stacks = [d.bind("ta_new", literal(np.int64(0)), dtype=dtype, element_shape=shape,
+                         dynamic_size=True) for _, dtype, shape in pushed]
         types = ([(v.dtype, v.shape, v.kind) for v in node.outputs[:n]]
                  + [(np.dtype(np.int64), (), TENSOR)]
                  + [(s.dtype, s.shape, s.kind) for s in stacks])
 
         def new_body(phs):
-            count, pushed = phs[n], list(phs[n + 1:])
-            pushed = [d.bind("ta_write", s, count, phs[i], dtype=s.dtype)
-                      for s, i in zip(pushed, saved)]
+            count = phs[n]
+            written = []
+            for stack, (i, _, _) in zip(phs[n + 1:], pushed):
+                item = phs[i] if kinds[i] == TENSOR else d.bind("ta_size", phs[i])
+                written.append(d.bind("ta_write", stack, count, item, dtype=stack.dtype))
             outs = _inline(body, phs[:n], env, self.recompute)
-            return outs + [d.bind("add", count, literal(np.int64(1)))] + pushed
+            return outs + [d.bind("add", count, literal(np.int64(1)))] + written
 
         def new_cond(phs):
             return _inline(cond, phs[:n], env, self.recompute)
@@ -104,8 +110,7 @@ class _Replay:
         results = emit_while(outer, new_cond, new_body, inits + [count0] + stacks, types,
                              node.location)
         env.update(zip(node.outputs[:n], results[:n]))
-        finals = {i: results[i] for i in range(n) if kinds[i] == TENSOR_ARRAY}
-        self.tapes[node] = (results[n], dict(zip(saved, results[n + 1:])), finals)
+        self.tapes[node] = (results[n], results[n + 1:], results[:n])
 
 
 def _check_appends_only(node, body, ta_indices):
@@ -300,6 +305,9 @@ def _error(node, problem):
 
 
 def _zeros_for(value):
+    """Zeros for the cotangent of `value` (a tensor array's: its elements stacked)."""
+    if value.kind == TENSOR_ARRAY:
+        return d.bind("zeros_like", d.bind("ta_stack", value))
     return d.zeros_like(value)
 
 
@@ -328,19 +336,16 @@ def _while_vjp(node, env, out_cts, tape):
     count, stacks, finals = tape
     n = node.attrs["n_loop_vars"]
     body = node.attrs["body"]
-    outputs = [env[o] for o in node.outputs[:n]]
     captures = [_lookup(env, v) for v in node.inputs[n:]]
-    for i in range(n):
-        if out_cts[i] is not None and node.outputs[i].kind == TENSOR_ARRAY:
-            raise _error(node, "the gradient of a list built in a loop is not supported yet")
-    var_ids = [i for i in range(n) if node.outputs[i].kind == TENSOR
-               and d.differentiable(node.outputs[i])]
+    kinds = [v.kind for v in node.outputs[:n]]
+    var_ids = [i for i in range(n) if d.differentiable(node.outputs[i])]
     cap_ids = [j for j, v in enumerate(node.inputs[n:]) if d.differentiable(v)]
-    ct_vars = [out_cts[i] if out_cts[i] is not None else _zeros_for(outputs[i])
+    # A tensor array's cotangent is dense: its elements' cotangents stacked.
+    ct_vars = [out_cts[i] if out_cts[i] is not None else _zeros_for(finals[i])
                for i in var_ids]
     ct_caps = [_zeros_for(captures[j]) for j in cap_ids]
     types = ([(np.dtype(np.int64), (), TENSOR)]
-             + [(outputs[i].dtype, outputs[i].shape, TENSOR) for i in var_ids]
+             + [(ct.dtype, _dense_shape(finals[i]), TENSOR) for i, ct in zip(var_ids, ct_vars)]
              + [(captures[j].dtype, captures[j].shape, TENSOR) for j in cap_ids])
 
     def backward_body(phs):
@@ -349,10 +354,10 @@ def _while_vjp(node, env, out_cts, tape):
         summed = phs[1 + len(var_ids):]
         loop_vars = []
         for i in range(n):
-            if i in stacks:
-                loop_vars.append(d.bind("ta_read", stacks[i], k))
-            else:
-                loop_vars.append(finals[i])
+            item = d.bind("ta_read", stacks[i], k)
+            if kinds[i] == TENSOR_ARRAY:
+                item = d.bind("ta_prefix", finals[i], item)
+            loop_vars.append(item)
         body_cts = [None] * n
         for i, ct in zip(var_ids, carried):
             body_cts[i] = ct
@@ -373,3 +378,10 @@ def _while_vjp(node, env, out_cts, tape):
     for j, ct in zip(cap_ids, results[1 + len(var_ids):]):
         in_cts[n + j] = ct
     return in_cts
+
+
+def _dense_shape(value):
+    """The shape of `value`'s cotangent: its own; a tensor array's elements stacked."""
+    if value.kind == TENSOR_ARRAY:
+        return (None,) + tuple(value.shape or ())
+    return value.shape

@@ -21,10 +21,10 @@ import dataclasses
 
 import numpy as np
 
-from runtime import autodiff, errors, nest, ops
+from runtime import autodiff, nest, ops, path_kinds
 from runtime.graph import Graph, building, current_graph
 from runtime.ops import gradients as d
-from runtime.tensor import Tensor, is_tensor
+from runtime.tensor import Tensor, is_ndarray, is_python_scalar, is_tensor, mark_ndarray
 
 NotDifferentiableError = autodiff.NotDifferentiableError
 
@@ -70,13 +70,24 @@ def tree_pack(x, leaves):
 
 
 def _holds_array(x):
-    return is_tensor(x) or isinstance(x, np.ndarray)
+    return is_tensor(x) and not is_python_scalar(x) or isinstance(x, np.ndarray)
+
+
+def _like(leaf, value):
+    """A Tensor on `value` that is what `leaf` is: a 0-d array, a Python float, a NumPy
+    scalar."""
+    tensor = Tensor(value)
+    if isinstance(leaf, np.ndarray) or is_tensor(leaf) and is_ndarray(leaf):
+        mark_ndarray(tensor)
+    elif isinstance(leaf, float) or is_tensor(leaf) and is_python_scalar(leaf):
+        path_kinds.mark_python(value)
+    return tensor
 
 
 def params_of(obj, depth=0):
     """The float arrays an object holds, as a dict by attribute name (lists, tuples and
     dicts of them kept; other objects followed), or None when it holds none."""
-    if _holds_array(x := obj):
+    if _holds_array(x := obj) or isinstance(x, np.floating):
         return x if np.dtype(x.dtype).kind in "fc" else None
     if depth > _MAX_DEPTH or isinstance(x, (str, bytes, int, float, complex, bool, type(None))):
         return None
@@ -139,6 +150,12 @@ def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None):
     wrt_tree = _wrt_structure(wrt) if wrt is not None else None
     wrt_leaves = tree_flatten(wrt_tree) if wrt is not None else []
     for leaf in wrt_leaves:
+        if isinstance(leaf, np.generic):
+            raise NotDifferentiableError(
+                "wrt=: a weight is a NumPy scalar (%s %r), which a staged function keeps as a "
+                "constant; keep weights in arrays (np.array(0.5) for a scalar; note that "
+                "`b = b - lr * g` makes a 0-d array a NumPy scalar, `b -= lr * g` keeps it "
+                "an array)" % (type(leaf).__name__, leaf))
         if not is_tensor(leaf):
             raise TypeError("wrt=: the arrays to differentiate with respect to are read from "
                             "where the function finds them, so they must be the function's "
@@ -156,7 +173,7 @@ def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None):
         it = iter(placeholders)
         new_args = list(args)
         for i, leaves in zip(argnums, arg_leaves):
-            new_args[i] = tree_pack(args[i], [Tensor(next(it)) for _ in leaves])
+            new_args[i] = tree_pack(args[i], [_like(leaf, next(it)) for leaf in leaves])
         seen = set()
         try:
             for leaf, ph in zip(wrt_leaves, it):
@@ -191,7 +208,9 @@ def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None):
         active_inputs=[True] * n + [False] * len(captured))
     for (handle, _), value in zip(rebound, outputs[1 + len(aux_slots):]):
         handle.rebind(value)
-    grads = [Tensor(ct if ct is not None else d.zeros_like(v)) for v, ct in zip(values, cts[:n])]
+    grads = [_like(leaf, ct if ct is not None else d.zeros_like(v))
+             for leaf, v, ct in zip([x for leaves in arg_leaves for x in leaves] + wrt_leaves,
+                                    values, cts[:n])]
     it = iter(grads)
     arg_grads = [tree_pack(args[i], [next(it) for _ in leaves])
                  for i, leaves in zip(argnums, arg_leaves)]
@@ -217,7 +236,7 @@ def _split(result, has_aux):
 def _loss_value(loss):
     if isinstance(loss, (tuple, list, dict)):
         raise TypeError("the function differentiated must return a scalar (the loss); it "
-                        "returned a %s%s" % (type(loss).__name__, "" if True else ""))
+                        "returned a %s" % type(loss).__name__)
     value = ops.to_value(loss)
     if value.shape != ():
         raise TypeError("the function differentiated must return a scalar (the loss); it "

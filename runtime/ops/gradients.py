@@ -13,8 +13,9 @@ stretched. Dims a trace does not know (None) are decided when the graph runs, by
 import numpy as np
 
 from runtime.executors.numba import lowering as nl
-from runtime.graph import Value, literal
+from runtime.graph import TENSOR_ARRAY, Value, literal
 from runtime.ops.registry import defop, get
+from runtime.tensor_array_buffer import TensorArrayBuffer
 
 
 def bind(name, *inputs, **attrs):
@@ -157,3 +158,22 @@ def _numba_broadcast_like(g, node, ins):
 
 sum_to.def_numba(_numba_sum_to)
 broadcast_like.def_numba(_numba_broadcast_like)
+
+
+# --- ta_prefix: a tensor array as it was before later appends ---------------------------------
+
+def _ta_prefix(ta, size):
+    return TensorArrayBuffer(ta.items[:int(size)], ta.dtype, ta.element_shape, ta.dynamic_size)
+
+
+ta_prefix = defop(
+    "ta_prefix", infer=lambda ta, size: [(ta.dtype, ta.shape, TENSOR_ARRAY)], kernel=_ta_prefix,
+    view=True,
+    doc="the first `size` elements of tensor array `ta` (a view): a list as it was before "
+        "the appends a loop made later, which backward loops replay")
+
+
+@ta_prefix.def_numba
+def _numba_ta_prefix(g, node, ins):
+    b, w, n, dynamic = nl.ta_parts(g, node.inputs[0])
+    return [(b, w, "np.int64(min(%s, %s))" % (n, g.expr(node.inputs[1])), dynamic)]

@@ -1,7 +1,9 @@
-"""The reverse-mode engine: straight-line code, a while loop with a data-dependent trip
-count, checked against central differences on both backends."""
+"""The reverse-mode engine (runtime/autodiff.py) through ag.value_and_grad: straight-line
+code, loops with data-dependent trip counts, nested loops, branches inside loops, `break`
+and early `return`, checked against central differences on both backends."""
 
 import numpy as np
+import pytest
 
 from gradcheck import check_grad
 
@@ -17,9 +19,68 @@ def grow_until(x):
     return s.sum()
 
 
+def nested_loops(x):
+    s = x
+    i = 0
+    while s.sum() < 20.0:
+        j = 0
+        while j < 2:
+            s = np.tanh(s) + s * x
+            j += 1
+        i += 1
+    return s.sum()
+
+
+def branch(x):
+    s = x * x
+    if s.sum() > 1.0:
+        s = np.tanh(s) * x
+    else:
+        s = s * s
+    return s.sum()
+
+
+def branch_in_loop(x):
+    s = x
+    for i in range(6):
+        if s.sum() > 3.0:
+            s = np.tanh(s) + x
+        else:
+            s = s * x + x
+    return s.sum()
+
+
+def early_return(x):
+    s = x
+    for i in range(x.shape[0] * 3):
+        s = s * x + x
+        if s.sum() > 10.0:
+            return s.sum() * 2.0
+    return s.sum()
+
+
+def loop_with_break(x):
+    s = x
+    for i in range(x.shape[0] * 10):
+        s = np.tanh(s) + s * x
+        if s.sum() > 10.0:
+            break
+    return s.sum()
+
+
 def test_straight_line_both_arguments():
     check_grad(tanh_dot, np.linspace(-1, 1, 5), np.full(5, 0.3), argnums=(0, 1))
 
 
-def test_while_with_data_dependent_trip_count():
-    check_grad(grow_until, np.array([1.5, 2.0]))
+@pytest.mark.parametrize("fn, x", [
+    (grow_until, [1.5, 2.0]),
+    (nested_loops, [1.1, 1.2]),
+    (branch, [0.5, 0.9]),          # then
+    (branch, [0.1, 0.2]),          # else
+    (branch_in_loop, [0.6, 0.9]),  # both branches taken in one run
+    (early_return, [1.1, 1.3]),    # returns from inside the loop
+    (early_return, [0.1, 0.3]),    # falls off its end
+    (loop_with_break, [0.5, 0.9]),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_control_flow(fn, x):
+    check_grad(fn, np.array(x))
