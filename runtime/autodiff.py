@@ -253,17 +253,19 @@ def _active_nodes(nodes, active):
     return found
 
 
-def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False):
+def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None):
     """Replays `graph` in the graph being built on `inputs` (for `graph.all_inputs`) and
     propagates `output_cts` (one Value or None per output) back. Returns (the replayed
     outputs, one cotangent Value or None per input). `active_inputs` (default: every
-    float input) are the inputs whose cotangents are wanted."""
+    float input) are the inputs whose cotangents are wanted; `env`, if given, is filled with
+    each value of `graph` and its replayed copy."""
     all_inputs = graph.all_inputs
     if active_inputs is None:
         active_inputs = [d.differentiable(v) for v in all_inputs]
     active = {id(v) for v, a in zip(all_inputs, active_inputs) if a and d.differentiable(v)}
     differentiated = _active_nodes(graph.nodes, active)
-    env = dict(zip(all_inputs, inputs))
+    env = {} if env is None else env
+    env.update(zip(all_inputs, inputs))
     replay = _Replay(env, recompute)
     replay.run(graph.nodes, differentiated)
     outputs = [_lookup(env, v) for v in graph.outputs]
@@ -298,10 +300,11 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False):
 
 
 def _error(node, problem):
-    what = node.op.doc.split(",")[0] if node.op.doc else node.op.name
-    return NotDifferentiableError(
-        "cannot differentiate through %s (op '%s') at %s: %s"
-        % (what, node.op.name, errors.format_location(node.location), problem))
+    doc = node.op.doc or ""
+    what = "%s (op '%s')" % (doc.split(",")[0], node.op.name) if doc.startswith("np.") \
+        else "op '%s'" % node.op.name
+    return NotDifferentiableError("cannot differentiate through %s at %s: %s"
+                                  % (what, errors.format_location(node.location), problem))
 
 
 def _zeros_for(value):

@@ -134,10 +134,10 @@ def _leaf_value(leaf, where):
     return value
 
 
-def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None):
+def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None, name=None):
     """Inside a trace: `(value, grads)` of `fn(*args, **kwargs)`, a scalar (or `(value,
     aux)` with has_aux), with respect to the positional arguments `argnums` (a tuple) and
-    the arrays `wrt` names. `grads` is `(argument grads..., wrt grads)`: the caller picks."""
+    the arrays `wrt` names (`name`: the function's, for messages). `grads` is `(argument grads..., wrt grads)`: the caller picks."""
     outer = current_graph()
     if outer is None:
         raise RuntimeError("differentiation.value_and_grad runs while a function is traced")
@@ -184,28 +184,29 @@ def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None):
                 leaf._value = ph
             result = fn(*new_args, **kwargs)
             loss, aux = _split(result, has_aux)
-            loss_value = _loss_value(loss)
+            loss_value = _loss_value(loss, name or getattr(fn, "__name__", "the function"))
             aux_leaves = nest.flatten(aux)
             aux_slots = [i for i, x in enumerate(aux_leaves) if _holds_array(x)]
+            # Handles the function pointed at new values: what they point at after the
+            # call (its writes into outer arrays, a weight it assigned to).
             rebound = [(h, h._value) for h, _ in graph.rebound.values()]
+            rebound += [(leaf, leaf._value) for leaf, _, ph in held if leaf._value is not ph]
         finally:
-            changed = [leaf for leaf, _, ph in held if leaf._value is not ph]
             for leaf, value, _ in held:
                 leaf._value = value
             for handle, original in graph.rebound.values():
                 handle._value = original
-        if changed:
-            raise NotDifferentiableError(
-                "the function assigned to an array it is differentiated with respect to "
-                "(wrt=); update the weights after taking the gradient")
         graph.outputs = ([graph.localize(loss_value)]
                          + [graph.localize(ops.to_value(aux_leaves[i])) for i in aux_slots]
                          + [graph.localize(v) for _, v in rebound])
     captured = [o for o, _ in graph.captured]
     n = len(values)
+    # (Values of the function's graph it kept elsewhere, an attribute it set, stand for
+    # their replayed copies: Graph.localize.)
+    graph.replayed = {}
     outputs, cts = autodiff.vjp(
         graph, values + captured, [d.scalar(1, loss_value.dtype)] + [None] * (len(graph.outputs) - 1),
-        active_inputs=[True] * n + [False] * len(captured))
+        active_inputs=[True] * n + [False] * len(captured), env=graph.replayed)
     for (handle, _), value in zip(rebound, outputs[1 + len(aux_slots):]):
         handle.rebind(value)
     grads = [_like(leaf, ct if ct is not None else d.zeros_like(v))
@@ -233,17 +234,19 @@ def _split(result, has_aux):
     return result[0], result[1]
 
 
-def _loss_value(loss):
+def _loss_value(loss, name):
     if isinstance(loss, (tuple, list, dict)):
-        raise TypeError("the function differentiated must return a scalar (the loss); it "
-                        "returned a %s" % type(loss).__name__)
+        raise TypeError("a gradient needs a function returning a scalar (the loss), but %s "
+                        "returned a %s%s" % (name, type(loss).__name__,
+                                             " (for (value, aux) pass has_aux=True)"
+                                             if isinstance(loss, tuple) else ""))
     value = ops.to_value(loss)
     if value.shape != ():
-        raise TypeError("the function differentiated must return a scalar (the loss); it "
-                        "returned an array of shape (%s)"
-                        % ",".join("?" if x is None else str(x) for x in value.shape))
+        raise TypeError("a gradient needs a function returning a scalar (the loss), but %s "
+                        "returned an array of shape (%s); reduce it, e.g. with .sum()"
+                        % (name, ",".join("?" if x is None else str(x) for x in value.shape)))
     if not d.differentiable(value):
         raise NotDifferentiableError(
-            "the function differentiated must return a float scalar; it returned %s"
-            % value.dtype)
+            "a gradient needs a function returning a float scalar, but %s returned %s"
+            % (name, value.dtype))
     return value

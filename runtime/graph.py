@@ -128,6 +128,10 @@ class Graph:
         # {id(handle): (handle, value before the first rebind)}. Control flow uses it to
         # carry item assignments on outer arrays out of branches and loop bodies.
         self.rebound = {}
+        # For the graph of a function differentiated (runtime/differentiation.py): its values
+        # replayed in the graph around it ({Value: Value}). A value of it kept elsewhere (an
+        # attribute the function set) stands for its replayed copy there.
+        self.replayed = None
 
     # -- building ------------------------------------------------------------------------
     def add_input(self, dtype, shape, kind=TENSOR):
@@ -155,6 +159,9 @@ class Graph:
         """The value to use for `value` inside this graph, capturing it if it is outer."""
         if value.graph is self or value.graph is None:
             return value
+        replayed = value.graph.replayed
+        if replayed is not None and value in replayed:
+            return self.localize(replayed[value])
         found = self._capture_map.get(value)
         if found is not None:
             return found

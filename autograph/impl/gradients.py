@@ -13,6 +13,8 @@ While functions run eagerly (ag.run_functions_eagerly), a gradient is still comp
 traced and run by the NumPy interpreter, since a gradient needs the graph.
 """
 
+import dataclasses
+
 import runtime as rt
 from runtime import differentiation
 from autograph.impl import api
@@ -59,7 +61,8 @@ class Gradient:
     def traced_call(self, args, kwargs):
         """The gradient while a function is traced: its ops join that graph."""
         value, arg_grads, wrt_grads = differentiation.value_and_grad(
-            self._function(), args, kwargs, self.argnums, self.has_aux, self.wrt)
+            self._function(), args, kwargs, self.argnums, self.has_aux, self.wrt,
+            name=getattr(self.fn, "__qualname__", None))
         if self._single:
             grads = arg_grads[0]
         else:
@@ -101,7 +104,11 @@ class _Staged(function_module.Function):
 
             def traced(*args, **kwargs):
                 with self._front_end():
-                    return gradient.traced_call(args, kwargs)
+                    result = gradient.traced_call(args, kwargs)
+                if _has_dataclass(result):
+                    self.output_transform = _restore_dataclasses
+                    result = _mark_dataclasses(result)
+                return result
 
             self._traced = traced
         return self._traced
@@ -119,6 +126,50 @@ class _Staged(function_module.Function):
                              self._gradient.with_value, "numpy")
             return _Staged(eager).get_concrete_function(*args, **kwargs)(*args, **kwargs)
         return self.get_concrete_function(*args, **kwargs)(*args, **kwargs)
+
+
+class _DataclassOutput(dict):
+    """Marks, in a staged gradient's result, a dataclass instance (the gradient of a
+    dataclass argument): rt.function keeps dict subclasses through its output packing, and
+    the call rebuilds the instance from its fields."""
+
+
+def _has_dataclass(x):
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return True
+    if isinstance(x, (tuple, list)):
+        return any(_has_dataclass(item) for item in x)
+    if isinstance(x, dict):
+        return any(_has_dataclass(item) for item in x.values())
+    return False
+
+
+def _mark_dataclasses(x):
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        fields = {f.name: _mark_dataclasses(getattr(x, f.name)) for f in dataclasses.fields(x)}
+        return _DataclassOutput(fields, __dataclass__=x)
+    if isinstance(x, tuple) and hasattr(type(x), "_fields"):
+        return type(x)(*[_mark_dataclasses(item) for item in x])
+    if isinstance(x, (tuple, list)):
+        return type(x)(_mark_dataclasses(item) for item in x)
+    if isinstance(x, dict):
+        return {k: _mark_dataclasses(v) for k, v in x.items()}
+    return x
+
+
+def _restore_dataclasses(x):
+    if isinstance(x, _DataclassOutput):
+        fields = dict(x)
+        instance = fields.pop("__dataclass__")
+        return dataclasses.replace(instance, **{k: _restore_dataclasses(v)
+                                                for k, v in fields.items()})
+    if isinstance(x, tuple) and hasattr(type(x), "_fields"):
+        return type(x)(*[_restore_dataclasses(item) for item in x])
+    if isinstance(x, (tuple, list)):
+        return type(x)(_restore_dataclasses(item) for item in x)
+    if isinstance(x, dict):
+        return {k: _restore_dataclasses(v) for k, v in x.items()}
+    return x
 
 
 def grad(fn, argnums=None, has_aux=False, wrt=None, backend="auto"):
