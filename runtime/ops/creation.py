@@ -198,3 +198,15 @@ def _numba_linspace(g, node, ins):
                                                  bool(node.attrs.get("endpoint", True)),
                                                  nl.np_dtype(computed))
     return nl.cast_result(g, node, text, computed)
+
+
+# --- derivative rules (reverse mode: runtime/autodiff.py) -------------------------------------
+# np.zeros_like(x) and its kin read only x's shape: x gets no cotangent. (Rules build zeros
+# this way, so a second derivative walks them.)
+
+def _like_vjp(inputs, outputs, cts, dtype=None):
+    return [None]
+
+
+for _name in ("zeros_like", "ones_like", "empty_like"):
+    get(_name).def_vjp(_like_vjp)

@@ -12,6 +12,7 @@ stretched. Dims a trace does not know (None) are decided when the graph runs, by
 
 import numpy as np
 
+from runtime import errors
 from runtime.executors.numba import lowering as nl
 from runtime.graph import TENSOR_ARRAY, Value, literal
 from runtime.ops.registry import defop, get
@@ -103,7 +104,7 @@ def _sum_to_infer(ct, x):
 
 
 sum_to = defop(
-    "sum_to", infer=_sum_to_infer, kernel=_sum_to,
+    "sum_to", infer=_sum_to_infer, kernel=_sum_to, view=True,   # (no axes: ct itself)
     doc="ct summed (keepdims) over the axes where x's dim is 1 and ct's is not: the "
         "cotangent of x from that of a result x was broadcast into (same ranks)")
 
@@ -177,3 +178,32 @@ ta_prefix = defop(
 def _numba_ta_prefix(g, node, ins):
     b, w, n, dynamic = nl.ta_parts(g, node.inputs[0])
     return [(b, w, "np.int64(min(%s, %s))" % (n, g.expr(node.inputs[1])), dynamic)]
+
+
+# --- indexing and tensor arrays (g_indexing) -----------------------------------------------------
+
+def dims(x):
+    """x's shape as a `zeros`/`reshape` template and its inputs: (template, dynamic), the
+    dims unknown at trace time (None in the template) read from x when the graph runs."""
+    template, dynamic = [], []
+    for axis, dim in enumerate(x.shape):
+        template.append(dim)
+        if dim is None:
+            dynamic.append(bind("dim", x, axis=axis))
+    return tuple(template), dynamic
+
+
+def zeros_rows(n, element):
+    """Zeros of shape (n, *element.shape) in element's dtype, `n` an int64 scalar Value: the
+    dense cotangent of a tensor array of n elements shaped like `element` (a tensor
+    array's cotangent is its elements' cotangents stacked)."""
+    template, dynamic = dims(element)
+    return bind("zeros", n, *dynamic, shape=(None,) + template, dtype=element.dtype)
+
+
+def refuse(outputs, problem):
+    """A TypeError for a rule that cannot differentiate what it was given, naming the
+    user's line (the node of `outputs`, as the engine names a node without a rule)."""
+    location = outputs[0].node.location if outputs[0].node is not None else None
+    where = " at %s" % errors.format_location(location) if location is not None else ""
+    return TypeError("cannot differentiate %s%s" % (problem, where))

@@ -9,6 +9,7 @@ import numpy as np
 from runtime import errors
 from runtime.executors.numba import lowering as nl
 from runtime.markers import DYN
+from runtime.ops import gradients as d
 from runtime.ops.inference import broadcast_shapes
 from runtime.ops.registry import defop, get
 
@@ -413,3 +414,88 @@ def _numba_ufunc_at(g, node, ins):
         g.emit("%s = %s.copy()" % (target, ins[0]))
     g.scatter(node, entries, target, value, val, combine)
     return target
+
+
+# --- derivative rules (reverse mode: runtime/autodiff.py; helpers: runtime/ops/gradients.py) ---
+# The dynamic inputs of an index (int scalars, int and bool arrays) get no cotangent.
+
+def _has_int_array(dynamic):
+    """Does the index hold an integer array (that may name an element more than once)?"""
+    return any(v.shape != () and v.dtype != np.bool_ for v in dynamic)
+
+
+@get("get_item").def_vjp
+def _get_item_vjp(inputs, outputs, cts, index):
+    """x's cotangent: zeros with ct added at the index. A basic index names each element of
+    x at most once (a write does); an integer array may name one several times, and each
+    time adds its share (np.add.at)."""
+    x, dynamic = inputs[0], inputs[1:]
+    ct = cts[0]
+    none = [None] * len(dynamic)
+    if x.shape == ():
+        # (A 0-d x takes only new axes, `...` and boolean scalars: x once, or nothing.)
+        return [ct if ct.shape == () else
+                d.bind("sum", ct, axis=None, keepdims=False, dtype=None)] + none
+    zeros = d.zeros_like(x)
+    if is_basic(index, dynamic):
+        return [d.bind("set_item", zeros, ct, *dynamic, index=index)] + none
+    return [d.bind("ufunc_at", zeros, ct, *dynamic, index=index, ufunc="add")] + none
+
+
+def _ids_like(x):
+    """1, 2, 3, ... in x's shape (int64): one id per element."""
+    ones = d.bind("ones_like", x, dtype=np.dtype(np.int64))
+    template, dynamic = d.dims(x)
+    return d.bind("reshape", d.bind("cumsum", ones, axis=None, dtype=None), *dynamic,
+                  newshape=template)
+
+
+def _written_ct(ct, x, value, dynamic, index):
+    """The cotangent of `value` in x[index] = value: ct read at the index, where the element
+    written last (NumPy's order, and the generated code's) is the one that landed; summed
+    back over what the write broadcast."""
+    read = d.bind("get_item", ct, *dynamic, index=index)
+    if _has_int_array(dynamic):
+        # An element named twice keeps the later write: JAX's scheme, an id written per
+        # element of x[index] and read back, tells which writes landed.
+        ids = _ids_like(read)
+        slots = d.bind("zeros_like", x, dtype=np.dtype(np.int64))
+        written = d.bind("set_item", slots, ids, *dynamic, index=index)
+        landed = d.bind("equal", d.bind("get_item", written, *dynamic, index=index), ids)
+        read = d.bind("where", landed, read, d.scalar(0, read.dtype))
+    extra = len(value.shape) - len(read.shape)
+    if extra > 0:   # (value's leading dims of one, which the write dropped)
+        read = d.bind("expand_dims", read, axis=tuple(range(extra)))
+    return d.unbroadcast(read, value)
+
+
+@get("set_item").def_vjp
+def _set_item_vjp(inputs, outputs, cts, index):
+    """x[index] = value, a new version: x's cotangent is ct with the index zeroed (those
+    elements were overwritten); value's is ct at the index."""
+    x, value, dynamic = inputs[0], inputs[1], inputs[2:]
+    ct = cts[0]
+    ct_x = d.bind("set_item", ct, d.scalar(0, ct.dtype), *dynamic, index=index)
+    ct_value = None
+    if d.differentiable(value) and not value.is_literal:
+        ct_value = _written_ct(ct, x, value, dynamic, index)
+    return [ct_x, ct_value] + [None] * len(dynamic)
+
+
+@get("ufunc_at").def_vjp
+def _ufunc_at_vjp(inputs, outputs, cts, index, ufunc):
+    """np.add.at / np.subtract.at: x's cotangent is ct; value's is ct at the index (each
+    time an element is named it took one more share of value), negated for subtract.
+    Other ufuncs are refused."""
+    if ufunc not in ("add", "subtract"):
+        raise d.refuse(outputs, "np.%s.at (np.add.at and np.subtract.at can be "
+                                "differentiated)" % ufunc)
+    x, value, dynamic = inputs[0], inputs[1], inputs[2:]
+    ct = cts[0]
+    ct_value = None
+    if d.differentiable(value) and not value.is_literal:
+        read = d.bind("get_item", ct, *dynamic, index=index)
+        if ufunc == "subtract":
+            read = d.bind("negative", read)
+        ct_value = d.unbroadcast(read, value)
+    return [ct, ct_value] + [None] * len(dynamic)

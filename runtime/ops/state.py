@@ -8,7 +8,8 @@ import numpy as np
 from runtime import errors
 from runtime.executors.numba import lowering as nl
 from runtime.graph import TENSOR_ARRAY, describe_node
-from runtime.markers import SLOT, KindSlot
+from runtime.markers import DYN, SLOT, KindSlot
+from runtime.ops import gradients as d
 from runtime.ops.inference import broadcast_shapes, dummy
 from runtime.ops.registry import defop, get
 from runtime.ops.shapes import unify_dims
@@ -167,6 +168,42 @@ def _ta_unstack_infer(value, dtype, dynamic_size):
 
 ta_unstack = defop("ta_unstack", infer=_ta_unstack_infer, make_kernel=_ta_unstack_kernel,
                    view=True, doc="a tensor array of the rows of value")
+
+
+# Derivative rules (reverse mode: runtime/autodiff.py). The cotangent of a tensor array is
+# a dense array of shape (its size, *element shape): its elements' cotangents stacked.
+# ta_new and ta_size need none (an int size in, an int size out).
+
+@get("ta_stack").def_vjp
+def _ta_stack_vjp(inputs, outputs, cts):
+    return [cts[0]]
+
+
+@get("ta_unstack").def_vjp
+def _ta_unstack_vjp(inputs, outputs, cts, dtype, dynamic_size):
+    return [cts[0]]
+
+
+@get("ta_read").def_vjp
+def _ta_read_vjp(inputs, outputs, cts):
+    """ta's cotangent: zeros, one row per element, with ct at the row read."""
+    ta, index = inputs
+    rows = d.zeros_rows(d.bind("ta_size", ta), cts[0])
+    return [d.bind("set_item", rows, cts[0], index, index=(DYN,)), None]
+
+
+@get("ta_write").def_vjp
+def _ta_write_vjp(inputs, outputs, cts, dtype):
+    """The value's cotangent is the written row of ct; the old array's is ct with that row
+    zeroed (overwritten), cut to the old array's size (a write past its end grew it)."""
+    ta, index, value = inputs
+    ct = cts[0]
+    ct_value = None
+    if d.differentiable(value) and not value.is_literal:
+        ct_value = d.unbroadcast(d.bind("get_item", ct, index, index=(DYN,)), value)
+    kept = d.bind("set_item", ct, d.scalar(0, ct.dtype), index, index=(DYN,))
+    ct_ta = d.bind("get_item", kept, d.bind("ta_size", ta), index=(slice(None, DYN, None),))
+    return [ct_ta, None, ct_value]
 
 
 # --- print, raise and assert ------------------------------------------------------------------
