@@ -260,11 +260,8 @@ def list_in_a_graph_loop(x):
     return np.tanh(np.stack(rows) * x).sum()
 
 
-@pytest.mark.xfail(raises=NotDifferentiableError, strict=True,
-                   reason="engine (runtime/autodiff.py): cotangents of tensor-array loop "
-                          "variables")
 def test_list_appended_in_a_graph_loop():
-    check_grad(list_in_a_graph_loop, X, backends=NUMPY)
+    check_grad(list_in_a_graph_loop, X)
 
 
 def tensor_array_read_in_a_loop(x):
@@ -276,12 +273,8 @@ def tensor_array_read_in_a_loop(x):
     return t
 
 
-@pytest.mark.xfail(raises=AssertionError, strict=True,
-                   reason="engine (runtime/autodiff.py): the cotangent of a tensor array a "
-                          "loop captures starts as zeros_like of the array, not as zeros of "
-                          "(size, *element shape)")
 def test_tensor_array_read_in_a_graph_loop():
-    check_grad(tensor_array_read_in_a_loop, X, backends=NUMPY)
+    check_grad(tensor_array_read_in_a_loop, X)
 
 
 # --- the helpers and ops the rules rely on ------------------------------------------------------
