@@ -273,10 +273,11 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None
     for v, ct in zip(graph.outputs, output_cts):
         if ct is not None and id(v) in active:
             cts[v] = d.add(cts.get(v), d.as_dtype(ct, v.dtype))
+    start = len(current_graph().nodes)
     for node in reversed(graph.nodes):
         if node not in differentiated:
             continue
-        out_cts = [cts.pop(o, None) for o in node.outputs]
+        out_cts = [d.dense(cts.pop(o, None)) for o in node.outputs]
         if all(ct is None for ct in out_cts):
             continue
         if node.op.name == "while":
@@ -288,15 +289,38 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None
             if rule is None:
                 raise _error(node, "it has no derivative rule")
             graph = current_graph()
-            start = len(graph.nodes)
+            first = len(graph.nodes)
             in_cts = rule([_lookup(env, v) for v in node.inputs],
                           [env[o] for o in node.outputs], out_cts, **node.attrs)
-            for new in graph.nodes[start:]:   # (the backward ops are at the user's line)
+            for new in graph.nodes[first:]:   # (the backward ops are at the user's line)
                 new.location = node.location
         for v, ct in zip(node.inputs, in_cts):
             if ct is not None and id(v) in active:
                 cts[v] = d.add(cts.get(v), d.as_dtype(ct, v.dtype))
-    return outputs, [cts.get(v) if id(v) in active else None for v in all_inputs]
+    in_cts = [cts.get(v) if id(v) in active else None for v in all_inputs]
+    _prune(current_graph(), start, [x for ct in in_cts if ct is not None
+                                    for x in (ct.values_used() if isinstance(ct, d.Scatter)
+                                              else [ct])])
+    return outputs, in_cts
+
+
+def _prune(graph, start, kept):
+    """Drops the nodes from `start` on that nothing needs: those whose outputs neither a
+    later node, nor `kept`, nor the graph's outputs use, with no effect (a rule may compute
+    a cotangent for an input no gradient needs: a fresh array's, an index's). Nested graphs
+    among them are pruned too."""
+    used = {id(v) for v in kept} | {id(v) for v in graph.outputs}
+    kept_nodes = []
+    for node in reversed(graph.nodes[start:]):
+        if not (node.op.effect or node.op.control_flow) and not any(
+                id(o) in used for o in node.outputs):
+            continue
+        for _, sub in node.subgraphs:
+            _prune(sub, 0, [])
+        used.update(id(v) for v in node.inputs)
+        kept_nodes.append(node)
+    kept_nodes.reverse()
+    graph.nodes[start:] = kept_nodes
 
 
 def _error(node, problem):
@@ -323,7 +347,7 @@ def _cond_vjp(node, env, out_cts):
     def branch(sub):
         def backward():
             _, in_cts = vjp(sub, captures, out_cts, recompute=True)
-            return [in_cts[j] if in_cts[j] is not None else _zeros_for(captures[j])
+            return [d.dense(in_cts[j]) if in_cts[j] is not None else _zeros_for(captures[j])
                     for j in wanted]
         return backward
 
@@ -365,8 +389,8 @@ def _while_vjp(node, env, out_cts, tape):
         for i, ct in zip(var_ids, carried):
             body_cts[i] = ct
         _, in_cts = vjp(body, loop_vars + captures, body_cts, recompute=True)
-        new_carried = [in_cts[i] if in_cts[i] is not None else _zeros_for(loop_vars[i])
-                       for i in var_ids]
+        new_carried = [d.dense(in_cts[i]) if in_cts[i] is not None
+                       else _zeros_for(loop_vars[i]) for i in var_ids]
         new_summed = [d.add(s, in_cts[n + j]) for s, j in zip(summed, cap_ids)]
         return [k] + new_carried + new_summed
 

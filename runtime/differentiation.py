@@ -209,7 +209,7 @@ def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None, name
         active_inputs=[True] * n + [False] * len(captured), env=graph.replayed)
     for (handle, _), value in zip(rebound, outputs[1 + len(aux_slots):]):
         handle.rebind(value)
-    grads = [_like(leaf, ct if ct is not None else d.zeros_like(v))
+    grads = [_like(leaf, d.dense(ct) if ct is not None else d.zeros_like(v))
              for leaf, v, ct in zip([x for leaves in arg_leaves for x in leaves] + wrt_leaves,
                                     values, cts[:n])]
     it = iter(grads)

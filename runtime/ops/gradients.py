@@ -36,6 +36,8 @@ def scalar(value, dtype):
 
 def as_dtype(ct, dtype):
     """`ct` cast to `dtype` (the cotangent of a float32 input is float32)."""
+    if isinstance(ct, Scatter):
+        return Scatter(ct.like, as_dtype(ct.values, dtype), ct.dynamic, ct.index, ct.basic)
     if ct.dtype == np.dtype(dtype):
         return ct
     return bind("cast", ct, dtype=np.dtype(dtype))
@@ -49,12 +51,58 @@ def zeros_like(x):
 
 
 def add(a, b):
-    """a + b where either may be None (no cotangent)."""
+    """a + b, cotangents of one value: either may be None (none yet) or a Scatter."""
     if a is None:
         return b
     if b is None:
         return a
+    if isinstance(b, Scatter):
+        return b.add_into(dense(a))
+    if isinstance(a, Scatter):
+        return a.add_into(b)
     return bind("add", a, b)
+
+
+class Scatter:
+    """A sparse cotangent: zeros shaped like `like` with `values` added at an index (the
+    `index` template and `dynamic` inputs of get_item; `basic`: no element named twice).
+    The cotangent of an array a rule reads part of (x[t] in a loop): the engine keeps it
+    sparse while it only accumulates, adding it into a dense cotangent in place, so a loop
+    reading one row of x per iteration costs a row per iteration, not x; `dense` makes it
+    an array where a rule needs one."""
+
+    __slots__ = ("like", "values", "dynamic", "index", "basic")
+
+    def __init__(self, like, values, dynamic, index, basic):
+        self.like, self.values, self.dynamic = like, values, list(dynamic)
+        self.index, self.basic = index, basic
+
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    def add_into(self, acc):
+        """acc with the values added at the index (a new version of acc)."""
+        if self.basic:
+            part = bind("get_item", acc, *self.dynamic, index=self.index)
+            return bind("set_item", acc, bind("add", part, self.values), *self.dynamic,
+                        index=self.index)
+        return bind("ufunc_at", acc, self.values, *self.dynamic, index=self.index,
+                    ufunc="add")
+
+    def dense(self):
+        zeros = bind("zeros_like", self.like, dtype=self.values.dtype)
+        if self.basic:
+            return bind("set_item", zeros, self.values, *self.dynamic, index=self.index)
+        return self.add_into(zeros)
+
+    def values_used(self):
+        return [self.like, self.values] + self.dynamic
+
+
+def dense(ct):
+    """A cotangent as an array (a Scatter made dense; None stays None)."""
+    return ct.dense() if isinstance(ct, Scatter) else ct
 
 
 def _static_dims_equal(a, b):

@@ -436,10 +436,8 @@ def _get_item_vjp(inputs, outputs, cts, index):
         # (A 0-d x takes only new axes, `...` and boolean scalars: x once, or nothing.)
         return [ct if ct.shape == () else
                 d.bind("sum", ct, axis=None, keepdims=False, dtype=None)] + none
-    zeros = d.zeros_like(x)
-    if is_basic(index, dynamic):
-        return [d.bind("set_item", zeros, ct, *dynamic, index=index)] + none
-    return [d.bind("ufunc_at", zeros, ct, *dynamic, index=index, ufunc="add")] + none
+    # (Sparse: the engine adds it into x's cotangent in place, or makes it dense.)
+    return [d.Scatter(x, ct, dynamic, index, basic=is_basic(index, dynamic))] + none
 
 
 def _ids_like(x):
