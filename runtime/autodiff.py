@@ -244,13 +244,37 @@ def _union(*graphs):
 
 def _active_nodes(nodes, active):
     """The nodes whose outputs depend on an `active` value (a set of ids, extended with
-    their differentiable outputs)."""
+    their outputs that carry a gradient)."""
     found = set()
     for node in nodes:
-        if any(id(v) in active for v in node.inputs):
-            found.add(node)
-            active.update(id(o) for o in node.outputs if d.differentiable(o))
+        if not any(id(v) in active for v in node.inputs):
+            continue
+        found.add(node)
+        if node.op.name == "while":
+            flags, _ = _while_activity(node, active)
+            outputs = [o for o, flag in zip(node.outputs, flags) if flag]
+        else:
+            outputs = node.outputs
+        active.update(id(o) for o in outputs if d.differentiable(o))
     return found
+
+
+def _while_activity(node, active):
+    """Which loop variables and captures of a `while` node carry a gradient: a loop
+    variable does when its initial value does, or when the body makes it depend on one
+    that does (to a fixed point)."""
+    n = node.attrs["n_loop_vars"]
+    body = node.attrs["body"]
+    flags = [id(v) in active and d.differentiable(v) for v in node.inputs[:n]]
+    captures = [id(v) in active and d.differentiable(v) for v in node.inputs[n:]]
+    while True:
+        inner = {id(ph) for ph, flag in zip(body.all_inputs, flags + captures) if flag}
+        _active_nodes(body.nodes, inner)
+        grown = [flag or (id(out) in inner and d.differentiable(out))
+                 for flag, out in zip(flags, body.outputs)]
+        if grown == flags:
+            return flags, captures
+        flags = grown
 
 
 def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None):
@@ -281,9 +305,9 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None
         if all(ct is None for ct in out_cts):
             continue
         if node.op.name == "while":
-            in_cts = _while_vjp(node, env, out_cts, replay.tapes[node])
+            in_cts = _while_vjp(node, env, out_cts, replay.tapes[node], active)
         elif node.op.name == "cond":
-            in_cts = _cond_vjp(node, env, out_cts)
+            in_cts = _cond_vjp(node, env, out_cts, active)
         else:
             rule = node.op.vjp
             if rule is None:
@@ -338,15 +362,16 @@ def _zeros_for(value):
     return d.zeros_like(value)
 
 
-def _cond_vjp(node, env, out_cts):
+def _cond_vjp(node, env, out_cts, active):
     pred = _lookup(env, node.inputs[0])
     captures = [_lookup(env, v) for v in node.inputs[1:]]
-    wanted = [j for j, v in enumerate(node.inputs[1:]) if d.differentiable(v)]
+    flags = [id(v) in active and d.differentiable(v) for v in node.inputs[1:]]
+    wanted = [j for j, flag in enumerate(flags) if flag]
     types = [(captures[j].dtype, captures[j].shape, TENSOR) for j in wanted]
 
     def branch(sub):
         def backward():
-            _, in_cts = vjp(sub, captures, out_cts, recompute=True)
+            _, in_cts = vjp(sub, captures, out_cts, flags, recompute=True)
             return [d.dense(in_cts[j]) if in_cts[j] is not None else _zeros_for(captures[j])
                     for j in wanted]
         return backward
@@ -359,14 +384,15 @@ def _cond_vjp(node, env, out_cts):
     return in_cts
 
 
-def _while_vjp(node, env, out_cts, tape):
+def _while_vjp(node, env, out_cts, tape, active):
     count, stacks, finals = tape
     n = node.attrs["n_loop_vars"]
     body = node.attrs["body"]
     captures = [_lookup(env, v) for v in node.inputs[n:]]
     kinds = [v.kind for v in node.outputs[:n]]
-    var_ids = [i for i in range(n) if d.differentiable(node.outputs[i])]
-    cap_ids = [j for j, v in enumerate(node.inputs[n:]) if d.differentiable(v)]
+    var_flags, cap_flags = _while_activity(node, active)
+    var_ids = [i for i in range(n) if var_flags[i]]
+    cap_ids = [j for j, flag in enumerate(cap_flags) if flag]
     # A tensor array's cotangent is dense: its elements' cotangents stacked.
     ct_vars = [out_cts[i] if out_cts[i] is not None else _zeros_for(finals[i])
                for i in var_ids]
@@ -388,7 +414,8 @@ def _while_vjp(node, env, out_cts, tape):
         body_cts = [None] * n
         for i, ct in zip(var_ids, carried):
             body_cts[i] = ct
-        _, in_cts = vjp(body, loop_vars + captures, body_cts, recompute=True)
+        _, in_cts = vjp(body, loop_vars + captures, body_cts, var_flags + cap_flags,
+                        recompute=True)
         new_carried = [d.dense(in_cts[i]) if in_cts[i] is not None
                        else _zeros_for(loop_vars[i]) for i in var_ids]
         new_summed = [d.add(s, in_cts[n + j]) for s, j in zip(summed, cap_ids)]
