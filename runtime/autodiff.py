@@ -37,9 +37,7 @@ from runtime.ops import gradients as d
 from runtime.ops.registry import get
 
 
-class NotDifferentiableError(TypeError):
-    """A gradient was asked for through something that has none: an op without a derivative
-    rule, an integer input, a random draw recomputed by a backward loop."""
+NotDifferentiableError = errors.NotDifferentiableError
 
 
 def _lookup(env, value):
