@@ -183,18 +183,21 @@ def _numba_sum_to(g, node, ins):
     if nl.is_scalar(g, ct):
         return ins[0]
     ndim = len(ct.shape)
-    out = g.tmp()
-    src = g.tmp()
+    out, src = g.tmp(), g.tmp()
     g.emit("%s = np.ascontiguousarray(%s)" % (src, ins[0]))
+    # (Most often nothing was broadcast: the cotangent itself, no copy.)
+    g.emit("if %s.shape == %s.shape:" % (src, ins[1]))
+    g.emit("    %s = %s" % (out, src))
+    g.emit("else:")
     dims = ", ".join("1 if %s.shape[%d] == 1 else %s.shape[%d]" % (ins[1], i, src, i)
                      for i in range(ndim))
-    g.emit("%s = np.zeros((%s%s), %s)" % (out, dims, "," if ndim == 1 else "",
-                                          nl.np_dtype(ct.dtype)))
+    g.emit("    %s = np.zeros((%s%s), %s)" % (out, dims, "," if ndim == 1 else "",
+                                              nl.np_dtype(ct.dtype)))
     index = ", ".join("i%d" % i for i in range(ndim))
     target = ", ".join("0 if %s.shape[%d] == 1 else i%d" % (out, i, i) for i in range(ndim))
     for i in range(ndim):
-        g.emit("%sfor i%d in range(%s.shape[%d]):" % ("    " * i, i, src, i))
-    g.emit("%s%s[%s] += %s[%s]" % ("    " * ndim, out, target, src, index))
+        g.emit("    %sfor i%d in range(%s.shape[%d]):" % ("    " * i, i, src, i))
+    g.emit("    %s%s[%s] += %s[%s]" % ("    " * ndim, out, target, src, index))
     return out
 
 
@@ -266,10 +269,31 @@ def refuse(outputs, problem):
 # result's rule gives it.
 
 def wanted(x):
-    """Is the cotangent of input `x` worth computing? A float or complex value that is not a
-    literal (the engine drops cotangents of literals and of ints; skipping them keeps their
-    ops out of the gradient graph)."""
-    return differentiable(x) and not x.is_literal
+    """Is the cotangent of `x` worth computing? A float or complex value that is not a
+    literal and, if it is an input of the node whose rule runs, one the gradient being built
+    goes back to (the engine says which: see `wanting`); skipping the others keeps their
+    ops out of the gradient graph. (A value a rule made itself is wanted.)"""
+    return (differentiable(x) and not x.is_literal
+            and (_unwanted_ids is None or id(x) not in _unwanted_ids))
+
+
+_unwanted_ids = None   # ids of the inputs of the node whose rule runs that need no cotangent
+
+
+class wanting:
+    """While the engine runs a rule: of the node's `inputs` (Values), only those in `active`
+    are `wanted`. (Traces are made one at a time in a process: runtime/trace.py.)"""
+
+    def __init__(self, inputs, active):
+        self.ids = {id(v) for v in inputs} - {id(v) for v in active}
+
+    def __enter__(self):
+        global _unwanted_ids
+        self.before, _unwanted_ids = _unwanted_ids, self.ids
+
+    def __exit__(self, *exc):
+        global _unwanted_ids
+        _unwanted_ids = self.before
 
 
 def cotangent_for(ct, x, broadcast=True):
