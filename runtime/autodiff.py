@@ -31,7 +31,7 @@ when one of its outputs has a cotangent, and an op without a rule there is a
 
 import numpy as np
 
-from runtime import errors
+from runtime import errors, path_kinds
 from runtime.graph import TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph, literal
 from runtime.ops import gradients as d
 from runtime.ops.registry import get
@@ -138,8 +138,22 @@ def clone_node(node, env, target, recompute=False):
                           [(o.dtype, o.shape, o.kind) for o in node.outputs],
                           location=node.location)
     new.errstate = node.errstate
-    env.update(zip(node.outputs, new.outputs))
+    for old, copy in zip(node.outputs, new.outputs):
+        env[old] = copy
+        _copy_kind(old, copy, env)
     return new
+
+
+def _copy_kind(old, new, env):
+    """`new`, the copy of `old`, stands for the same Python kind (runtime/path_kinds.py):
+    a Python float stays one through the gradient's replay."""
+    if path_kinds.is_python(old):
+        path_kinds.mark_python(new)
+    found = path_kinds.mixed(old)
+    if found is not None:
+        tag = env.get(found.tag) if found.tag is not None else None
+        path_kinds.mark(new, path_kinds.Mixed(found.kinds, found.description, tag,
+                                              found.table))
 
 
 def _clone_graph(sub, env, parent, recompute):
@@ -147,6 +161,7 @@ def _clone_graph(sub, env, parent, recompute):
     local = {}
     for v in sub.inputs:
         local[v] = graph.add_input(v.dtype, v.shape, v.kind)
+        _copy_kind(v, local[v], local)
     for outer, inner in sub.captured:
         new_outer = parent.localize(_lookup(env, outer))
         new_inner = Value(inner.dtype, inner.shape, graph=graph, kind=inner.kind)
