@@ -146,14 +146,28 @@ def clone_node(node, env, target, recompute=False):
 
 def _copy_kind(old, new, env):
     """`new`, the copy of `old`, stands for the same Python kind (runtime/path_kinds.py):
-    a Python float stays one through the gradient's replay."""
+    a Python float stays one through the gradient's replay, and a value that is None on
+    some paths stays so, with its kind tag's copy (which a later node may make: then the
+    mark waits for it, `_copy_pending_kinds`)."""
     if path_kinds.is_python(old):
         path_kinds.mark_python(new)
     found = path_kinds.mixed(old)
     if found is not None:
+        _pending_kinds.append((new, found, env))
+
+
+_pending_kinds = []   # (copy, Mixed of the original, env) waiting for the tag's copy
+
+
+def _copy_pending_kinds():
+    """Marks the copies waiting for their kind tags, once a replay has copied its nodes (a
+    tag not copied, one of a nested graph, leaves its copy untagged). Traces are made one
+    at a time in a process."""
+    for new, found, env in _pending_kinds:
         tag = env.get(found.tag) if found.tag is not None else None
         path_kinds.mark(new, path_kinds.Mixed(found.kinds, found.description, tag,
                                               found.table))
+    _pending_kinds.clear()
 
 
 def _clone_graph(sub, env, parent, recompute):
@@ -308,6 +322,7 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None
     env.update(zip(all_inputs, inputs))
     replay = _Replay(env, recompute)
     replay.run(graph.nodes, differentiated)
+    _copy_pending_kinds()
     outputs = [_lookup(env, v) for v in graph.outputs]
     cts = {}
     for v, ct in zip(graph.outputs, output_cts):
