@@ -194,6 +194,14 @@ def count(x, axes, dtype):
     return bind("cast", dynamic, dtype=np.dtype(dtype))
 
 
+def reshape(x, dims):
+    """x reshaped to `dims`: Python ints (-1 too) or int64 scalar Values (known when the
+    graph runs)."""
+    template = tuple(size if isinstance(size, int) else None for size in dims)
+    return bind("reshape", x, *[size for size in dims if not isinstance(size, int)],
+                newshape=template)
+
+
 def reshape_to(ct, x):
     """`ct` (as many elements as x) in x's shape, x's dims unknown to the trace taken when
     the graph runs (`dim` ops). A scalar x takes the sum of ct's one element, a scalar ct
@@ -204,12 +212,7 @@ def reshape_to(ct, x):
         return bind("sum", ct, axis=None, keepdims=False, dtype=None)
     if ct.shape == ():
         return bind("broadcast_like", ct, x)
-    template, dynamic = [], []
-    for axis, size in enumerate(x.shape):
-        template.append(size)
-        if size is None:
-            dynamic.append(bind("dim", x, axis=axis))
-    return bind("reshape", ct, *dynamic, newshape=tuple(template))
+    return reshape(ct, [dim(x, axis) for axis in range(len(x.shape))])
 
 
 def keep_reduced(ct, x, axis, keepdims):
