@@ -998,8 +998,11 @@ class Function(functools.partial):
                 recursed = isinstance(error, RecursionError)
                 shapes = recursed and not self._static_shapes and any(
                     None in v.shape for v in graph.inputs)
+                # (A gradient through an op without a derivative rule is no better with
+                # the numbers, shapes or state constants: it is raised as it is.)
+                final = isinstance(error, errors.NotDifferentiableError)
                 if (numbers or shapes) and not isinstance(error, specialise.Specialise) and (
-                        self._refusal(error) or recursed):
+                        self._refusal(error) or recursed) and not final:
                     # Refused, or recursing without end (a base case testing a number or a
                     # shape), with Python numbers or shapes as inputs: traced again with
                     # them constants.
@@ -1007,8 +1010,8 @@ class Function(functools.partial):
                                                 error, shapes=shapes) from error
                 if isinstance(error, specialise.Specialise):
                     raise
-                if state is not None and self._refusal(error) and state.places and \
-                        not isinstance(error, state_guards.OutsideObjectError):
+                if state is not None and self._refusal(error) and state.places and not final \
+                        and not isinstance(error, state_guards.OutsideObjectError):
                     raise _StateRefused() from error
                 if not self._raise_when_run(graph, error):
                     raise

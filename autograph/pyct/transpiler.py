@@ -400,7 +400,12 @@ class PyToPy:
         parameters = [gast.Name(name, gast.Param(), None, None)
                       for name in extra_local_names + list(fn.__code__.co_freevars)]
         if isinstance(node, gast.Lambda):
+            # (The statement holding the lambda has its origin: the generated lines map
+            # to the user's.)
             body = [gast.Return(node)]
+            origin = anno.getanno(node, anno.Basic.ORIGIN, None)
+            if origin is not None:
+                anno.setanno(body[0], anno.Basic.ORIGIN, origin)
         else:
             body = [node, gast.Return(gast.Name(node.name, gast.Load(), None, None))]
         factory = gast.FunctionDef(

@@ -53,6 +53,18 @@ def _reference_remap(code, line_map):
     return lines
 
 
+SCALED = lambda values, factor: [v * factor for v in values if v is not None]  # noqa: E731
+
+
+def test_a_converted_lambda_reports_the_users_file_and_line():
+    converted = api.to_graph(SCALED)
+    line = inspect.getsourcelines(SCALED)[1]
+    for code in _codes(converted.__code__):
+        assert code.co_filename == __file__
+        assert code.co_firstlineno == line
+    assert converted([1, None, 2], 3) == [3, 6]
+
+
 def test_remapped_lines_follow_the_rule_for_every_code_unit():
     # Long runs of one line (more than one table entry), lines without a location, and
     # lines missing from the map.
