@@ -68,6 +68,16 @@ def loop_with_break(x):
     return s.sum()
 
 
+def loop_with_continue(x):
+    s = x * 1.0
+    for i in range(x.shape[0] * 2):
+        if s.sum() > 3.0:
+            s = s * 0.5
+            continue
+        s = np.tanh(s) + x
+    return s.sum()
+
+
 def test_straight_line_both_arguments():
     check_grad(tanh_dot, np.linspace(-1, 1, 5), np.full(5, 0.3), argnums=(0, 1))
 
@@ -81,6 +91,7 @@ def test_straight_line_both_arguments():
     (early_return, [1.1, 1.3]),    # returns from inside the loop
     (early_return, [0.1, 0.3]),    # falls off its end
     (loop_with_break, [0.5, 0.9]),
+    (loop_with_continue, [0.8, 1.1]),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_control_flow(fn, x):
     check_grad(fn, np.array(x))
