@@ -43,7 +43,10 @@ def _is_dataclass_instance(x):
 
 
 def tree_flatten(x):
-    """The leaves of `x` (nest's structures, and dataclass instances by field)."""
+    """The leaves of `x` (nest's structures, and dataclass instances by field; None is an
+    empty structure, as in JAX: a layer without weights in a list of layers)."""
+    if x is None:
+        return []
     if _is_dataclass_instance(x):
         return [leaf for f in dataclasses.fields(x) for leaf in tree_flatten(getattr(x, f.name))]
     if nest.is_namedtuple(x) or isinstance(x, (tuple, list)):
@@ -58,6 +61,8 @@ def tree_pack(x, leaves):
     it = iter(leaves)
 
     def pack(x):
+        if x is None:
+            return None
         if _is_dataclass_instance(x):
             return dataclasses.replace(x, **{f.name: pack(getattr(x, f.name))
                                              for f in dataclasses.fields(x) if f.init})

@@ -253,7 +253,7 @@ def draws_in_loop(x):
     (lambda: ag.grad(int_valued, backend="numpy")(X),
      NotDifferentiableError, "int_valued returned int64"),
     (lambda: ag.grad(draws_in_loop, backend="numpy")(X),
-     NotDifferentiableError, r"op 'draw' at .*test_api.py:\d+ in draws_in_loop"),
+     NotDifferentiableError, r"op 'draw' at .*test_grad_api.py:\d+ in draws_in_loop"),
 ], ids=["int-argument", "vector-loss", "pair-without-has_aux", "int-loss", "draw-in-loop"])
 def test_refusals(call, error, match):
     with pytest.raises(error, match=match):
@@ -290,3 +290,30 @@ def test_an_array_at_two_places_is_one_weight():
     expected = (1 - np.tanh(model.kernel * X) ** 2) * X
     np.testing.assert_allclose(grads["kernel"], expected, rtol=1e-12)
     np.testing.assert_allclose(grads["weights"][0], expected, rtol=1e-12)
+
+
+class Part:
+    def __init__(self):
+        self.w = np.ones(3)
+
+
+class WithGaps:
+    """A list of parts where some hold no weights (a layer without any, a number)."""
+
+    def __init__(self):
+        self.parts = [None, Part(), 3.0]
+
+    def loss(self, x):
+        return (x * self.parts[1].w).sum()
+
+
+def test_parts_without_weights_are_empty_in_the_gradient():
+    model = WithGaps()
+
+    @ag.function(backend="numpy")
+    def step(x):
+        return ag.value_and_grad(model.loss, wrt=model)(x)
+
+    value, grads = step(X[:1].repeat(3))
+    assert grads["parts"][0] is None and grads["parts"][2] is None
+    np.testing.assert_array_equal(grads["parts"][1]["w"], np.ones(3))
