@@ -1,5 +1,6 @@
 """What the model programs share around their models: the backend they stage with, the
-training loop, and the check that a staged training run is the plain Python run."""
+training loop, the check that a staged training run is the plain Python run, and the check
+that a train step differentiated by ag.value_and_grad trains as the hand-written one."""
 
 import argparse
 import importlib.util
@@ -23,6 +24,16 @@ def chosen_backend(module_name):
         if chosen is not None:
             return chosen
     return os.environ.get("MODEL_BACKEND", "auto")
+
+
+def program_arguments(epochs, samples):
+    """The command line of a program comparing two train steps: `--backend` (read where
+    its classes are defined, by chosen_backend), `--epochs` and `--samples` (shorter runs)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--backend", choices=("numpy", "numba", "auto"), default="auto")
+    parser.add_argument("--epochs", type=int, default=epochs)
+    parser.add_argument("--samples", type=int, default=samples)
+    return parser.parse_args()
 
 
 def load_program(path, backend):
@@ -99,3 +110,63 @@ def run_program(name, backend, make_model, inputs, labels, **fit_args):
               file=sys.stderr)
         sys.exit(1)
     print(f"{name}: losses and weights equal the plain Python run")
+
+
+def relative_difference(actual, desired):
+    """The largest difference between two arrays relative to the largest magnitude of
+    `desired` (an element near 0, such as a bias, is not compared with itself alone)."""
+    actual, desired = np.asarray(actual), np.asarray(desired)
+    scale = np.max(np.abs(desired))
+    return float(np.max(np.abs(actual - desired)) / scale) if scale else float(
+        np.max(np.abs(actual)))
+
+
+def step_seconds(model, inputs, labels, batch_size=32, calls=30):
+    """Seconds per call of the model's staged train step in steady state (traced and
+    compiled): the median of `calls` calls on the first batch after one to warm up, with a
+    learning rate of 0.0 (a Python float as in training: the same trace; the weights stay)."""
+    batch = [x[:batch_size] for x in inputs] + [labels[:batch_size]]
+    model.train_step(*batch, 0.0)
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        model.train_step(*batch, 0.0)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def compare_training(name, backend, make_reference, make_model, inputs, labels, rtol=1e-9,
+                     **fit_args):
+    """Trains a model with its hand-written train step (`make_reference`) and one with a
+    step differentiated by ag.value_and_grad (`make_model`) by `fit`, from the same seeds;
+    prints both runs' losses of every epoch, the largest relative difference of their weights
+    and both steps' time per call. Exits 1 when a loss or a weight differs by more than
+    `rtol` (relative): the two sum the gradients in other orders, so they are not bit-equal.
+    Returns the runs, (model, epoch losses) each."""
+    reference, reference_losses, _ = train(make_reference, inputs, labels, **fit_args)
+    model, losses, _ = train(make_model, inputs, labels, **fit_args)
+    weights, reference_weights = model.weights(), reference.weights()
+    print(f"{name}, backend {backend}")
+    print("epoch | loss (hand-written)  | loss (value_and_grad)")
+    for epoch, (reference_loss, loss) in enumerate(zip(reference_losses, losses)):
+        print(f"{epoch:5d} | {reference_loss:20.16f} | {loss:20.16f}")
+    loss_difference = relative_difference(losses, reference_losses)
+    weight_difference = max((relative_difference(w, r) for w, r in zip(weights,
+                                                                        reference_weights)),
+                            default=float("inf"))
+    print(f"max relative difference: weights {weight_difference:.1e}, losses "
+          f"{loss_difference:.1e}")
+    reference_time = step_seconds(reference, inputs, labels)
+    time_per_call = step_seconds(model, inputs, labels)
+    print(f"train step per call (steady state): hand-written {reference_time * 1e3:.3f} ms, "
+          f"value_and_grad {time_per_call * 1e3:.3f} ms ({time_per_call / reference_time:.2f}x); "
+          f"traces: hand-written {type(reference).train_step.trace_count}, value_and_grad "
+          f"{type(model).train_step.trace_count}")
+    if not (len(weights) == len(reference_weights) > 0 and len(losses) == len(reference_losses)
+            and max(weight_difference, loss_difference) <= rtol):
+        print(f"MISMATCH in {name}: the value_and_grad training differs from the hand-written "
+              f"one by more than {rtol:g} (relative)", file=sys.stderr)
+        sys.exit(1)
+    print(f"{name}: losses and weights of value_and_grad equal the hand-written ones within "
+          f"{rtol:g} (relative)")
+    return (reference, reference_losses), (model, losses)
