@@ -33,6 +33,7 @@ import numpy as np
 
 from runtime import errors, path_kinds
 from runtime.graph import TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph, literal
+from runtime.markers import DYN
 from runtime.ops import gradients as d
 from runtime.ops.registry import get
 
@@ -59,9 +60,12 @@ class _Replay:
         self.recompute = recompute
         self.tapes = {}
 
-    def run(self, nodes, differentiated):
-        """Replays `nodes`; `while` nodes among `differentiated` get a stack."""
+    def run(self, nodes, differentiated, active):
+        """Replays `nodes`; `while` nodes among `differentiated` get stacks (`active`: the
+        ids of the values that carry a gradient)."""
         for node in nodes:
+            if node.outputs and all(o in self.env for o in node.outputs):
+                continue   # (a value the forward loop saved: read, not recomputed)
             if self.recompute and node.op.effect:
                 if node.op.name == "draw":
                     raise _error(node, "a random draw inside a loop or branch that is "
@@ -69,15 +73,16 @@ class _Replay:
                                        "the backward pass; draw them before the loop")
                 continue
             if node.op.name == "while" and node in differentiated:
-                self._while_with_stack(node)
+                self._while_with_stack(node, active)
             else:
                 clone_node(node, self.env, current_graph(), self.recompute)
 
-    def _while_with_stack(self, node):
+    def _while_with_stack(self, node, active):
         env = self.env
         outer = current_graph()
         n = node.attrs["n_loop_vars"]
         body, cond = node.attrs["body"], node.attrs["cond"]
+        saved = _saved_in_body(node, active)
         inits = [_lookup(env, v) for v in node.inputs[:n]]
         kinds = [v.kind for v in node.outputs[:n]]
         lists = [i for i in range(n) if kinds[i] == TENSOR_ARRAY]
@@ -86,6 +91,7 @@ class _Replay:
         # only appends, so the final array cut to that size is the array it began with).
         pushed = [(i, node.outputs[i].dtype, node.outputs[i].shape) if kinds[i] == TENSOR
                   else (i, np.dtype(np.int64), ()) for i in range(n)]
+        pushed += [(v, v.dtype, v.shape) for v in saved]
         stacks = [d.bind("ta_new", literal(np.int64(0)), dtype=dtype, element_shape=shape,
                          dynamic_size=True) for _, dtype, shape in pushed]
         types = ([(v.dtype, v.shape, v.kind) for v in node.outputs[:n]]
@@ -94,14 +100,18 @@ class _Replay:
 
         def new_body(phs):
             count = phs[n]
+            local = {}
+            outs = _inline(body, phs[:n], env, self.recompute, local)
             written = []
             for stack, (i, _, _) in zip(phs[n + 1:], pushed):
-                item = phs[i] if kinds[i] == TENSOR else d.bind("ta_size", phs[i])
+                if isinstance(i, Value):
+                    item = local[i]   # a value of the body the backward reads
+                else:
+                    item = phs[i] if kinds[i] == TENSOR else d.bind("ta_size", phs[i])
                 # (Appended at its end, which is `count`: so the loop is one a gradient
                 # of this gradient can go through.)
                 written.append(d.bind("ta_write", stack, d.bind("ta_size", stack), item,
                                       dtype=stack.dtype))
-            outs = _inline(body, phs[:n], env, self.recompute)
             return outs + [d.bind("add", count, literal(np.int64(1)))] + written
 
         def new_cond(phs):
@@ -111,7 +121,8 @@ class _Replay:
         results = emit_while(outer, new_cond, new_body, inits + [count0] + stacks, types,
                              node.location)
         env.update(zip(node.outputs[:n], results[:n]))
-        self.tapes[node] = (results[n], results[n + 1:], results[:n])
+        stacks = results[n + 1:]
+        self.tapes[node] = (results[n], stacks[:n], results[:n], list(zip(saved, stacks[n:])))
 
 
 def _check_appends_only(node, body, ta_indices):
@@ -126,6 +137,67 @@ def _check_appends_only(node, body, ta_indices):
                     raise _error(node, "a loop that writes into a list (tensor array) at "
                                        "an index other than its end: only appends are "
                                        "differentiated in loops")
+
+
+# Ops whose results a forward loop saves for its backward loop, instead of the backward loop
+# computing them again: the products and the transcendental functions, which cost much more
+# than reading a saved value (the cheap elementwise ops are recomputed).
+SAVED_OPS = frozenset([
+    "matmul", "dot", "outer", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+    "tanh", "sinh", "cosh", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arcsinh",
+    "arccosh", "arctanh", "arctan2", "sqrt", "cbrt", "power", "float_power", "logaddexp",
+    "logaddexp2", "hypot", "math_call", "inv", "solve", "det", "slogdet"])
+
+
+def _saved_in_body(node, active):
+    """The values of a `while` node's body its backward loop reads rather than recomputes:
+    results of SAVED_OPS that carry a gradient, in the body itself (not nested graphs)."""
+    body = node.attrs["body"]
+    var_flags, cap_flags = _while_activity(node, active)
+    inner = {id(ph) for ph, flag in zip(body.all_inputs, var_flags + cap_flags) if flag}
+    found = _active_nodes(body.nodes, inner)
+    unstable = _shape_unstable(body)
+    return [out for n in body.nodes if n in found and n.op.name in SAVED_OPS
+            for out in n.outputs if out.kind == TENSOR and d.differentiable(out)
+            and id(out) not in unstable]
+
+
+def _shape_unstable(body):
+    """The ids of the values of a loop body whose shapes may differ from one iteration to
+    the next (`x[i, i:]` in a loop over i): a stack holds elements of one shape. Loop
+    variables keep theirs (rt.while_loop settles them); a value's shape may change where
+    it is computed from one that may, or decided by an int or bool that changes per
+    iteration (a slice bound, a size), conservatively."""
+    varying = {id(ph) for ph in body.inputs}    # values that change per iteration
+    unstable = set()
+    for node in body.nodes:
+        if any(id(v) in unstable for v in node.inputs) or _shape_follows_values(
+                node, varying):
+            unstable.update(id(o) for o in node.outputs)
+        if any(id(v) in varying for v in node.inputs):
+            varying.update(id(o) for o in node.outputs)
+    return unstable
+
+
+def _shape_follows_values(node, varying):
+    """May the output shape of `node` depend on the values of its inputs that change per
+    iteration? An int index does not (x[i] has the shape of any row), a slice bound does,
+    as does any other int or bool that changes (conservatively), and control flow."""
+    if node.op.control_flow:
+        return True
+    if node.op.name in ("get_item", "set_item", "ufunc_at"):
+        dynamic = iter(node.inputs[1 if node.op.name == "get_item" else 2:])
+        for entry in node.attrs["index"]:
+            parts = [entry] if entry is DYN else [
+                p for p in (entry.start, entry.stop, entry.step) if p is DYN] \
+                if isinstance(entry, slice) else []
+            for _ in parts:
+                value = next(dynamic)
+                neutral = entry is DYN and value.shape == () and value.dtype.kind in "iu"
+                if id(value) in varying and not neutral:
+                    return True
+        return False
+    return any(id(v) in varying and np.dtype(v.dtype).kind in "biu" for v in node.inputs)
 
 
 def clone_node(node, env, target, recompute=False):
@@ -191,10 +263,12 @@ def _clone_graph(sub, env, parent, recompute):
     return graph
 
 
-def _inline(sub, inputs, env, recompute):
+def _inline(sub, inputs, env, recompute, local=None):
     """The outputs of nested graph `sub` computed in the graph being built, its explicit
-    inputs bound to `inputs` and its captures to what `env` maps their outer values to."""
-    local = dict(zip(sub.inputs, inputs))
+    inputs bound to `inputs` and its captures to what `env` maps their outer values to
+    (`local`, if given, is filled with each value of `sub` and its copy)."""
+    local = {} if local is None else local
+    local.update(zip(sub.inputs, inputs))
     for outer, inner in sub.captured:
         local[inner] = _lookup(env, outer)
     graph = current_graph()
@@ -307,12 +381,15 @@ def _while_activity(node, active):
         flags = grown
 
 
-def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None):
+def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None,
+        saved=None):
     """Replays `graph` in the graph being built on `inputs` (for `graph.all_inputs`) and
     propagates `output_cts` (one Value or None per output) back. Returns (the replayed
     outputs, one cotangent Value or None per input). `active_inputs` (default: every
     float input) are the inputs whose cotangents are wanted; `env`, if given, is filled with
-    each value of `graph` and its replayed copy."""
+    each value of `graph` and its replayed copy; `saved` maps values of `graph` to copies
+    the caller already has (a forward loop saved them), which the replay does not
+    recompute."""
     all_inputs = graph.all_inputs
     if active_inputs is None:
         active_inputs = [d.differentiable(v) for v in all_inputs]
@@ -320,8 +397,9 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None
     differentiated = _active_nodes(graph.nodes, active)
     env = {} if env is None else env
     env.update(zip(all_inputs, inputs))
+    env.update(saved or {})
     replay = _Replay(env, recompute)
-    replay.run(graph.nodes, differentiated)
+    replay.run(graph.nodes, differentiated, active)
     _copy_pending_kinds()
     outputs = [_lookup(env, v) for v in graph.outputs]
     cts = {}
@@ -417,7 +495,7 @@ def _cond_vjp(node, env, out_cts, active):
 
 
 def _while_vjp(node, env, out_cts, tape, active):
-    count, stacks, finals = tape
+    count, stacks, finals, saved = tape
     n = node.attrs["n_loop_vars"]
     body = node.attrs["body"]
     captures = [_lookup(env, v) for v in node.inputs[n:]]
@@ -447,7 +525,8 @@ def _while_vjp(node, env, out_cts, tape, active):
         for i, ct in zip(var_ids, carried):
             body_cts[i] = ct
         _, in_cts = vjp(body, loop_vars + captures, body_cts, var_flags + cap_flags,
-                        recompute=True)
+                        recompute=True,
+                        saved={v: d.bind("ta_read", stack, k) for v, stack in saved})
         new_carried = [d.dense(in_cts[i]) if in_cts[i] is not None
                        else _zeros_for(loop_vars[i]) for i in var_ids]
         new_summed = [d.add(s, in_cts[n + j]) for s, j in zip(summed, cap_ids)]
