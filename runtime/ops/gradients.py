@@ -37,7 +37,7 @@ def scalar(value, dtype):
 def as_dtype(ct, dtype):
     """`ct` cast to `dtype` (the cotangent of a float32 input is float32)."""
     if isinstance(ct, Scatter):
-        return Scatter(ct.like, as_dtype(ct.values, dtype), ct.dynamic, ct.index, ct.basic)
+        return ct.cast(dtype)
     if ct.dtype == np.dtype(dtype):
         return ct
     return bind("cast", ct, dtype=np.dtype(dtype))
@@ -56,48 +56,69 @@ def add(a, b):
         return b
     if b is None:
         return a
+    if isinstance(a, Scatter) and isinstance(b, Scatter):
+        return a.plus(b)
     if isinstance(b, Scatter):
-        return b.add_into(dense(a))
+        return b.add_into(a)
     if isinstance(a, Scatter):
         return a.add_into(b)
     return bind("add", a, b)
 
 
 class Scatter:
-    """A sparse cotangent: zeros shaped like `like` with `values` added at an index (the
-    `index` template and `dynamic` inputs of get_item; `basic`: no element named twice).
-    The cotangent of an array a rule reads part of (x[t] in a loop): the engine keeps it
-    sparse while it only accumulates, adding it into a dense cotangent in place, so a loop
-    reading one row of x per iteration costs a row per iteration, not x; `dense` makes it
-    an array where a rule needs one."""
+    """A sparse cotangent: zeros shaped like `like` with values added at indices, one part
+    (values, the `index` template and `dynamic` inputs of get_item, `basic`: no element
+    named twice) per read. The cotangent of an array rules read parts of (x[t] in a loop):
+    the engine keeps it sparse while it only accumulates, adding it into a dense
+    cotangent in place, so a loop reading rows of x costs those rows per iteration, not x;
+    `dense` makes it an array where a rule needs one."""
 
-    __slots__ = ("like", "values", "dynamic", "index", "basic")
+    __slots__ = ("like", "parts")
 
     def __init__(self, like, values, dynamic, index, basic):
-        self.like, self.values, self.dynamic = like, values, list(dynamic)
-        self.index, self.basic = index, basic
+        self.like = like
+        self.parts = [(values, list(dynamic), index, basic)]
 
     @property
     def dtype(self):
-        return self.values.dtype
+        return self.parts[0][0].dtype
+
+    def plus(self, other):
+        """This cotangent and another Scatter of the same array (a new Scatter)."""
+        both = Scatter.__new__(Scatter)
+        both.like, both.parts = self.like, self.parts + other.parts
+        return both
+
+    def cast(self, dtype):
+        cast = Scatter.__new__(Scatter)
+        cast.like = self.like
+        cast.parts = [(as_dtype(values, dtype), dynamic, index, basic)
+                      for values, dynamic, index, basic in self.parts]
+        return cast
 
     def add_into(self, acc):
-        """acc with the values added at the index (a new version of acc)."""
-        if self.basic:
-            part = bind("get_item", acc, *self.dynamic, index=self.index)
-            return bind("set_item", acc, bind("add", part, self.values), *self.dynamic,
-                        index=self.index)
-        return bind("ufunc_at", acc, self.values, *self.dynamic, index=self.index,
-                    ufunc="add")
+        """acc with the values added at their indices (a new version of acc)."""
+        for values, dynamic, index, basic in self.parts:
+            if basic:
+                part = bind("get_item", acc, *dynamic, index=index)
+                acc = bind("set_item", acc, bind("add", part, values), *dynamic, index=index)
+            else:
+                acc = bind("ufunc_at", acc, values, *dynamic, index=index, ufunc="add")
+        return acc
 
     def dense(self):
-        zeros = bind("zeros_like", self.like, dtype=self.values.dtype)
-        if self.basic:
-            return bind("set_item", zeros, self.values, *self.dynamic, index=self.index)
-        return self.add_into(zeros)
+        zeros = bind("zeros_like", self.like, dtype=self.dtype)
+        values, dynamic, index, basic = self.parts[0]
+        if not basic:
+            return self.add_into(zeros)
+        first = bind("set_item", zeros, values, *dynamic, index=index)
+        rest = Scatter.__new__(Scatter)
+        rest.like, rest.parts = self.like, self.parts[1:]
+        return rest.add_into(first)
 
     def values_used(self):
-        return [self.like, self.values] + self.dynamic
+        return [self.like] + [v for values, dynamic, _, _ in self.parts
+                              for v in [values] + dynamic]
 
 
 def dense(ct):
