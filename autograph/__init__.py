@@ -14,6 +14,7 @@ from autograph.errors import AutoGraphError, ConversionError, StagingError
 from autograph.impl.api import convert, do_not_convert, to_code, to_graph
 from autograph.impl.gradients import grad, value_and_grad
 from autograph.impl.function import function, functions_run_eagerly, run_functions_eagerly
+from runtime.errors import NotDifferentiableError
 from runtime.variables import Variable
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "convert",
     "do_not_convert",
     "function",
+    "NotDifferentiableError",
     "grad",
     "functions_run_eagerly",
     "run_functions_eagerly",

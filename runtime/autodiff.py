@@ -37,9 +37,7 @@ from runtime.ops import gradients as d
 from runtime.ops.registry import get
 
 
-class NotDifferentiableError(TypeError):
-    """A gradient was asked for through something that has none: an op without a derivative
-    rule, an integer input, a random draw recomputed by a backward loop."""
+NotDifferentiableError = errors.NotDifferentiableError
 
 
 def _lookup(env, value):
@@ -99,7 +97,10 @@ class _Replay:
             written = []
             for stack, (i, _, _) in zip(phs[n + 1:], pushed):
                 item = phs[i] if kinds[i] == TENSOR else d.bind("ta_size", phs[i])
-                written.append(d.bind("ta_write", stack, count, item, dtype=stack.dtype))
+                # (Appended at its end, which is `count`: so the loop is one a gradient
+                # of this gradient can go through.)
+                written.append(d.bind("ta_write", stack, d.bind("ta_size", stack), item,
+                                      dtype=stack.dtype))
             outs = _inline(body, phs[:n], env, self.recompute)
             return outs + [d.bind("add", count, literal(np.int64(1)))] + written
 

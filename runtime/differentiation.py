@@ -164,7 +164,10 @@ def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None, name
     values = []
     for i, leaves in zip(argnums, arg_leaves):
         values += [_leaf_value(leaf, "argument %d" % i) for leaf in leaves]
-    values += [_leaf_value(leaf, "a wrt= array") for leaf in wrt_leaves]
+    # (An array found at two places, `layer.kernel` and `layer.weights[0]`, is one input:
+    # both places get its gradient.)
+    unique_wrt = list({id(leaf): leaf for leaf in wrt_leaves}.values())
+    values += [_leaf_value(leaf, "a wrt= array") for leaf in unique_wrt]
 
     graph = Graph("grad", parent=outer)
     held = []
@@ -174,12 +177,8 @@ def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None, name
         new_args = list(args)
         for i, leaves in zip(argnums, arg_leaves):
             new_args[i] = tree_pack(args[i], [_like(leaf, next(it)) for leaf in leaves])
-        seen = set()
         try:
-            for leaf, ph in zip(wrt_leaves, it):
-                if id(leaf) in seen:
-                    raise TypeError("wrt=: the same array is named twice")
-                seen.add(id(leaf))
+            for leaf, ph in zip(unique_wrt, it):
                 held.append((leaf, leaf._value, ph))
                 leaf._value = ph
             result = fn(*new_args, **kwargs)
@@ -210,12 +209,14 @@ def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None, name
     for (handle, _), value in zip(rebound, outputs[1 + len(aux_slots):]):
         handle.rebind(value)
     grads = [_like(leaf, d.dense(ct) if ct is not None else d.zeros_like(v))
-             for leaf, v, ct in zip([x for leaves in arg_leaves for x in leaves] + wrt_leaves,
+             for leaf, v, ct in zip([x for leaves in arg_leaves for x in leaves] + unique_wrt,
                                     values, cts[:n])]
     it = iter(grads)
     arg_grads = [tree_pack(args[i], [next(it) for _ in leaves])
                  for i, leaves in zip(argnums, arg_leaves)]
-    wrt_grads = tree_pack(wrt_tree, [next(it) for _ in wrt_leaves]) if wrt is not None else None
+    by_id = dict(zip(map(id, unique_wrt), it))
+    wrt_grads = (tree_pack(wrt_tree, [by_id[id(leaf)] for leaf in wrt_leaves])
+                 if wrt is not None else None)
     value = Tensor(outputs[0])
     if has_aux:
         new_aux = list(aux_leaves)

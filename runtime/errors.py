@@ -23,6 +23,12 @@ class InvalidArgumentError(Exception):
         return str(self.message)
 
 
+class NotDifferentiableError(TypeError):
+    """A gradient was asked for through something that has none: an op without a derivative
+    rule, an integer input, a random draw that a backward loop would recompute
+    (runtime/autodiff.py)."""
+
+
 class AssertionFailedError(InvalidArgumentError, AssertionError):
     """A failed `assert` statement in a graph: both an InvalidArgumentError, as every
     failure of a running graph, and the AssertionError Python raises."""

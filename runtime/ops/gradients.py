@@ -250,8 +250,8 @@ def zeros_rows(n, element):
 
 
 def refuse(outputs, problem):
-    """A TypeError for a rule that cannot differentiate what it was given, naming the
+    """A NotDifferentiableError (a TypeError) for a rule that cannot differentiate what it was given, naming the
     user's line (the node of `outputs`, as the engine names a node without a rule)."""
     location = outputs[0].node.location if outputs[0].node is not None else None
     where = " at %s" % errors.format_location(location) if location is not None else ""
-    return TypeError("cannot differentiate %s%s" % (problem, where))
+    return errors.NotDifferentiableError("cannot differentiate %s%s" % (problem, where))

@@ -273,3 +273,20 @@ def test_numpy_scalar_weight_is_refused_with_the_reason():
 
     with pytest.raises(NotDifferentiableError, match="keep weights in arrays"):
         ag.grad(loss, wrt=model, backend="numpy")(X)
+
+
+class Layered:
+    def __init__(self):
+        self.kernel = np.array([0.5, -0.3])
+        self.weights = [self.kernel]   # the same array at a second place
+
+    def loss(self, x):
+        return np.tanh(self.kernel * x).sum()
+
+
+def test_an_array_at_two_places_is_one_weight():
+    model = Layered()
+    grads = ag.grad(model.loss, wrt=model, backend="numpy")(X)
+    expected = (1 - np.tanh(model.kernel * X) ** 2) * X
+    np.testing.assert_allclose(grads["kernel"], expected, rtol=1e-12)
+    np.testing.assert_allclose(grads["weights"][0], expected, rtol=1e-12)
