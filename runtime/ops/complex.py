@@ -45,3 +45,26 @@ def _numba_imag(g, node, ins):
     if nl.is_scalar(g, x):
         return "%s.imag" % ins[0]
     return "np.ascontiguousarray(%s.imag)" % ins[0]
+
+
+# --- derivative rules (runtime/autodiff.py; helpers in runtime/ops/gradients.py) -------------
+# JAX's convention for complex values (runtime/ops/gradients.py): a cotangent c of z pairs
+# with dz as Re(c * dz), so Re(z) = Re(1 * z) passes c = ct back and Im(z) = Re(-1j * z)
+# passes c = -1j * ct.
+
+from runtime.ops import gradients as d  # noqa: E402
+
+
+@real.def_vjp
+def _real_vjp(inputs, outputs, cts):
+    x, = inputs
+    # (of a complex x: ct cast to x's dtype, an imaginary part of 0)
+    return [d.cotangent_for(cts[0], x, broadcast=False)]
+
+
+@imag.def_vjp
+def _imag_vjp(inputs, outputs, cts):
+    x, = inputs
+    if not d.wanted(x) or x.dtype.kind != "c":
+        return [None]   # the imaginary part of a real x is zeros
+    return [d.bind("multiply", cts[0], d.scalar(-1j, x.dtype))]

@@ -32,7 +32,7 @@ cast = defop(
     "cast",
     infer=lambda x, dtype: [(dtype, x.shape)],
     make_kernel=_cast_kernel,
-    doc="x.astype(dtype) (always a new array, like NumPy's default copy=True).")
+    doc="x.astype(dtype): always a new array (NumPy's default copy=True)")
 
 
 copy = defop(
@@ -107,3 +107,22 @@ def _numba_size(g, node, ins):
     if nl.is_scalar(g, node.inputs[0]):
         return "1"
     return "%s.size" % ins[0]
+
+
+# --- derivative rules (runtime/autodiff.py; helpers in runtime/ops/gradients.py) -------------
+
+from runtime.ops import gradients as d  # noqa: E402
+
+
+@get("cast").def_vjp
+def _cast_vjp(inputs, outputs, cts, dtype):
+    """The cotangent cast back to the input's dtype (float32 -> float64 -> float32 gives a
+    float32 gradient); of a complex result cast from a real, its real part. A cast to an
+    integer or bool has no cotangent (the engine never forms one)."""
+    x, = inputs
+    return [d.cotangent_for(cts[0], x, broadcast=False)]
+
+
+@get("copy").def_vjp
+def _copy_vjp(inputs, outputs, cts):
+    return [d.cotangent_for(cts[0], inputs[0], broadcast=False)]

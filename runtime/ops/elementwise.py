@@ -369,24 +369,388 @@ def _numba_math_call(g, node, ins):
 
 
 # --- derivative rules (runtime/autodiff.py; helpers in runtime/ops/gradients.py) -------------
+#
+# Each rule records ops only (d.bind), so the gradient graph runs on both executors and, where
+# the ops it uses have rules too, can be differentiated again. Constants are literals of the
+# dtype they meet (a float32 input's gradient is computed in float32). Complex inputs follow
+# JAX's convention (runtime/ops/gradients.py): the rules of holomorphic ops are the real
+# formulas; absolute, sign and conjugate have their own complex cases. Where a derivative is
+# undefined (kinks, ties) the rules follow JAX, except absolute at 0 (see _absolute_vjp).
+# Piecewise-constant ops (sign of a real, floor, ceil, trunc, rint, round, floor_divide) have
+# a zero gradient: their rules return None (no cotangent, which the engine reads as zeros).
 
+from runtime.graph import literal  # noqa: E402
 from runtime.ops import gradients as d  # noqa: E402
 
 
+def _op(name):
+    def record(*inputs):
+        return d.bind(name, *inputs)
+    record.__name__ = name
+    return record
+
+
+_add, _sub, _mul, _div, _neg = (_op(n) for n in ("add", "subtract", "multiply", "divide",
+                                                 "negative"))
+_square, _sqrt, _exp, _exp2, _log = (_op(n) for n in ("square", "sqrt", "exp", "exp2", "log"))
+_sin, _cos, _sinh, _cosh = (_op(n) for n in ("sin", "cos", "sinh", "cosh"))
+_equal, _where, _sign, _conj, _real = (_op(n) for n in ("equal", "where", "sign", "conjugate",
+                                                        "real"))
+
+
+def _c(value, like):
+    """The constant `value` as a literal of like's dtype."""
+    return d.scalar(value, like.dtype)
+
+
+def _is_complex(v):
+    return np.dtype(v.dtype).kind == "c"
+
+
+def _nonzero(v):
+    """v with its zeros replaced by ones (JAX's _replace_zero): a denominator that is 0
+    exactly where the gradient is taken to be 0."""
+    return _where(_equal(v, _c(0, v)), _c(1, v), v)
+
+
+# Unary ops: the cotangent is ct * f'(x), f'(x) built by `derivative(x, y)` (y = f(x)).
+
+_UNARY_DERIVATIVES = {
+    "positive": None,   # (ct itself)
+    "negative": lambda x, y: _c(-1, x),
+    "square": lambda x, y: _mul(_c(2, x), x),
+    "sqrt": lambda x, y: _div(_c(0.5, y), y),
+    "cbrt": lambda x, y: _div(_c(1 / 3, y), _square(y)),
+    "reciprocal": lambda x, y: _neg(_square(y)),
+    "exp": lambda x, y: y,
+    "exp2": lambda x, y: _mul(y, _c(np.log(2), y)),
+    "expm1": lambda x, y: _add(y, _c(1, y)),
+    "log": lambda x, y: _div(_c(1, x), x),
+    "log2": lambda x, y: _div(_c(1 / np.log(2), x), x),
+    "log10": lambda x, y: _div(_c(1 / np.log(10), x), x),
+    "log1p": lambda x, y: _div(_c(1, x), _add(x, _c(1, x))),
+    "sin": lambda x, y: _cos(x),
+    "cos": lambda x, y: _neg(_sin(x)),
+    "tan": lambda x, y: _add(_c(1, y), _square(y)),
+    "arcsin": lambda x, y: _div(_c(1, x), _sqrt(_sub(_c(1, x), _square(x)))),
+    "arccos": lambda x, y: _div(_c(-1, x), _sqrt(_sub(_c(1, x), _square(x)))),
+    "arctan": lambda x, y: _div(_c(1, x), _add(_c(1, x), _square(x))),
+    "sinh": lambda x, y: _cosh(x),
+    "cosh": lambda x, y: _sinh(x),
+    "tanh": lambda x, y: _sub(_c(1, y), _square(y)),
+    "arcsinh": lambda x, y: _div(_c(1, x), _sqrt(_add(_square(x), _c(1, x)))),
+    "arccosh": lambda x, y: _div(_c(1, x), _sqrt(_mul(_sub(x, _c(1, x)), _add(x, _c(1, x))))),
+    "arctanh": lambda x, y: _div(_c(1, x), _mul(_sub(_c(1, x), x), _add(_c(1, x), x))),
+    "deg2rad": lambda x, y: _c(np.pi / 180, y),
+    "radians": lambda x, y: _c(np.pi / 180, y),
+    "rad2deg": lambda x, y: _c(180 / np.pi, y),
+    "degrees": lambda x, y: _c(180 / np.pi, y),
+}
+
+
+def _unary_rule(derivative):
+    def rule(inputs, outputs, cts):
+        x, = inputs
+        if not d.wanted(x):
+            return [None]
+        ct = cts[0] if derivative is None else _mul(cts[0], derivative(x, outputs[0]))
+        return [d.cotangent_for(ct, x, broadcast=False)]
+    return rule
+
+
+for _name, _derivative in _UNARY_DERIVATIVES.items():
+    get(_name).def_vjp(_unary_rule(_derivative))
+del _name, _derivative
+
+
+def _zero_gradient(inputs, outputs, cts, **attrs):
+    """Piecewise constant in every input: a zero gradient (JAX's convention for sign, floor,
+    ceil, round; NumPy's rint and trunc likewise, round's decimals and floor_divide too)."""
+    return [None] * len(inputs)
+
+
+for _name in ("floor", "ceil", "trunc", "rint", "floor_divide", "round", "python_round"):
+    get(_name).def_vjp(_zero_gradient)
+del _name
+
+
+@get("sign").def_vjp
+def _sign_vjp(inputs, outputs, cts):
+    """Zero for a real x. NumPy's sign of a complex z is z/|z|, which is not constant: its
+    cotangent is (ct - Re(ct s) conj(s)) / |z| with s = z/|z| (0 at z = 0, as abs's)."""
+    x, = inputs
+    if not d.wanted(x) or not _is_complex(x):
+        return [None]
+    s, ct = outputs[0], cts[0]
+    r = d.bind("absolute", x)
+    at_zero = _equal(r, _c(0, r))
+    tangential = _sub(ct, _mul(_real(_mul(ct, s)), _conj(s)))
+    return [_div(_where(at_zero, _c(0, ct), tangential), _where(at_zero, _c(1, r), r))]
+
+
+@get("absolute").def_vjp
+@get("fabs").def_vjp
+def _absolute_vjp(inputs, outputs, cts):
+    """ct * sign(x) for a real x: 0 at x = 0 (the smallest subgradient; TensorFlow and
+    PyTorch give 0, JAX since 0.4 gives 1). For a complex z: ct * conj(z) / |z|, 0 at 0
+    (JAX's)."""
+    x, = inputs
+    if not d.wanted(x):
+        return [None]
+    if _is_complex(x):
+        y = d.bind("cast", outputs[0], dtype=x.dtype)
+        return [_div(_mul(cts[0], _conj(x)), _nonzero(y))]
+    return [d.cotangent_for(_mul(cts[0], _sign(x)), x, broadcast=False)]
+
+
+@get("conjugate").def_vjp
+def _conjugate_vjp(inputs, outputs, cts):
+    x, = inputs
+    if not d.wanted(x):
+        return [None]
+    return [_conj(cts[0]) if _is_complex(x) else d.cotangent_for(cts[0], x, broadcast=False)]
+
+
+# Binary ops with broadcasting: each input's cotangent summed back to its shape.
+
 @get("add").def_vjp
 def _add_vjp(inputs, outputs, cts):
-    return [d.unbroadcast(cts[0], x) for x in inputs]
+    return [d.cotangent_for(cts[0], x) for x in inputs]
+
+
+@get("subtract").def_vjp
+def _subtract_vjp(inputs, outputs, cts):
+    x, y = inputs
+    return [d.cotangent_for(cts[0], x),
+            d.cotangent_for(_neg(cts[0]), y) if d.wanted(y) else None]
 
 
 @get("multiply").def_vjp
 def _multiply_vjp(inputs, outputs, cts):
     x, y = inputs
-    return [d.unbroadcast(d.bind("multiply", cts[0], y), x),
-            d.unbroadcast(d.bind("multiply", cts[0], x), y)]
+    ct = cts[0]
+    return [d.cotangent_for(_mul(ct, y), x) if d.wanted(x) else None,
+            d.cotangent_for(_mul(ct, x), y) if d.wanted(y) else None]
 
 
-@get("tanh").def_vjp
-def _tanh_vjp(inputs, outputs, cts):
-    y = outputs[0]
-    return [d.bind("multiply", cts[0], d.bind("subtract", d.scalar(1, y.dtype),
-                                               d.bind("multiply", y, y)))]
+@get("divide").def_vjp
+def _divide_vjp(inputs, outputs, cts):
+    """x / y: ct / y, and -ct * (x / y) / y for y."""
+    x, y = inputs
+    ct = cts[0]
+    return [d.cotangent_for(_div(ct, y), x) if d.wanted(x) else None,
+            d.cotangent_for(_neg(_div(_mul(ct, outputs[0]), y)), y) if d.wanted(y) else None]
+
+
+def _power_rule(power):
+    """x ** y (np.power, np.float_power: `power` computes x ** (y - 1) the same way).
+    JAX's conventions: for x, y * x ** (y - 1), and 0 where an integer y is 0; for y,
+    log(x) * x ** y with log(0) taken as 0 (x = 0 gives 0)."""
+    def rule(inputs, outputs, cts):
+        x, y = inputs
+        ct, out = cts[0], outputs[0]
+        ct_x = ct_y = None
+        if d.wanted(x) and not (y.is_literal and y.literal == 0):
+            if y.is_literal and y.literal == 1:
+                ct_x = d.cotangent_for(ct, x)
+            else:
+                ct_x = d.cotangent_for(_mul(ct, _power_derivative(power, x, y)), x)
+        if d.wanted(y):
+            # (A literal base as a literal of the result's dtype: log(2.0) of a weak 2.0 would
+            # be float64, and widen a float32 gradient.)
+            base = _c(x.literal if x.literal != 0 else 1, out) if x.is_literal else _nonzero(x)
+            ct_y = d.cotangent_for(_mul(ct, _mul(_log(base), out)), y)
+        return [ct_x, ct_y]
+    return rule
+
+
+def _power_derivative(power, x, y):
+    if y.is_literal:
+        # x ** 2, x ** 0.5: the exponent's literal less one, of the same kind (so x ** (y - 1)
+        # has the dtype x ** y has).
+        if y.literal == 2 and power == "power":
+            return _mul(_c(2, x), x)
+        return _mul(y, d.bind(power, x, literal(type(y.literal)(y.literal - 1))))
+    if np.dtype(y.dtype).kind not in "biu":
+        return _mul(y, d.bind(power, x, _sub(y, literal(1))))
+    # An integer exponent 0 gives 0, where x ** -1 would be inf at x = 0 (and warn).
+    zero = _equal(y, literal(0))
+    y = _where(zero, literal(1), y)
+    jac = _mul(y, d.bind(power, x, _sub(y, literal(1))))
+    return _where(zero, _c(0, jac), jac)
+
+
+get("power").def_vjp(_power_rule("power"))
+get("float_power").def_vjp(_power_rule("float_power"))
+
+
+@get("arctan2").def_vjp
+def _arctan2_vjp(inputs, outputs, cts):
+    """arctan2(y, x): ct * x / (x^2 + y^2) for y, -ct * y / (x^2 + y^2) for x (nan at the
+    origin, as JAX's)."""
+    y, x = inputs
+    ct = _div(cts[0], _add(_square(x), _square(y)))
+    return [d.cotangent_for(_mul(ct, x), y) if d.wanted(y) else None,
+            d.cotangent_for(_neg(_mul(ct, y)), x) if d.wanted(x) else None]
+
+
+@get("hypot").def_vjp
+def _hypot_vjp(inputs, outputs, cts):
+    """hypot(x, y): ct * x / hypot, ct * y / hypot; 0 at the origin (the smallest
+    subgradient, as abs's at 0)."""
+    ct = _div(cts[0], _nonzero(outputs[0]))
+    return [d.cotangent_for(_mul(ct, v), v) if d.wanted(v) else None for v in inputs]
+
+
+def _logaddexp_rule(exp):
+    """logaddexp(a, b) = log(exp(a) + exp(b)): ct * exp(a - out) for a (exp2 for
+    logaddexp2); where an input is -inf and the other finite, 0; nan where both are the same
+    infinity (so is the naive log(exp(a) + exp(b))'s)."""
+    def rule(inputs, outputs, cts):
+        out = outputs[0]
+        return [d.cotangent_for(_mul(cts[0], exp(_sub(v, out))), v) if d.wanted(v) else None
+                for v in inputs]
+    return rule
+
+
+get("logaddexp").def_vjp(_logaddexp_rule(_exp))
+get("logaddexp2").def_vjp(_logaddexp_rule(_exp2))
+
+
+def _select_cotangents(ct, x, y, out):
+    """The cotangents of x and y where out is one of them (maximum, minimum, fmax, fmin):
+    ct to the input equal to out, split 0.5/0.5 at ties (JAX's convention), 0 to both where
+    out is nan and neither equals it."""
+    picked_x, picked_y = _equal(x, out), _equal(y, out)
+    half, zero = _mul(ct, _c(0.5, ct)), _c(0, ct)
+    ct_x = _where(picked_x, _where(picked_y, half, ct), zero) if d.wanted(x) else None
+    ct_y = _where(picked_y, _where(picked_x, half, ct), zero) if d.wanted(y) else None
+    return ct_x, ct_y
+
+
+def _select_vjp(inputs, outputs, cts):
+    x, y = inputs
+    ct_x, ct_y = _select_cotangents(cts[0], x, y, outputs[0])
+    return [d.cotangent_for(ct_x, x) if ct_x is not None else None,
+            d.cotangent_for(ct_y, y) if ct_y is not None else None]
+
+
+for _name in ("maximum", "minimum", "fmax", "fmin", "clip_min", "clip_max"):
+    get(_name).def_vjp(_select_vjp)   # clip_min is maximum(x, low), clip_max minimum(x, high)
+del _name
+
+
+@get("clip").def_vjp
+def _clip_vjp(inputs, outputs, cts):
+    """np.clip(x, low, high) is minimum(maximum(x, low), high) (NumPy's definition, and the
+    Numba lowering's): the rules of those two, so ties split as theirs do."""
+    x, low, high = inputs
+    if not (d.wanted(x) or d.wanted(low) or d.wanted(high)):
+        return [None, None, None]
+    raised = d.bind("maximum", x, low)
+    ct_raised, ct_high = _select_cotangents(cts[0], raised, high, outputs[0])
+    ct_x, ct_low = _select_cotangents(ct_raised, x, low, raised)
+    return [d.cotangent_for(ct, v) if ct is not None else None
+            for ct, v in ((ct_x, x), (ct_low, low), (ct_high, high))]
+
+
+@get("copysign").def_vjp
+def _copysign_vjp(inputs, outputs, cts):
+    """copysign(x, y) = |x| with y's sign: ct * sign(x) * (y's sign, +-1) for x (0 at x = 0,
+    as abs's); 0 for y."""
+    x, y = inputs
+    if not d.wanted(x):
+        return [None, None]
+    factor = _mul(_sign(x), d.bind("copysign", _c(1, x), y))
+    return [d.cotangent_for(_mul(cts[0], factor), x), None]
+
+
+@get("heaviside").def_vjp
+def _heaviside_vjp(inputs, outputs, cts):
+    """heaviside(x, h0) is 0, h0 or 1: 0 for x; for h0, ct where x == 0."""
+    x, h0 = inputs
+    if not d.wanted(h0):
+        return [None, None]
+    ct = _where(_equal(x, _c(0, x)), cts[0], _c(0, cts[0]))
+    return [None, d.cotangent_for(ct, h0)]
+
+
+def _modulo_vjp(inputs, outputs, cts):
+    """remainder(x, y) (Python's %) and fmod(x, y) are x - q * y with q an integer (floored
+    or truncated): ct for x, -ct * q for y (JAX's), q = rint((x - out) / y)."""
+    x, y = inputs
+    ct = cts[0]
+    ct_y = None
+    if d.wanted(y):
+        quotient = d.bind("rint", _div(_sub(x, outputs[0]), y))
+        ct_y = d.cotangent_for(_neg(_mul(ct, quotient)), y)
+    return [d.cotangent_for(ct, x), ct_y]
+
+
+get("remainder").def_vjp(_modulo_vjp)
+get("fmod").def_vjp(_modulo_vjp)
+
+
+@get("divmod").def_vjp
+def _divmod_vjp(inputs, outputs, cts):
+    """(floor_divide, remainder): the quotient is piecewise constant."""
+    if cts[1] is None:
+        return [None, None]
+    return _modulo_vjp(inputs, outputs[1:], cts[1:])
+
+
+@get("ldexp").def_vjp
+def _ldexp_vjp(inputs, outputs, cts):
+    """ldexp(x, i) = x * 2**i: ldexp(ct, i) for x; i is an integer."""
+    x, i = inputs
+    if not d.wanted(x):
+        return [None, None]
+    return [d.cotangent_for(d.bind("ldexp", cts[0], i), x), None]
+
+
+@get("frexp").def_vjp
+def _frexp_vjp(inputs, outputs, cts):
+    """(mantissa, exponent) with x = mantissa * 2**exponent: ldexp(ct, -exponent) for x."""
+    x, = inputs
+    if not d.wanted(x) or cts[0] is None:
+        return [None]
+    return [d.cotangent_for(d.bind("ldexp", cts[0], _neg(outputs[1])), x, broadcast=False)]
+
+
+@get("modf").def_vjp
+def _modf_vjp(inputs, outputs, cts):
+    """(fractional part, integral part): 1 and 0."""
+    x, = inputs
+    if not d.wanted(x) or cts[0] is None:
+        return [None]
+    return [d.cotangent_for(cts[0], x, broadcast=False)]
+
+
+@get("where").def_vjp
+def _where_vjp(inputs, outputs, cts):
+    """ct where the condition picked x, zero elsewhere; the reverse for y; none for the
+    condition (a selection is piecewise constant in it)."""
+    condition, x, y = inputs
+    ct, zero = cts[0], _c(0, cts[0])
+    return [None,
+            d.cotangent_for(_where(condition, ct, zero), x) if d.wanted(x) else None,
+            d.cotangent_for(_where(condition, zero, ct), y) if d.wanted(y) else None]
+
+
+# Python's math module: the rule of the ufunc that computes the same function.
+_MATH_UFUNCS = {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}
+
+
+@get("math_call").def_vjp
+def _math_call_vjp(inputs, outputs, cts, name):
+    ufunc = _MATH_UFUNCS.get(name, name)
+    return get(ufunc).vjp(inputs, outputs, cts)
+
+
+@get("make_complex").def_vjp
+def _make_complex_vjp(inputs, outputs, cts):
+    """complex(re, im): Re(ct) for re, -Im(ct) for im (JAX's convention)."""
+    re, im = inputs
+    ct = cts[0]
+    return [_real(ct) if d.wanted(re) else None,
+            _neg(d.bind("imag", ct)) if d.wanted(im) else None]

@@ -250,8 +250,36 @@ def zeros_rows(n, element):
 
 
 def refuse(outputs, problem):
-    """A NotDifferentiableError (a TypeError) for a rule that cannot differentiate what it was given, naming the
-    user's line (the node of `outputs`, as the engine names a node without a rule)."""
+    """A NotDifferentiableError (a TypeError) for a rule that cannot differentiate what it
+    was given, naming the user's line (the node of `outputs`, as the engine names a node
+    without a rule)."""
     location = outputs[0].node.location if outputs[0].node is not None else None
     where = " at %s" % errors.format_location(location) if location is not None else ""
     return errors.NotDifferentiableError("cannot differentiate %s%s" % (problem, where))
+
+
+# --- for rules whose inputs may be real or complex (g_elementwise) ----------------------------
+#
+# Complex values follow JAX's convention: a cotangent `c` of a complex value z pairs with a
+# change dz as Re(c * dz) (no conjugate), so a holomorphic op's rule is `ct * f'(z)`, the same
+# formula as for reals, and the cotangent of a real input is the real part of what its
+# result's rule gives it.
+
+def wanted(x):
+    """Is the cotangent of input `x` worth computing? A float or complex value that is not a
+    literal (the engine drops cotangents of literals and of ints; skipping them keeps their
+    ops out of the gradient graph)."""
+    return differentiable(x) and not x.is_literal
+
+
+def cotangent_for(ct, x, broadcast=True):
+    """The cotangent of input `x` from `ct`, the cotangent of a result `x` was broadcast into:
+    its real part when `x` is real and `ct` complex, summed over the axes broadcasting added
+    or stretched, in x's dtype. None when `x` wants none (see `wanted`). `broadcast=False`:
+    ct has x's shape (the result of a one-input elementwise op), so there is nothing to sum
+    even where the dims are unknown at trace time (no `sum_to`)."""
+    if not wanted(x):
+        return None
+    if np.dtype(ct.dtype).kind == "c" and np.dtype(x.dtype).kind != "c":
+        ct = bind("real", ct)   # (a cast of a complex would warn that it drops the imaginary part)
+    return unbroadcast(ct, x) if broadcast else as_dtype(ct, x.dtype)
