@@ -5,7 +5,7 @@
     python tools/bench_grad.py --quick       # fewer repeats
     python tools/bench_grad.py --tiny        # tiny sizes: a smoke run (tests/gradients)
 
-The workloads of issue 18, written as a user writes them (Python loops and branches over
+BLAS runs on one thread (the environment can say otherwise). The workloads of issue 18, written as a user writes them (Python loops and branches over
 NumPy): an RNN (T=200) whose loss is the squared error of its last state's readout, an MLP
 train step (two layers, batch 128, squared error), an EMA with branches over 1e5 steps
 (gradient with respect to the data and alpha), and power iteration with a convergence
@@ -39,6 +39,11 @@ import tracemalloc
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
+
+# BLAS on one thread unless the caller chose: on this machine's two shared cores, BLAS
+# threads waiting for each other made a 100 us matmul take 1-40 ms from call to call.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
@@ -269,7 +274,8 @@ def _calibrated(f, inputs, budget, samples):
 
 
 def _error(e):
-    return "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:70] if str(e) else "")
+    text = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def measure(workload, backends, budget, samples, tiny):
@@ -404,13 +410,15 @@ def main(argv=None):
                 "the loss, hand = a hand-written value and gradient)",
                 ["workload", "backend", "fwd", "vg", "vg/fwd", "hand NumPy", "vg/hand NumPy",
                  "hand njit", "vg/hand njit"], rows)
+    memory = []
     if not args.no_memory and "rnn" in args.workloads:
+        memory = memory_rows((5, 10) if args.tiny else (200, 400), args.tiny)
         print_table("Memory, RNN (hidden 48, batch 16): the gradient's stacks (counted, NumPy "
                     "backend; Numba: the same grown by doubling, computed) and the peak of "
                     "value_and_grad over the forward's (tracemalloc, NumPy backend)",
                     ["T", "pushed", "Numba stacks", "peak vg - peak fwd", "h (one step)"],
-                    memory_rows((5, 10) if args.tiny else (200, 400), args.tiny))
-    return rows
+                    memory)
+    return {"speed": rows, "memory": memory}
 
 
 if __name__ == "__main__":
