@@ -315,8 +315,9 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None
                 raise _error(node, "it has no derivative rule")
             graph = current_graph()
             first = len(graph.nodes)
-            in_cts = rule([_lookup(env, v) for v in node.inputs],
-                          [env[o] for o in node.outputs], out_cts, **node.attrs)
+            inputs = [_lookup(env, v) for v in node.inputs]
+            with d.wanting(inputs, [x for x, v in zip(inputs, node.inputs) if id(v) in active]):
+                in_cts = rule(inputs, [env[o] for o in node.outputs], out_cts, **node.attrs)
             for new in graph.nodes[first:]:   # (the backward ops are at the user's line)
                 new.location = node.location
         for v, ct in zip(node.inputs, in_cts):

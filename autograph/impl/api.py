@@ -305,6 +305,13 @@ def _convert_requested(entity, options):
         "with Python source")
 
 
+def converted_callable(f):
+    """What converted code calls instead of `f` (`ag__.converted(f)`): its converted version,
+    or `f` itself where it runs as it is (code converted already, such as a function defined
+    inside a converted one; builtins; do_not_convert)."""
+    return _resolver_for(_user_options(True))(f)
+
+
 def to_graph(entity, recursive=True):
     """The converted version of a function, method, lambda, partial or callable object.
 

@@ -51,11 +51,7 @@ class Gradient:
             fn = self.fn
             if isinstance(fn, function_module.Function):
                 fn = fn.python_function
-            if isinstance(fn, Gradient) or not hasattr(fn, "__code__") and not hasattr(
-                    fn, "__func__"):
-                self._converted = fn
-            else:
-                self._converted = api.to_graph(fn, recursive=True)
+            self._converted = fn if isinstance(fn, Gradient) else api.converted_callable(fn)
         return self._converted
 
     def traced_call(self, args, kwargs):

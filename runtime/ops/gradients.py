@@ -183,18 +183,21 @@ def _numba_sum_to(g, node, ins):
     if nl.is_scalar(g, ct):
         return ins[0]
     ndim = len(ct.shape)
-    out = g.tmp()
-    src = g.tmp()
+    out, src = g.tmp(), g.tmp()
     g.emit("%s = np.ascontiguousarray(%s)" % (src, ins[0]))
+    # (Most often nothing was broadcast: the cotangent itself, no copy.)
+    g.emit("if %s.shape == %s.shape:" % (src, ins[1]))
+    g.emit("    %s = %s" % (out, src))
+    g.emit("else:")
     dims = ", ".join("1 if %s.shape[%d] == 1 else %s.shape[%d]" % (ins[1], i, src, i)
                      for i in range(ndim))
-    g.emit("%s = np.zeros((%s%s), %s)" % (out, dims, "," if ndim == 1 else "",
-                                          nl.np_dtype(ct.dtype)))
+    g.emit("    %s = np.zeros((%s%s), %s)" % (out, dims, "," if ndim == 1 else "",
+                                              nl.np_dtype(ct.dtype)))
     index = ", ".join("i%d" % i for i in range(ndim))
     target = ", ".join("0 if %s.shape[%d] == 1 else i%d" % (out, i, i) for i in range(ndim))
     for i in range(ndim):
-        g.emit("%sfor i%d in range(%s.shape[%d]):" % ("    " * i, i, src, i))
-    g.emit("%s%s[%s] += %s[%s]" % ("    " * ndim, out, target, src, index))
+        g.emit("    %sfor i%d in range(%s.shape[%d]):" % ("    " * i, i, src, i))
+    g.emit("    %s%s[%s] += %s[%s]" % ("    " * ndim, out, target, src, index))
     return out
 
 
@@ -266,10 +269,31 @@ def refuse(outputs, problem):
 # result's rule gives it.
 
 def wanted(x):
-    """Is the cotangent of input `x` worth computing? A float or complex value that is not a
-    literal (the engine drops cotangents of literals and of ints; skipping them keeps their
-    ops out of the gradient graph)."""
-    return differentiable(x) and not x.is_literal
+    """Is the cotangent of `x` worth computing? A float or complex value that is not a
+    literal and, if it is an input of the node whose rule runs, one the gradient being built
+    goes back to (the engine says which: see `wanting`); skipping the others keeps their
+    ops out of the gradient graph. (A value a rule made itself is wanted.)"""
+    return (differentiable(x) and not x.is_literal
+            and (_unwanted_ids is None or id(x) not in _unwanted_ids))
+
+
+_unwanted_ids = None   # ids of the inputs of the node whose rule runs that need no cotangent
+
+
+class wanting:
+    """While the engine runs a rule: of the node's `inputs` (Values), only those in `active`
+    are `wanted`. (Traces are made one at a time in a process: runtime/trace.py.)"""
+
+    def __init__(self, inputs, active):
+        self.ids = {id(v) for v in inputs} - {id(v) for v in active}
+
+    def __enter__(self):
+        global _unwanted_ids
+        self.before, _unwanted_ids = _unwanted_ids, self.ids
+
+    def __exit__(self, *exc):
+        global _unwanted_ids
+        _unwanted_ids = self.before
 
 
 def cotangent_for(ct, x, broadcast=True):
@@ -283,3 +307,75 @@ def cotangent_for(ct, x, broadcast=True):
     if np.dtype(ct.dtype).kind == "c" and np.dtype(x.dtype).kind != "c":
         ct = bind("real", ct)   # (a cast of a complex would warn that it drops the imaginary part)
     return unbroadcast(ct, x) if broadcast else as_dtype(ct, x.dtype)
+
+
+# --- shapes, reductions and products (g_shapes): dims decided when the graph runs ----------------
+
+from runtime.ops.inference import normalize_axes  # noqa: E402
+
+def real_dtype(dtype):
+    """The real dtype of `dtype`'s values (float32 for complex64; itself for a real one)."""
+    return np.empty(0, dtype).real.dtype
+
+
+def dim(x, axis):
+    """x.shape[axis]: a Python int where the trace knows it, else an int64 `dim` op."""
+    static = x.shape[axis]
+    if static is not None:
+        return static
+    return bind("dim", x, axis=axis % len(x.shape))
+
+
+def count(x, axes, dtype):
+    """How many elements of x the axes `axes` hold (the divisor of a mean), a scalar of
+    `dtype`: a literal where the trace knows the dims, else a product of `dim` ops."""
+    static = 1
+    dynamic = None
+    for axis in axes:
+        size = dim(x, axis)
+        if isinstance(size, int):
+            static *= size
+        else:
+            dynamic = size if dynamic is None else bind("multiply", dynamic, size)
+    if dynamic is None:
+        return scalar(static, dtype)
+    if static != 1:
+        dynamic = bind("multiply", dynamic, literal(np.int64(static)))
+    return bind("cast", dynamic, dtype=np.dtype(dtype))
+
+
+def reshape_to(ct, x):
+    """`ct` (as many elements as x) in x's shape, x's dims unknown to the trace taken when
+    the graph runs (`dim` ops). A scalar x takes the sum of ct's one element, a scalar ct
+    is broadcast (neither is a reshape, which Numba cannot lower to or from a scalar)."""
+    if ct.shape == x.shape and all(s is not None for s in x.shape):
+        return ct
+    if x.shape == ():
+        return bind("sum", ct, axis=None, keepdims=False, dtype=None)
+    if ct.shape == ():
+        return bind("broadcast_like", ct, x)
+    template, dynamic = dims(x)
+    return bind("reshape", ct, *dynamic, newshape=template)
+
+
+def keep_reduced(ct, x, axis, keepdims):
+    """The cotangent `ct` of a reduction of x over `axis` with the reduced axes back as
+    1s (as keepdims=True leaves them), so that it broadcasts against x."""
+    ndim = len(x.shape)
+    if keepdims or ndim == 0:
+        return ct
+    axes = tuple(sorted(normalize_axes(axis, ndim)))
+    if not axes:
+        return ct
+    return bind("expand_dims", ct, axis=axes)
+
+
+def matrix_transpose(x):
+    """x with its last two axes swapped (a stack of matrices transposed)."""
+    ndim = len(x.shape)
+    return bind("swapaxes", x, axis1=ndim - 2, axis2=ndim - 1)
+
+
+def negate(x):
+    """-x as a multiply by -1 (its rule exists wherever multiply's does)."""
+    return bind("multiply", x, scalar(-1, real_dtype(x.dtype)))

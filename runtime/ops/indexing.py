@@ -475,7 +475,7 @@ def _set_item_vjp(inputs, outputs, cts, index):
     ct = cts[0]
     ct_x = d.bind("set_item", ct, d.scalar(0, ct.dtype), *dynamic, index=index)
     ct_value = None
-    if d.differentiable(value) and not value.is_literal:
+    if d.wanted(value):
         ct_value = _written_ct(ct, x, value, dynamic, index)
     return [ct_x, ct_value] + [None] * len(dynamic)
 
@@ -491,7 +491,7 @@ def _ufunc_at_vjp(inputs, outputs, cts, index, ufunc):
     x, value, dynamic = inputs[0], inputs[1], inputs[2:]
     ct = cts[0]
     ct_value = None
-    if d.differentiable(value) and not value.is_literal:
+    if d.wanted(value):
         read = d.bind("get_item", ct, *dynamic, index=index)
         if ufunc == "subtract":
             read = d.bind("negative", read)

@@ -357,3 +357,142 @@ svd_values = defcall("svd_values", np.linalg.svd, _svd_values_shape,
                      doc="np.linalg.svd(a, compute_uv=False)")
 qr = defcall("qr", np.linalg.qr, _qr_shapes, outputs=2)
 lstsq = defcall("lstsq", np.linalg.lstsq, _lstsq_shapes, outputs=4)
+
+
+# --- derivative rules (runtime/autodiff.py; helpers in runtime/ops/gradients.py) -------------
+# JAX's convention for complex values: the transpose of the linear map, no conjugates
+# (a holomorphic function's cotangent is ct times its derivative). Cotangents of broadcast
+# batch dims are summed back by d.unbroadcast.
+
+from runtime.ops import gradients as d  # noqa: E402
+
+
+def _matmul_cts(a, b, ct):
+    """The cotangents of a and b for ct, the cotangent of a @ b."""
+    ra, rb = len(a.shape), len(b.shape)
+    if ra == 1 and rb == 1:          # (k,) @ (k,) -> ()
+        return d.bind("multiply", ct, b), d.bind("multiply", ct, a)
+    if ra == 1:                      # (k,) @ (..., k, n) -> (..., n)
+        column = d.bind("expand_dims", ct, axis=(len(ct.shape),))          # (..., n, 1)
+        ga = d.bind("squeeze", d.bind("matmul", b, column), axis=(rb - 1,))
+        gb = d.bind("multiply", d.bind("expand_dims", a, axis=(1,)),
+                    d.bind("expand_dims", ct, axis=(len(ct.shape) - 1,)))   # (..., k, n)
+        return d.unbroadcast(ga, a), d.unbroadcast(gb, b)
+    if rb == 1:                      # (..., m, k) @ (k,) -> (..., m)
+        column = d.bind("expand_dims", ct, axis=(len(ct.shape),))          # (..., m, 1)
+        ga = d.bind("multiply", column, b)                                  # (..., m, k)
+        gb = d.bind("squeeze", d.bind("matmul", d.matrix_transpose(a), column),
+                    axis=(ra - 1,))                                         # (..., k)
+        return d.unbroadcast(ga, a), d.unbroadcast(gb, b)
+    ga = d.bind("matmul", ct, d.matrix_transpose(b))
+    gb = d.bind("matmul", d.matrix_transpose(a), ct)
+    return d.unbroadcast(ga, a), d.unbroadcast(gb, b)
+
+
+@get("matmul").def_vjp
+def _matmul_vjp(inputs, outputs, cts):
+    return list(_matmul_cts(*inputs, cts[0]))
+
+
+@get("dot").def_vjp
+def _dot_vjp(inputs, outputs, cts):
+    """np.dot is a multiply when an operand is a scalar and a matmul when b is a vector
+    or both are matrices; otherwise (b of rank 3 or more) a matmul of a as (-1, k)
+    rows and b's k axis moved first, as (k, -1) columns."""
+    a, b = inputs
+    ct = cts[0]
+    if a.shape == () or b.shape == ():
+        return [d.unbroadcast(d.bind("multiply", ct, b), a),
+                d.unbroadcast(d.bind("multiply", ct, a), b)]
+    if len(b.shape) == 1 or (len(b.shape) == 2 and len(a.shape) <= 2):
+        return list(_matmul_cts(a, b, ct))
+    k = d.dim(b, -2)
+    rb = len(b.shape)
+    rows = _reshape(a, (-1, k))
+    moved = d.bind("transpose", b, axes=(rb - 2,) + tuple(range(rb - 2)) + (rb - 1,))
+    columns = _reshape(moved, (k, -1))
+    flat_ct = _reshape(ct, (d.dim(rows, 0), -1))
+    ga = d.bind("matmul", flat_ct, d.matrix_transpose(columns))
+    gb = d.bind("matmul", d.matrix_transpose(rows), flat_ct)
+    inverse = tuple(int(i) for i in np.argsort((rb - 2,) + tuple(range(rb - 2)) + (rb - 1,)))
+    return [d.reshape_to(ga, a),
+            d.bind("transpose", d.reshape_to(gb, moved), axes=inverse)]
+
+
+def _reshape(x, dims):
+    """x reshaped to `dims` (ints, -1, or int64 Values known when the graph runs)."""
+    template = tuple(s if isinstance(s, int) else None for s in dims)
+    dynamic = [s for s in dims if not isinstance(s, int)]
+    return d.bind("reshape", x, *dynamic, newshape=template)
+
+
+@get("outer").def_vjp
+def _outer_vjp(inputs, outputs, cts):
+    """np.outer flattens its operands: ct @ b and a @ ct, back in their shapes."""
+    a, b = inputs
+    ct = cts[0]
+    return [d.reshape_to(d.bind("matmul", ct, d.bind("ravel", b)), a),
+            d.reshape_to(d.bind("matmul", d.bind("ravel", a), ct), b)]
+
+
+# np.linalg (the standard matrix-calculus rules; each written with ops that have rules, so
+# they differentiate again). A singular matrix raises NumPy's LinAlgError in the backward
+# pass too: det's and slogdet's rules invert the matrix.
+
+def _inverse_transpose(a):
+    return d.matrix_transpose(d.bind("inv", a))
+
+
+def _as_matrices(scale, a):
+    """A scale per matrix of the stack `a` (shape a.shape[:-2]), as (..., 1, 1)."""
+    rank = len(a.shape)
+    return d.bind("expand_dims", scale, axis=(rank - 2, rank - 1))
+
+
+@get("inv").def_vjp
+def _inv_vjp(inputs, outputs, cts):
+    """d(A^-1) = -A^-1 dA A^-1, so the cotangent of A is -Y^T ct Y^T (Y = A^-1)."""
+    yt = d.matrix_transpose(outputs[0])
+    return [d.negate(d.bind("matmul", d.bind("matmul", yt, cts[0]), yt))]
+
+
+@get("solve").def_vjp
+def _solve_vjp(inputs, outputs, cts):
+    """x = A^-1 b: b's cotangent is A^-T ct, A's is minus that times x^T (a vector b, one
+    column; summed over the batch dims b was broadcast along)."""
+    a, b = inputs
+    x, ct = outputs[0], cts[0]
+    vector = len(b.shape) == 1
+    if vector:
+        x = d.bind("expand_dims", x, axis=(len(x.shape),))
+        ct = d.bind("expand_dims", ct, axis=(len(ct.shape),))
+    gb = d.bind("solve", d.matrix_transpose(a), ct)
+    ga = d.negate(d.bind("matmul", gb, d.matrix_transpose(x)))
+    if vector:
+        gb = d.bind("squeeze", gb, axis=(len(gb.shape) - 1,))
+    return [d.unbroadcast(ga, a), d.unbroadcast(gb, b)]
+
+
+@get("det").def_vjp
+def _det_vjp(inputs, outputs, cts):
+    """d det(A) / dA = det(A) A^-T (Jacobi's formula)."""
+    a, = inputs
+    scale = d.bind("multiply", cts[0], outputs[0])
+    return [d.bind("multiply", _as_matrices(scale, a), _inverse_transpose(a))]
+
+
+@get("slogdet").def_vjp
+def _slogdet_vjp(inputs, outputs, cts):
+    """log|det A| has derivative A^-T. The sign of a real matrix is piecewise constant (no
+    cotangent); a complex one's (det / |det|) turns with the phase of det: in JAX's
+    convention its cotangent ct_s gives i Im(ct_s sign) A^-T."""
+    a, = inputs
+    ct_sign, ct_log = cts
+    scale = ct_log
+    if a.dtype.kind == "c" and ct_sign is not None:
+        turn = d.bind("multiply", ct_sign, outputs[0])
+        turn = d.bind("subtract", turn, d.bind("real", turn))
+        scale = turn if scale is None else d.bind("add", scale, turn)
+    if scale is None:
+        return [None]
+    return [d.bind("multiply", _as_matrices(scale, a), _inverse_transpose(a))]

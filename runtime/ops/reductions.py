@@ -221,15 +221,142 @@ get("cumsum").def_numba(_numba_cumulative_lowering("cumsum"))
 get("cumprod").def_numba(_numba_cumulative_lowering("cumprod"))
 
 
+# --- derivative rules (runtime/autodiff.py; helpers in runtime/ops/gradients.py) -------------
+# Every rule first puts the reduced axes back as 1s (d.keep_reduced), so the cotangent
+# broadcasts against x whatever axis / keepdims were. argmin, argmax, any and all need no
+# rule: their outputs are ints and bools, which carry no cotangent.
+
 from runtime.ops import gradients as d  # noqa: E402
+
+
+def _reduced_axes(x, axis):
+    return normalize_axes(axis, len(x.shape))
 
 
 @get("sum").def_vjp
 def _sum_vjp(inputs, outputs, cts, axis=None, keepdims=False, dtype=None):
     x, = inputs
-    ct = cts[0]
-    if not keepdims and axis is not None:
-        axes = normalize_axes(axis, len(x.shape))
-        for a in sorted(axes):
-            ct = d.bind("expand_dims", ct, axis=a)
-    return [d.bind("broadcast_like", ct, x)]
+    return [d.bind("broadcast_like", d.keep_reduced(cts[0], x, axis, keepdims), x)]
+
+
+@get("mean").def_vjp
+def _mean_vjp(inputs, outputs, cts, axis=None, keepdims=False, dtype=None):
+    """The sum's rule over the number of elements reduced (known when the graph runs)."""
+    x, = inputs
+    ct = d.keep_reduced(cts[0], x, axis, keepdims)
+    size = d.count(x, _reduced_axes(x, axis), d.real_dtype(ct.dtype))
+    scale = d.bind("divide", d.scalar(1, size.dtype), size)
+    return [d.bind("broadcast_like", d.bind("multiply", ct, scale), x)]
+
+
+def _chooser_vjp(inputs, outputs, cts, axis=None, keepdims=False):
+    """max and min: the cotangent goes to the elements equal to the result. Ties (JAX's
+    convention): it is split equally among the tied elements, so each of k equal maxima
+    gets ct / k (a subgradient; the mean of the one-sided derivatives)."""
+    x, = inputs
+    y = d.keep_reduced(outputs[0], x, axis, keepdims)
+    ct = d.keep_reduced(cts[0], x, axis, keepdims)
+    chosen = d.bind("cast", d.bind("equal", x, y), dtype=x.dtype)
+    ties = d.bind("sum", chosen, axis=_reduced_axes(x, axis), keepdims=True, dtype=None)
+    return [d.bind("multiply", d.bind("divide", chosen, ties), ct)]
+
+
+get("max").def_vjp(_chooser_vjp)
+get("min").def_vjp(_chooser_vjp)
+
+
+@get("prod").def_vjp
+def _prod_vjp(inputs, outputs, cts, axis=None, keepdims=False, dtype=None):
+    """d prod / d x_i = the product of the other elements, computed without dividing by a
+    zero: with x' = x where x != 0, else 1, it is prod(x') / x'_i times the product of the
+    zeros other than x_i: 1 when there are none, that zero (0, but with its derivative,
+    1) when there is one, 0 when there are more. So the first and second derivatives are
+    exact for any input, zeros included; from the third on, exact where the reduced
+    elements hold at most one zero (with two or more, the product of the other zeros is
+    taken as a constant 0)."""
+    x, = inputs
+    axes = _reduced_axes(x, axis)
+    ct = d.keep_reduced(cts[0], x, axis, keepdims)
+    zero, one = d.scalar(0, x.dtype), d.scalar(1, x.dtype)
+    is_zero = d.bind("equal", x, zero)
+    nonzero = d.bind("where", is_zero, one, x)
+    others = d.bind("divide", d.bind("prod", nonzero, axis=axes, keepdims=True, dtype=x.dtype),
+                    nonzero)
+    zeros = d.bind("where", is_zero, x, zero)      # the zeros, with their derivatives
+    zeros_total = d.bind("sum", zeros, axis=axes, keepdims=True, dtype=None)
+    n_zeros = d.bind("sum", d.bind("cast", is_zero, dtype=np.dtype(np.int64)), axis=axes,
+                     keepdims=True, dtype=None)
+    other_zeros = d.bind("subtract", n_zeros, d.bind("cast", is_zero, dtype=np.dtype(np.int64)))
+    the_other_zero = d.bind("subtract", zeros_total, zeros)
+    factor = d.bind("where", d.bind("equal", other_zeros, 0), one,
+                    d.bind("where", d.bind("equal", other_zeros, 1), the_other_zero, zero))
+    return [d.bind("multiply", ct, d.bind("multiply", others, factor))]
+
+
+def _moments(x, axis, ddof, dtype):
+    """(x - mean, 1 / (n - ddof)) over the reduced axes, in the dtype var computes in."""
+    centred = d.bind("subtract", x, d.bind("mean", x, axis=axis, keepdims=True, dtype=dtype))
+    real = d.real_dtype(centred.dtype)
+    n = d.count(x, _reduced_axes(x, axis), real)
+    scale = d.bind("divide", d.scalar(1, real),
+                   d.bind("subtract", n, d.scalar(ddof or 0, real)))
+    if centred.dtype.kind == "c":    # (d|z|^2 in JAX's convention: 2 conj(z))
+        centred = d.bind("conjugate", centred)
+    return centred, scale
+
+
+@get("var").def_vjp
+def _var_vjp(inputs, outputs, cts, axis=None, keepdims=False, dtype=None, ddof=0):
+    """2 (x - mean) / (n - ddof) (the mean's own derivative sums to zero against it)."""
+    x, = inputs
+    ct = d.keep_reduced(cts[0], x, axis, keepdims)
+    centred, scale = _moments(x, axis, ddof, dtype)
+    weight = d.bind("multiply", ct, d.bind("multiply", scale, d.scalar(2, scale.dtype)))
+    return [d.bind("multiply", centred, weight)]
+
+
+@get("std").def_vjp
+def _std_vjp(inputs, outputs, cts, axis=None, keepdims=False, dtype=None, ddof=0):
+    """(x - mean) / ((n - ddof) std): var's over 2 std. Where std is 0 (all elements
+    equal) this divides by zero: NaN, as JAX's sqrt of var gives."""
+    x, = inputs
+    ct = d.keep_reduced(cts[0], x, axis, keepdims)
+    std = d.keep_reduced(outputs[0], x, axis, keepdims)
+    centred, scale = _moments(x, axis, ddof, dtype)
+    weight = d.bind("divide", d.bind("multiply", ct, scale), std)
+    return [d.bind("multiply", centred, weight)]
+
+
+def _flip(x, axis):
+    """x reversed along `axis`."""
+    index = [slice(None)] * len(x.shape)
+    index[axis] = slice(None, None, -1)
+    return d.bind("get_item", x, index=tuple(index))
+
+
+def _scanned(x, axis):
+    """(x as a cumulative op scans it: flattened for axis None; the axis it scans)."""
+    if axis is None:
+        return d.bind("ravel", x), 0
+    return x, normalize_axis(axis, len(x.shape))
+
+
+@get("cumsum").def_vjp
+def _cumsum_vjp(inputs, outputs, cts, axis=None, dtype=None):
+    """ct summed from each position to the end: a cumsum of ct reversed, reversed."""
+    x, ct = inputs[0], cts[0]
+    axis = 0 if axis is None else normalize_axis(axis, len(x.shape))
+    total = _flip(d.bind("cumsum", _flip(ct, axis), axis=axis, dtype=None), axis)
+    return [d.reshape_to(total, x)]
+
+
+@get("cumprod").def_vjp
+def _cumprod_vjp(inputs, outputs, cts, axis=None, dtype=None):
+    """sum over k >= i of ct_k y_k, over x_i: right for nonzero x; at a zero of x this
+    divides 0 by 0 (NaN at that element, not a wrong number)."""
+    x, = inputs
+    scanned, axis = _scanned(x, axis)
+    y, ct = outputs[0], cts[0]
+    weighted = d.bind("multiply", ct, y)
+    total = _flip(d.bind("cumsum", _flip(weighted, axis), axis=axis, dtype=None), axis)
+    return [d.reshape_to(d.bind("divide", total, scanned), x)]

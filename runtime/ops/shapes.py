@@ -4,6 +4,7 @@ concatenate and stack. Symbolic dims (tensors) are allowed in reshape."""
 import numpy as np
 
 from runtime.executors.numba import lowering as nl
+from runtime.markers import DYN
 from runtime.ops.inference import dummy, normalize_axis, prod_or_none
 from runtime.ops.registry import defop, get
 
@@ -290,3 +291,113 @@ def _numba_stack(g, node, ins):
     if any(nl.is_scalar(g, v) for v in node.inputs):
         raise nl.Unlowerable("np.stack of scalars and arrays")
     return "np.stack((%s), %d)" % ("".join(p + ", " for p in parts), int(node.attrs["axis"]))
+
+
+# --- derivative rules (runtime/autodiff.py; helpers in runtime/ops/gradients.py) -------------
+# Each is the op's inverse on the cotangent (or, for the joins, the split). Dims unknown at
+# trace time are read when the graph runs (`dim` ops), so the rules hold for any sizes.
+
+from runtime.ops import gradients as d  # noqa: E402
+
+
+@get("reshape").def_vjp
+def _reshape_vjp(inputs, outputs, cts, newshape):
+    """ct back in x's shape; the dynamic newshape entries (ints) get no cotangent."""
+    return [d.reshape_to(cts[0], inputs[0])] + [None] * (len(inputs) - 1)
+
+
+def _to_input_shape(inputs, outputs, cts):
+    return [d.reshape_to(cts[0], inputs[0])]
+
+
+get("ravel").def_vjp(_to_input_shape)
+get("flatten").def_vjp(_to_input_shape)
+
+
+@get("squeeze").def_vjp
+def _squeeze_vjp(inputs, outputs, cts, axis):
+    if not axis:
+        return [cts[0]]
+    return [d.bind("expand_dims", cts[0], axis=tuple(axis))]
+
+
+@get("expand_dims").def_vjp
+def _expand_dims_vjp(inputs, outputs, cts, axis):
+    ndim = len(outputs[0].shape)
+    return [d.bind("squeeze", cts[0], axis=tuple(sorted(normalize_axis(a, ndim)
+                                                          for a in axis)))]
+
+
+@get("transpose").def_vjp
+def _transpose_vjp(inputs, outputs, cts, axes):
+    if axes is None:
+        return [d.bind("transpose", cts[0], axes=None)]
+    ndim = len(inputs[0].shape)
+    inverse = tuple(int(i) for i in np.argsort([normalize_axis(a, ndim) for a in axes]))
+    return [d.bind("transpose", cts[0], axes=inverse)]
+
+
+@get("swapaxes").def_vjp
+def _swapaxes_vjp(inputs, outputs, cts, axis1, axis2):
+    ndim = len(inputs[0].shape)
+    return [d.bind("swapaxes", cts[0], axis1=normalize_axis(axis1, ndim),
+                   axis2=normalize_axis(axis2, ndim))]
+
+
+@get("concatenate").def_vjp
+def _concatenate_vjp(inputs, outputs, cts, axis):
+    """ct split along the axis at the inputs' sizes there (the bounds are their running
+    sums, added when the graph runs where the trace does not know them); for axis None,
+    the flat ct split at the inputs' sizes, each piece in its input's shape."""
+    ct = cts[0]
+    flat = axis is None
+    if flat:
+        axis, sizes = 0, [_flat_size(x) for x in inputs]
+    else:
+        axis = normalize_axis(axis, len(ct.shape))
+        sizes = [d.dim(x, axis) for x in inputs]
+    result = []
+    start = 0
+    for x, size in zip(inputs, sizes):
+        stop = _plus(start, size)
+        if d.differentiable(x) and not x.is_literal:
+            index = [slice(None)] * len(ct.shape)
+            index[axis] = slice(start if isinstance(start, int) else DYN,
+                                stop if isinstance(stop, int) else DYN)
+            bounds = [b for b in (start, stop) if not isinstance(b, int)]
+            piece = d.bind("get_item", ct, *bounds, index=tuple(index))
+            result.append(d.reshape_to(piece, x) if flat else piece)
+        else:
+            result.append(None)
+        start = stop
+    return result
+
+
+def _flat_size(x):
+    if all(s is not None for s in x.shape):
+        return prod_or_none(x.shape)
+    return d.bind("size", x)
+
+
+def _plus(a, b):
+    """a + b for sizes that are Python ints or int64 Values."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if isinstance(a, int) and a == 0:
+        return b
+    return d.bind("add", a, b)
+
+
+@get("stack").def_vjp
+def _stack_vjp(inputs, outputs, cts, axis):
+    """Input i's cotangent is ct[..., i, ...] (at the new axis)."""
+    ct = cts[0]
+    axis = normalize_axis(axis, len(ct.shape))
+    result = []
+    for i, x in enumerate(inputs):
+        if d.differentiable(x) and not x.is_literal:
+            index = (slice(None),) * axis + (i,)
+            result.append(d.bind("get_item", ct, index=index))
+        else:
+            result.append(None)
+    return result

@@ -84,3 +84,36 @@ def test_straight_line_both_arguments():
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_control_flow(fn, x):
     check_grad(fn, np.array(x))
+
+
+def smooth(x):
+    return np.exp(np.tanh(x) * x) - x ** 3
+
+
+def sines(x):
+    s = x
+    i = 0
+    while i < 3:
+        s = np.sin(s) * x
+        i += 1
+    return s
+
+
+def grow_scalar(x):
+    s = x
+    while s < 10.0:
+        s = s * x + 1.0
+    return s
+
+
+@pytest.mark.parametrize("fn, x", [(smooth, 0.7), (sines, 0.7), (grow_scalar, 1.3)],
+                         ids=["no-loop", "unrolled-loop", "data-dependent-while"])
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_second_order(fn, x, backend):
+    """ag.grad(ag.grad(f)) against central differences of ag.grad(f): the backward ops,
+    loops and stacks included, are differentiated again."""
+    import autograph as ag
+    first = ag.grad(fn, backend="numpy")
+    eps = 1e-5
+    expected = (first(x + eps) - first(x - eps)) / (2 * eps)
+    assert ag.grad(ag.grad(fn), backend=backend)(x) == pytest.approx(expected, rel=1e-6)

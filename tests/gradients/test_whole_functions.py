@@ -99,7 +99,7 @@ SYMMETRIC = SYMMETRIC @ SYMMETRIC.T + 4 * np.eye(4)
 
 CASES = {
     "rnn": (rnn_loss, (rng.standard_normal((3, 5)) * 0.5, rng.standard_normal((5, 5)) * 0.3,
-                       rng.standard_normal(5) * 0.1, rng.standard_normal(2),
+                       rng.standard_normal(5) * 0.1, rng.standard_normal((5, 2)),
                        rng.standard_normal((6, 3)), np.array([0.3, -0.2])), (0, 1, 2, 3)),
     "power_iteration": (power_iteration, (SYMMETRIC,), 0),
     "ema_with_branches": (ema_with_branches, (rng.standard_normal(12), 0.3), (0, 1)),
