@@ -1,7 +1,6 @@
 """tools/bench_grad.py on tiny sizes, so it cannot rot: it runs, its hand-written gradients
-agree with ag's (a disagreement is an AssertionError in the table), and every cell it
-prints is a figure. A workload whose gradient needs a derivative rule that has not landed
-yet shows ag's NotDifferentiableError in its `vg` cells, and nothing else may fail."""
+agree with ag's (a disagreement would be an AssertionError in the table instead of a
+figure), and every cell it prints is a figure."""
 
 import re
 
@@ -18,10 +17,9 @@ def _check_speed(rows, njit_workloads):
             assert TIME.match(njit), (workload, njit)
         else:
             assert njit == "-"
-        if TIME.match(vg):
-            assert RATIO.match(vg_fwd) and RATIO.match(vg_hand), (workload, vg_fwd, vg_hand)
-        else:
-            assert vg.startswith("NotDifferentiableError"), (workload, backend, vg)
+        assert TIME.match(vg), (workload, backend, vg)
+        assert RATIO.match(vg_fwd) and RATIO.match(vg_hand), (workload, vg_fwd, vg_hand)
+        assert RATIO.match(vg_njit) if workload in njit_workloads else vg_njit == "-"
 
 
 def test_every_workload_on_the_numpy_backend(capsys):
@@ -32,11 +30,10 @@ def test_every_workload_on_the_numpy_backend(capsys):
     _check_speed(result["speed"], {"rnn", "ema"})
     assert [r[0] for r in result["memory"]] == ["5", "10"]
     for T, pushed, numba_stacks, extra, h in result["memory"]:
-        assert pushed.endswith("per step)") or pushed.startswith("NotDifferentiableError"), \
-            pushed
+        assert pushed.endswith("x h per step)") and numba_stacks.endswith("KiB"), pushed
+        assert extra.endswith("KiB") and h.endswith("KiB")
 
 
 def test_ema_on_the_numba_backend():
     result = bench_grad.main(["--tiny", "-w", "ema", "-b", "numba"])
     _check_speed(result["speed"], {"ema"})
-    assert TIME.match(result["speed"][0][3]), result["speed"]   # (its rules have landed)
