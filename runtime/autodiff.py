@@ -31,7 +31,7 @@ when one of its outputs has a cotangent, and an op without a rule there is a
 
 import numpy as np
 
-from runtime import errors
+from runtime import errors, path_kinds
 from runtime.graph import TENSOR, TENSOR_ARRAY, Graph, Value, building, current_graph, literal
 from runtime.ops import gradients as d
 from runtime.ops.registry import get
@@ -138,8 +138,36 @@ def clone_node(node, env, target, recompute=False):
                           [(o.dtype, o.shape, o.kind) for o in node.outputs],
                           location=node.location)
     new.errstate = node.errstate
-    env.update(zip(node.outputs, new.outputs))
+    for old, copy in zip(node.outputs, new.outputs):
+        env[old] = copy
+        _copy_kind(old, copy, env)
     return new
+
+
+def _copy_kind(old, new, env):
+    """`new`, the copy of `old`, stands for the same Python kind (runtime/path_kinds.py):
+    a Python float stays one through the gradient's replay, and a value that is None on
+    some paths stays so, with its kind tag's copy (which a later node may make: then the
+    mark waits for it, `_copy_pending_kinds`)."""
+    if path_kinds.is_python(old):
+        path_kinds.mark_python(new)
+    found = path_kinds.mixed(old)
+    if found is not None:
+        _pending_kinds.append((new, found, env))
+
+
+_pending_kinds = []   # (copy, Mixed of the original, env) waiting for the tag's copy
+
+
+def _copy_pending_kinds():
+    """Marks the copies waiting for their kind tags, once a replay has copied its nodes (a
+    tag not copied, one of a nested graph, leaves its copy untagged). Traces are made one
+    at a time in a process."""
+    for new, found, env in _pending_kinds:
+        tag = env.get(found.tag) if found.tag is not None else None
+        path_kinds.mark(new, path_kinds.Mixed(found.kinds, found.description, tag,
+                                              found.table))
+    _pending_kinds.clear()
 
 
 def _clone_graph(sub, env, parent, recompute):
@@ -147,6 +175,7 @@ def _clone_graph(sub, env, parent, recompute):
     local = {}
     for v in sub.inputs:
         local[v] = graph.add_input(v.dtype, v.shape, v.kind)
+        _copy_kind(v, local[v], local)
     for outer, inner in sub.captured:
         new_outer = parent.localize(_lookup(env, outer))
         new_inner = Value(inner.dtype, inner.shape, graph=graph, kind=inner.kind)
@@ -293,6 +322,7 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None
     env.update(zip(all_inputs, inputs))
     replay = _Replay(env, recompute)
     replay.run(graph.nodes, differentiated)
+    _copy_pending_kinds()
     outputs = [_lookup(env, v) for v in graph.outputs]
     cts = {}
     for v, ct in zip(graph.outputs, output_cts):

@@ -18,6 +18,7 @@ What is differentiated:
 """
 
 import dataclasses
+import types
 
 import numpy as np
 
@@ -29,6 +30,10 @@ from runtime.tensor import Tensor, is_ndarray, is_python_scalar, is_tensor, mark
 NotDifferentiableError = autodiff.NotDifferentiableError
 
 _MAX_DEPTH = 6
+# What params_of does not look into: code and namespaces (a model, callable or not, is
+# followed).
+_NOT_FOLLOWED = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type,
+                 types.ModuleType)
 
 
 # --- structures of arrays -----------------------------------------------------------------
@@ -100,7 +105,7 @@ def params_of(obj, depth=0):
         items = {k: v for k, v in items.items() if v is not None}
         return items or None
     attributes = getattr(x, "__dict__", None)
-    if attributes is None or callable(x):
+    if attributes is None or isinstance(x, _NOT_FOLLOWED):
         return None
     items = {k: params_of(v, depth + 1) for k, v in attributes.items() if not k.startswith("__")}
     items = {k: v for k, v in items.items() if v is not None}
@@ -217,11 +222,11 @@ def value_and_grad(fn, args, kwargs, argnums=(0,), has_aux=False, wrt=None, name
     by_id = dict(zip(map(id, unique_wrt), it))
     wrt_grads = (tree_pack(wrt_tree, [by_id[id(leaf)] for leaf in wrt_leaves])
                  if wrt is not None else None)
-    value = Tensor(outputs[0])
+    value = _like(loss, outputs[0])
     if has_aux:
         new_aux = list(aux_leaves)
         for slot, out in zip(aux_slots, outputs[1:1 + len(aux_slots)]):
-            new_aux[slot] = Tensor(out)
+            new_aux[slot] = _like(aux_leaves[slot], out)
         value = (value, nest.pack_as(aux, new_aux))
     return value, arg_grads, wrt_grads
 

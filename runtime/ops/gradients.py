@@ -236,12 +236,9 @@ def _numba_ta_prefix(g, node, ins):
 def dims(x):
     """x's shape as a `zeros`/`reshape` template and its inputs: (template, dynamic), the
     dims unknown at trace time (None in the template) read from x when the graph runs."""
-    template, dynamic = [], []
-    for axis, dim in enumerate(x.shape):
-        template.append(dim)
-        if dim is None:
-            dynamic.append(bind("dim", x, axis=axis))
-    return tuple(template), dynamic
+    sizes = [dim(x, axis) for axis in range(len(x.shape))]
+    return (tuple(size if isinstance(size, int) else None for size in sizes),
+            [size for size in sizes if not isinstance(size, int)])
 
 
 def zeros_rows(n, element):
@@ -344,6 +341,14 @@ def count(x, axes, dtype):
     return bind("cast", dynamic, dtype=np.dtype(dtype))
 
 
+def reshape(x, dims):
+    """x reshaped to `dims`: Python ints (-1 too) or int64 scalar Values (known when the
+    graph runs)."""
+    template = tuple(size if isinstance(size, int) else None for size in dims)
+    return bind("reshape", x, *[size for size in dims if not isinstance(size, int)],
+                newshape=template)
+
+
 def reshape_to(ct, x):
     """`ct` (as many elements as x) in x's shape, x's dims unknown to the trace taken when
     the graph runs (`dim` ops). A scalar x takes the sum of ct's one element, a scalar ct
@@ -354,8 +359,7 @@ def reshape_to(ct, x):
         return bind("sum", ct, axis=None, keepdims=False, dtype=None)
     if ct.shape == ():
         return bind("broadcast_like", ct, x)
-    template, dynamic = dims(x)
-    return bind("reshape", ct, *dynamic, newshape=template)
+    return reshape(ct, [dim(x, axis) for axis in range(len(x.shape))])
 
 
 def keep_reduced(ct, x, axis, keepdims):

@@ -368,25 +368,37 @@ from runtime.ops import gradients as d  # noqa: E402
 
 
 def _matmul_cts(a, b, ct):
-    """The cotangents of a and b for ct, the cotangent of a @ b."""
+    """The cotangents of a and b for ct, the cotangent of a @ b (None for an int or bool
+    operand)."""
     ra, rb = len(a.shape), len(b.shape)
+    ga = gb = None
     if ra == 1 and rb == 1:          # (k,) @ (k,) -> ()
-        return d.bind("multiply", ct, b), d.bind("multiply", ct, a)
+        if d.differentiable(a):
+            ga = d.bind("multiply", ct, b)
+        if d.differentiable(b):
+            gb = d.bind("multiply", ct, a)
+        return ga, gb
     if ra == 1:                      # (k,) @ (..., k, n) -> (..., n)
-        column = d.bind("expand_dims", ct, axis=(len(ct.shape),))          # (..., n, 1)
-        ga = d.bind("squeeze", d.bind("matmul", b, column), axis=(rb - 1,))
-        gb = d.bind("multiply", d.bind("expand_dims", a, axis=(1,)),
-                    d.bind("expand_dims", ct, axis=(len(ct.shape) - 1,)))   # (..., k, n)
-        return d.unbroadcast(ga, a), d.unbroadcast(gb, b)
-    if rb == 1:                      # (..., m, k) @ (k,) -> (..., m)
+        if d.differentiable(a):
+            column = d.bind("expand_dims", ct, axis=(len(ct.shape),))      # (..., n, 1)
+            ga = d.bind("squeeze", d.bind("matmul", b, column), axis=(rb - 1,))
+        if d.differentiable(b):
+            gb = d.bind("multiply", d.bind("expand_dims", a, axis=(1,)),
+                        d.bind("expand_dims", ct, axis=(len(ct.shape) - 1,)))   # (..., k, n)
+    elif rb == 1:                    # (..., m, k) @ (k,) -> (..., m)
         column = d.bind("expand_dims", ct, axis=(len(ct.shape),))          # (..., m, 1)
-        ga = d.bind("multiply", column, b)                                  # (..., m, k)
-        gb = d.bind("squeeze", d.bind("matmul", d.matrix_transpose(a), column),
-                    axis=(ra - 1,))                                         # (..., k)
-        return d.unbroadcast(ga, a), d.unbroadcast(gb, b)
-    ga = d.bind("matmul", ct, d.matrix_transpose(b))
-    gb = d.bind("matmul", d.matrix_transpose(a), ct)
-    return d.unbroadcast(ga, a), d.unbroadcast(gb, b)
+        if d.differentiable(a):
+            ga = d.bind("multiply", column, b)                              # (..., m, k)
+        if d.differentiable(b):
+            gb = d.bind("squeeze", d.bind("matmul", d.matrix_transpose(a), column),
+                        axis=(ra - 1,))                                     # (..., k)
+    else:
+        if d.differentiable(a):
+            ga = d.bind("matmul", ct, d.matrix_transpose(b))
+        if d.differentiable(b):
+            gb = d.bind("matmul", d.matrix_transpose(a), ct)
+    return (None if ga is None else d.unbroadcast(ga, a),
+            None if gb is None else d.unbroadcast(gb, b))
 
 
 @get("matmul").def_vjp
@@ -408,22 +420,15 @@ def _dot_vjp(inputs, outputs, cts):
         return list(_matmul_cts(a, b, ct))
     k = d.dim(b, -2)
     rb = len(b.shape)
-    rows = _reshape(a, (-1, k))
+    rows = d.reshape(a, (-1, k))
     moved = d.bind("transpose", b, axes=(rb - 2,) + tuple(range(rb - 2)) + (rb - 1,))
-    columns = _reshape(moved, (k, -1))
-    flat_ct = _reshape(ct, (d.dim(rows, 0), -1))
+    columns = d.reshape(moved, (k, -1))
+    flat_ct = d.reshape(ct, (d.dim(rows, 0), -1))
     ga = d.bind("matmul", flat_ct, d.matrix_transpose(columns))
     gb = d.bind("matmul", d.matrix_transpose(rows), flat_ct)
     inverse = tuple(int(i) for i in np.argsort((rb - 2,) + tuple(range(rb - 2)) + (rb - 1,)))
     return [d.reshape_to(ga, a),
             d.bind("transpose", d.reshape_to(gb, moved), axes=inverse)]
-
-
-def _reshape(x, dims):
-    """x reshaped to `dims` (ints, -1, or int64 Values known when the graph runs)."""
-    template = tuple(s if isinstance(s, int) else None for s in dims)
-    dynamic = [s for s in dims if not isinstance(s, int)]
-    return d.bind("reshape", x, *dynamic, newshape=template)
 
 
 @get("outer").def_vjp
