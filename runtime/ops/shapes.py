@@ -222,6 +222,11 @@ def _numba_transpose(g, node, ins):
 
 @get("swapaxes").def_numba
 def _numba_swapaxes(g, node, ins):
+    ndim = len(node.inputs[0].shape)
+    if ndim == 2 and {int(node.attrs["axis1"]) % 2, int(node.attrs["axis2"]) % 2} == {0, 1}:
+        # (A matrix transpose: `.T` keeps a contiguous layout Numba knows, which BLAS takes
+        # without a copy; np.swapaxes gives one it does not.)
+        return "%s.T" % ins[0]
     return "np.swapaxes(%s, %d, %d)" % (ins[0], node.attrs["axis1"], node.attrs["axis2"])
 
 

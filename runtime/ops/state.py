@@ -514,6 +514,8 @@ def _numba_assign_variable(g, node, ins):
 
 @get("ta_new").def_numba
 def _numba_ta_new(g, node, ins):
+    """A tensor array's parts: holders of its buffer and written flags (one-element lists,
+    see runtime/executors/numba/support.py), its size and dynamic_size."""
     out = node.outputs[0]
     shape = out.shape if out.shape is not None else g.ta_shapes.get(out)
     if shape is None and not g.is_used(out):
@@ -533,34 +535,47 @@ def _numba_ta_new(g, node, ins):
 
 @get("ta_write").def_numba
 def _numba_ta_write(g, node, ins):
+    """Inline: the check (its failure a cold call), growing the holders when the index is
+    past the buffer, the element and its flag stored; the holders are the old array's when
+    the write is in place, so a loop's tensor array keeps its names from iteration to
+    iteration."""
     ta, index, value = node.inputs
     b, w, n, d = nl.ta_parts(g, ta)
     out = node.outputs[0]
     if ta.dtype != out.dtype:
         # dtype=None tensor arrays take the promoted dtype of what is written (astype copies).
         nb = g.tmp("b")
-        g.emit("%s = %s.astype(%s)" % (nb, b, nl.np_dtype(out.dtype)))
+        g.emit("%s = [%s[0].astype(%s)]" % (nb, b, nl.np_dtype(out.dtype)))
         b = nb
         if not g.inplace(node):
             nw = g.tmp("w")
-            g.emit("%s = %s.copy()" % (nw, w))
+            g.emit("%s = [%s[0].copy()]" % (nw, w))
             w = nw
     elif not g.inplace(node):
         nb, nw = g.tmp("b"), g.tmp("w")
-        g.emit("%s = %s.copy()" % (nb, b))
-        g.emit("%s = %s.copy()" % (nw, w))
+        g.emit("%s = [%s[0].copy()]" % (nb, b))
+        g.emit("%s = [%s[0].copy()]" % (nw, w))
         b, w = nb, nw
     site = g.site(node, "ta_write")
-    nb, nw, nn = g.tmp("b"), g.tmp("w"), g.tmp("n")
+    i = g.expr(index)
+    g.emit("if %s < 0 or (%s >= %s and not %s):" % (i, i, n, d))
+    g.emit("    _rt.ta_check_write(%s, %s, %s, %d)" % (i, n, d, site))
     if nl.is_scalar(g, value):
         val = g.scalar_cast(g.expr(value, out.dtype), out.dtype)
-        helper = "ta_write"
     else:
-        val = nl.as_dtype(g, value, out.dtype)
-        helper = "ta_write_array"
-    g.emit("%s, %s, %s = _rt.%s(%s, %s, %s, %s, %s, %s, %d)"
-           % (nb, nw, nn, helper, b, w, n, d, g.expr(index), val, site))
-    return [(nb, nw, nn, d)]
+        val = g.tmp("e")
+        g.emit("%s = %s" % (val, nl.as_dtype(g, value, out.dtype)))
+        g.emit("if %s[0].shape[1:] != %s.shape:" % (b, val))
+        g.emit("    _rt.ta_reshape(%s, %s, %s, %s.shape, %s, %d)" % (b, w, n, val, i, site))
+    g.emit("if %s >= %s[0].shape[0]:" % (i, b))
+    g.emit("    _rt.ta_grow(%s, %s, %s + 1)" % (b, w, i))
+    # (empty flags: all elements below the size are written; support.py)
+    g.emit("if %s > %s and %s[0].shape[0] == 0:" % (i, n, w))
+    g.emit("    _rt.ta_gap(%s, %s, %s)" % (b, w, n))
+    g.emit("%s[0][%s] = %s" % (b, i, val))
+    g.emit("if %s[0].shape[0] != 0:" % w)
+    g.emit("    %s[0][%s] = True" % (w, i))
+    return [(b, w, "max(%s, %s + 1)" % (n, i), d)]
 
 
 @get("ta_read").def_numba
@@ -568,7 +583,11 @@ def _numba_ta_read(g, node, ins):
     ta, index = node.inputs
     b, w, n, d = nl.ta_parts(g, ta)
     site = g.site(node, "ta_read")
-    return "%s[_rt.ta_check_read(%s, %s, %s, %d)]" % (b, w, g.expr(index), n, site)
+    i = g.expr(index)
+    g.emit("if %s < 0 or %s >= %s or (%s[0].shape[0] != 0 and not %s[0][%s]):"
+           % (i, i, n, w, w, i))
+    g.emit("    _rt.ta_check_read(%s[0], %s, %s, %d)" % (w, i, n, site))
+    return "%s[0][%s]" % (b, i)
 
 
 @get("ta_size").def_numba
@@ -580,8 +599,8 @@ def _numba_ta_size(g, node, ins):
 def _numba_ta_stack(g, node, ins):
     b, w, n, d = nl.ta_parts(g, node.inputs[0])
     site = g.site(node, "ta_stack")
-    g.emit("_rt.ta_check_stack(%s, %s, %d)" % (w, n, site))
-    return "%s[:%s].copy()" % (b, n)
+    g.emit("_rt.ta_check_stack(%s[0], %s, %d)" % (w, n, site))
+    return "%s[0][:%s].copy()" % (b, n)
 
 
 @get("ta_unstack").def_numba
@@ -595,7 +614,8 @@ def _numba_ta_unstack(g, node, ins):
         buf = "%s.copy()" % buf
     temp = g.tmp("b")
     g.emit("%s = np.ascontiguousarray(%s)" % (temp, buf))
-    return [(temp, "np.ones(%s.shape[0], np.bool_)" % temp, "np.int64(%s.shape[0])" % temp,
+    return [("[%s]" % temp, "[np.zeros(0, np.bool_)]",   # (all written)
+             "np.int64(%s.shape[0])" % temp,
              "True" if node.attrs["dynamic_size"] else "False")]
 
 

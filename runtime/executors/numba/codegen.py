@@ -9,7 +9,8 @@ Code generation
   graphs are inlined (their placeholders are the outer names). Rank-0 values are Numba
   scalars, so scalar loops compile to native code. Array constants, variables and the
   Generators of random draws are extra arguments (`k*`), never globals. Tensor arrays are
-  growable buffers (data, written flags, size, dynamic_size). Each op's code comes from its
+  growable buffers (data, written flags, size, dynamic_size), the buffers in one-element
+  lists that a loop never rebinds (runtime/executors/numba/support.py says why). Each op's code comes from its
   lowering, `op.numba(g, node, ins)`, defined next to the op in runtime/ops/*.py with
   `@get(name).def_numba` (shared helpers: runtime/executors/numba/lowering.py): it returns
   an expression, a list of expressions (one per output), or None after emitting statements
@@ -274,7 +275,12 @@ class CodeGen:
 
     # -- generation ------------------------------------------------------------------------
     def _bind_new(self, value):
-        name = self.tmp("ta" if value.kind == TENSOR_ARRAY else "v")
+        """A fresh local for `value`; for a tensor array, a tuple of four (TA_PARTS)."""
+        if value.kind == TENSOR_ARRAY:
+            base = self.tmp("ta")
+            name = tuple(base + part for part in TA_PARTS)
+        else:
+            name = self.tmp("v")
         self.names[value] = name
         return name
 
@@ -290,8 +296,9 @@ class CodeGen:
             self.lines.insert(0, "    err[%d] = 0" % NODE_SLOT)
         parts = []
         for value, text in zip(self.graph.outputs, outputs):
-            if value.kind == TENSOR_ARRAY:
-                parts += [text + p for p in TA_PARTS]
+            if value.kind == TENSOR_ARRAY:   # (the arrays out of their holders)
+                b, w, n, d = text
+                parts += [b + "[0]", w + "[0]", n, d]
             else:
                 parts.append(text)
         # A bare value when there is one: boxing a 1-tuple costs ~0.5 us per call.
@@ -344,22 +351,33 @@ class CodeGen:
             result = [result]
         for value, text in zip(node.outputs, result):
             if value.kind == TENSOR_ARRAY:
-                name = self._bind_new(value)
-                for part, sub in zip(TA_PARTS, text):
-                    self.emit("%s%s = %s" % (name, part, sub))
+                self.names[value] = tuple(self._local(sub, "ta%s" % part)
+                                          for part, sub in zip(TA_PARTS, text))
             else:
-                self.emit("%s = %s" % (self._bind_new(value), text))
+                self.names[value] = self._local(text, "v")
+
+    def _local(self, text, prefix):
+        """A local holding `text`: `text` itself when it is a name already (an array
+        updated in place, a tensor array's holders): a copy `v2 = v1` of an array-typed
+        loop variable costs a Numba incref and decref on every iteration."""
+        if text.isidentifier():
+            return text
+        name = self.tmp(prefix)
+        self.emit("%s = %s" % (name, text))
+        return name
 
     def _assign_like(self, target, source_value, text, dtype_value):
         """`target = text` converting literals / scalars to the target's type."""
         if dtype_value.kind == TENSOR_ARRAY:
-            for part in TA_PARTS:
+            for part, target_part, source_part in zip(TA_PARTS, target, text):
                 if part == "_b" and source_value.dtype != dtype_value.dtype:
                     # A list-like tensor array whose dtype was promoted (ints, then floats).
-                    self.emit("%s_b = %s_b.astype(%s)" % (target, text,
-                                                          np_dtype(dtype_value.dtype)))
-                    continue
-                self.emit("%s%s = %s%s" % (target, part, text, part))
+                    self.emit("%s = [%s[0].astype(%s)]" % (target_part, source_part,
+                                                           np_dtype(dtype_value.dtype)))
+                elif target_part != source_part:
+                    self.emit("%s = %s" % (target_part, source_part))
+            return
+        if target == text:
             return
         if source_value.is_literal:
             text = literal_text(source_value.literal, dtype_value.dtype)
@@ -400,10 +418,11 @@ class CodeGen:
             text = self.expr(init)
             if i in copy:
                 if value.kind == TENSOR_ARRAY:
-                    self.emit("%s_b = %s_b.astype(%s)" % (name, text, np_dtype(value.dtype)))
-                    self.emit("%s_w = %s_w.copy()" % (name, text))
-                    self.emit("%s_n = %s_n" % (name, text))
-                    self.emit("%s_d = %s_d" % (name, text))
+                    self.emit("%s = [%s[0].astype(%s)]" % (name[0], text[0],
+                                                           np_dtype(value.dtype)))
+                    self.emit("%s = [%s[0].copy()]" % (name[1], text[1]))
+                    self.emit("%s = %s" % (name[2], text[2]))
+                    self.emit("%s = %s" % (name[3], text[3]))
                     continue
                 text = "%s.copy()" % text
                 self.emit("%s = %s" % (name, text))
@@ -419,26 +438,43 @@ class CodeGen:
         self.emit("if not %s:" % test)
         self.emit("    break")
         results = self._graph(node.attrs["body"], body_plan, loop_names + captures)
+        # The next iteration's loop variables: only the locals that change are assigned (a
+        # tensor array written in place keeps its holders, an array updated in place its
+        # name); through temporaries when one of them reads a local assigned before it.
         pending = [(name, value, inner, text) for name, value, inner, text
                    in zip(loop_names, node.outputs, node.attrs["body"].outputs, results)
                    if text != name]
-        crossing = any(text in loop_names for _, _, _, text in pending)
-        if crossing and pending:
+        changes = [(target, source) for name, _, _, text in pending
+                   for target, source in zip(_parts(name), _parts(text)) if target != source]
+        assigned = {target for target, _ in changes}
+        if any(source in assigned for _, source in changes):
             temps = []
             for name, value, inner, text in pending:
-                temp = self.tmp("n")
+                temp = self._bind_temp(value, inner, name, text)
                 self._assign_like(temp, inner, text, value)
-                temps.append((name, temp, value))
-            for name, temp, value in temps:
-                if value.kind == TENSOR_ARRAY:
-                    for part in TA_PARTS:
-                        self.emit("%s%s = %s%s" % (name, part, temp, part))
-                else:
-                    self.emit("%s = %s" % (name, temp))
+                temps.append((name, temp))
+            for name, temp in temps:
+                for target, source in zip(_parts(name), _parts(temp)):
+                    if target != source:
+                        self.emit("%s = %s" % (target, source))
         else:
             for name, value, inner, text in pending:
                 self._assign_like(name, inner, text, value)
         self.depth -= 1
+
+    def _bind_temp(self, value, inner, name, text):
+        """Temporaries for the parts of loop variable `name` that change (to `text`, the
+        body's `inner`)."""
+        if value.kind != TENSOR_ARRAY:
+            return self.tmp("n")
+        promoted = inner.dtype != value.dtype
+        return tuple(target if target == source and not (part == "_b" and promoted)
+                     else self.tmp("n") for part, target, source in zip(TA_PARTS, name, text))
+
+
+def _parts(name):
+    """The locals of a value: one name, or a tensor array's four (a tuple)."""
+    return name if isinstance(name, tuple) else (name,)
 
 
 def _numba_may_raise(node):
@@ -446,7 +482,7 @@ def _numba_may_raise(node):
     cannot (error_model="numpy"); array code can, except element reads and writes (their
     bounds are checked or proven) and ops that keep the shape of their one array operand
     (elementwise with scalars, casts, copies, *_like)."""
-    if node.op.name in ("dim", "size"):
+    if node.op.name in ("dim", "size", "ta_size", "ta_read"):   # (ta_read's check is explicit)
         return False
     arrays = [v for v in node.inputs if v.kind == TENSOR_ARRAY or v.shape]
     if not arrays and not any(v.kind == TENSOR_ARRAY or v.shape for v in node.outputs):

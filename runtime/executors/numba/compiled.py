@@ -268,8 +268,9 @@ def _variable_out(variable, buffer):
 
 
 def _tensor_array_out(buf, written, size, dynamic, value):
-    items = [(np.array(buf[i]) if buf.ndim > 1 else value.dtype.type(buf[i])) if written[i]
-             else None for i in range(size)]
+    # (empty flags: every element below the size is written; support.py)
+    items = [(np.array(buf[i]) if buf.ndim > 1 else value.dtype.type(buf[i]))
+             if not written.shape[0] or written[i] else None for i in range(size)]
     element_shape = buf.shape[1:] if buf.ndim > 1 or value.shape is None else value.shape
     return TensorArrayBuffer(items, value.dtype, element_shape, bool(dynamic))
 

@@ -246,9 +246,9 @@ def as_dtype(g, value, dtype):
 
 
 def ta_parts(g, value):
-    """The four locals of a tensor array (buffer, written flags, size, dynamic)."""
-    base = g.expr(value)
-    return [base + p for p in TA_PARTS]
+    """The four locals of a tensor array (the holders of its buffer and written flags, its
+    size, dynamic)."""
+    return list(g.expr(value))
 
 
 
