@@ -101,10 +101,9 @@ class _Staged(function_module.Function):
             def traced(*args, **kwargs):
                 with self._front_end():
                     result = gradient.traced_call(args, kwargs)
-                if _has_dataclass(result):
-                    self.output_transform = _restore_dataclasses
-                    result = _mark_dataclasses(result)
-                return result
+                # (The gradient of a dataclass argument is a dataclass: rebuilt per call.)
+                self.output_transform = _restore_dataclasses
+                return function_module._map_leaves(_mark_dataclass, result)
 
             self._traced = traced
         return self._traced
@@ -130,42 +129,25 @@ class _DataclassOutput(dict):
     the call rebuilds the instance from its fields."""
 
 
-def _has_dataclass(x):
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return True
-    if isinstance(x, (tuple, list)):
-        return any(_has_dataclass(item) for item in x)
-    if isinstance(x, dict):
-        return any(_has_dataclass(item) for item in x.values())
-    return False
+def _mark_dataclass(leaf):
+    if dataclasses.is_dataclass(leaf) and not isinstance(leaf, type):
+        fields = {f.name: function_module._map_leaves(_mark_dataclass, getattr(leaf, f.name))
+                  for f in dataclasses.fields(leaf)}
+        return _DataclassOutput(fields, __dataclass__=leaf)
+    return leaf
 
 
-def _mark_dataclasses(x):
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        fields = {f.name: _mark_dataclasses(getattr(x, f.name)) for f in dataclasses.fields(x)}
-        return _DataclassOutput(fields, __dataclass__=x)
-    if isinstance(x, tuple) and hasattr(type(x), "_fields"):
-        return type(x)(*[_mark_dataclasses(item) for item in x])
-    if isinstance(x, (tuple, list)):
-        return type(x)(_mark_dataclasses(item) for item in x)
-    if isinstance(x, dict):
-        return {k: _mark_dataclasses(v) for k, v in x.items()}
-    return x
-
-
-def _restore_dataclasses(x):
-    if isinstance(x, _DataclassOutput):
-        fields = dict(x)
+def _restore_dataclass(leaf):
+    if isinstance(leaf, _DataclassOutput):
+        fields = dict(leaf)
         instance = fields.pop("__dataclass__")
-        return dataclasses.replace(instance, **{k: _restore_dataclasses(v)
-                                                for k, v in fields.items()})
-    if isinstance(x, tuple) and hasattr(type(x), "_fields"):
-        return type(x)(*[_restore_dataclasses(item) for item in x])
-    if isinstance(x, (tuple, list)):
-        return type(x)(_restore_dataclasses(item) for item in x)
-    if isinstance(x, dict):
-        return {k: _restore_dataclasses(v) for k, v in x.items()}
-    return x
+        return dataclasses.replace(instance, **{
+            k: function_module._map_leaves(_restore_dataclass, v) for k, v in fields.items()})
+    return leaf
+
+
+def _restore_dataclasses(result):
+    return function_module._map_leaves(_restore_dataclass, result)
 
 
 def grad(fn, argnums=None, has_aux=False, wrt=None, backend="auto"):
