@@ -438,16 +438,23 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None
     return outputs, in_cts
 
 
+def _has_effect(node):
+    """Does `node` do more than compute its outputs (an effect op, or control flow holding
+    one)?"""
+    if node.op.effect:
+        return True
+    return any(_has_effect(inner) for _, sub in node.subgraphs for inner in sub.nodes)
+
+
 def _prune(graph, start, kept):
     """Drops the nodes from `start` on that nothing needs: those whose outputs neither a
-    later node, nor `kept`, nor the graph's outputs use, with no effect (a rule may compute
-    a cotangent for an input no gradient needs: a fresh array's, an index's). Nested graphs
-    among them are pruned too."""
+    later node, nor `kept`, nor the graph's outputs use, with no effect (a replayed `if`
+    whose results the backward loop does not read, values recomputed for rules that did not
+    need them). Nested graphs among them are pruned too."""
     used = {id(v) for v in kept} | {id(v) for v in graph.outputs}
     kept_nodes = []
     for node in reversed(graph.nodes[start:]):
-        if not (node.op.effect or node.op.control_flow) and not any(
-                id(o) in used for o in node.outputs):
+        if not _has_effect(node) and not any(id(o) in used for o in node.outputs):
             continue
         for _, sub in node.subgraphs:
             _prune(sub, 0, [])
