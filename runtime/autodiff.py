@@ -484,7 +484,7 @@ def _cond_vjp(node, env, out_cts, active):
     captures = [_lookup(env, v) for v in node.inputs[1:]]
     flags = [id(v) in active and d.differentiable(v) for v in node.inputs[1:]]
     wanted = [j for j, flag in enumerate(flags) if flag]
-    types = [(captures[j].dtype, captures[j].shape, TENSOR) for j in wanted]
+    types = [(captures[j].dtype, _dense_shape(captures[j]), TENSOR) for j in wanted]
 
     def branch(sub):
         def backward():

@@ -287,31 +287,38 @@ def refuse(outputs, problem):
 # result's rule gives it.
 
 def wanted(x):
-    """Is the cotangent of `x` worth computing? A float or complex value that is not a
-    literal and, if it is an input of the node whose rule runs, one the gradient being built
-    goes back to (the engine says which: see `wanting`); skipping the others keeps their
-    ops out of the gradient graph. (A value a rule made itself is wanted.)"""
-    return (differentiable(x) and not x.is_literal
-            and (_unwanted_ids is None or id(x) not in _unwanted_ids))
+    """Is the cotangent of `x` worth computing? For an input of the node whose rule runs,
+    the engine says (`wanting`: those the gradient being built goes back to, a literal the
+    caller bound a differentiated input to included); otherwise (a value a rule made) a
+    float or complex value that is not a literal. Skipping the others keeps their ops out
+    of the gradient graph."""
+    if _wanted is not None:
+        if id(x) in _wanted[0]:
+            return True
+        if id(x) in _wanted[1]:
+            return False
+    return differentiable(x) and not x.is_literal
 
 
-_unwanted_ids = None   # ids of the inputs of the node whose rule runs that need no cotangent
+_wanted = None   # (ids of the running rule's inputs that want a cotangent, ids of the others)
 
 
 class wanting:
-    """While the engine runs a rule: of the node's `inputs` (Values), only those in `active`
-    are `wanted`. (Traces are made one at a time in a process: runtime/trace.py.)"""
+    """While the engine runs a rule: of the node's `inputs` (Values), those in `active` are
+    `wanted`, the others not. (Traces are made one at a time in a process:
+    runtime/trace.py.)"""
 
     def __init__(self, inputs, active):
-        self.ids = {id(v) for v in inputs} - {id(v) for v in active}
+        wanted = {id(v) for v in active}
+        self.ids = (wanted, {id(v) for v in inputs} - wanted)
 
     def __enter__(self):
-        global _unwanted_ids
-        self.before, _unwanted_ids = _unwanted_ids, self.ids
+        global _wanted
+        self.before, _wanted = _wanted, self.ids
 
     def __exit__(self, *exc):
-        global _unwanted_ids
-        _unwanted_ids = self.before
+        global _wanted
+        _wanted = self.before
 
 
 def cotangent_for(ct, x, broadcast=True):
