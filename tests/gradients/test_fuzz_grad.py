@@ -17,9 +17,7 @@ SEEDS = range(50)
 XFAIL = {
     139: "crash: IndexError 0-dimensional (runtime/autodiff.py _cond_vjp: a tensor array through a cond)",
     160: "crash: sum_to: ranks differ (runtime/autodiff.py _cond_vjp: a tensor array through a cond)",
-    1237: "mismatch gradient: d/dt is 0.0 (a refused trace retried with the float t a constant)",
-    1445: "crash: UndefinedVariableError (graph mode: out[i][0] = v in a graph loop in a graph if)",
-    1779: "crash: 'a symbolic tensor from another trace' (graph mode: a view of a rebound loop variable)",
+    346: "crash: broadcast_like (runtime/autodiff.py _cond_vjp: a tensor array through a cond)",
 }
 
 

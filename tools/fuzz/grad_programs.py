@@ -542,8 +542,20 @@ class GradGenerator(Expressions):
         self.bind(ctx, GVar(name, "a", length=shape))
         return ["%s = %s" % (name, text)]
 
+    def bounded(self, ctx, text):
+        """`text`, or in a loop mostly a bounded function of it: a loop applies its updates
+        up to ~20 times, and `u += u * u` that often overflows."""
+        if ctx.loops and self.rng.random() < 0.85:
+            return self.rng.choice(("np.tanh(%s)", "np.sin(%s)", "0.5 * np.tanh(%s)")) % text
+        return text
+
     def update(self, var, ctx, depth=1):
         """A new value for `var` of a bounded size: loops apply it a few times."""
+        if ctx.loops:
+            shape = var.length
+            value = self.fexpr(ctx, depth) if var.kind == "f" else self.aexpr(ctx, depth, shape)
+            return self.rng.choice(("np.tanh(%s)" % value, "%s * %s + %s" % (
+                var.name, self.rng.choice(_FACTORS), self.bounded(ctx, value))))
         if var.kind == "f":
             return self.rng.choice(("np.tanh(%s)" % self.fexpr(ctx, depth),
                                     "%s * %s + %s" % (var.name, self.rng.choice(_FACTORS), self.fexpr(ctx, depth)),
@@ -569,8 +581,8 @@ class GradGenerator(Expressions):
         if var.kind == "f":
             if self.rng.random() < 0.2:
                 return ["%s *= %s" % (var.name, self.rng.choice(_FACTORS + ("np.cos(%s)" % self.fexpr(ctx, 1),)))]
-            return ["%s %s %s" % (var.name, self.rng.choice(("+=", "-=", "+=")), self.fexpr(ctx, 1))]
-        value = self.aexpr(ctx, 1, var.length) if self.rng.random() < 0.7 else self.fexpr(ctx, 1)
+            return ["%s %s %s" % (var.name, self.rng.choice(("+=", "-=", "+=")), self.bounded(ctx, self.fexpr(ctx, 1)))]
+        value = self.bounded(ctx, self.aexpr(ctx, 1, var.length) if self.rng.random() < 0.7 else self.fexpr(ctx, 1))
         op = self.rng.choice("+-*") if self.rng.random() < 0.2 else self.rng.choice("+-")
         if op == "*":
             value = self.rng.choice(_FACTORS)
@@ -625,14 +637,14 @@ class GradGenerator(Expressions):
                 value = self.aexpr(ctx, 1, (stop - start,)) if self.reachable(ctx, (stop - start,)) else self.fexpr(ctx, 1)
                 lines.append("%s[%d:%d] %s %s" % (target.name, start, stop, op, value))
             else:
-                lines.append("%s[%s] %s %s" % (target.name, self.index(ctx, shape[0]), op, self.fexpr(ctx, 2)))
+                lines.append("%s[%s] %s %s" % (target.name, self.index(ctx, shape[0]), op, self.bounded(ctx, self.fexpr(ctx, 2))))
             return lines
         a, b = shape
         form = self.rng.random()
         if form < 0.45:
-            lines.append("%s[%s, %s] %s %s" % (target.name, self.index(ctx, a), self.index(ctx, b), op, self.fexpr(ctx, 2)))
+            lines.append("%s[%s, %s] %s %s" % (target.name, self.index(ctx, a), self.index(ctx, b), op, self.bounded(ctx, self.fexpr(ctx, 2))))
         elif form < 0.55:
-            lines.append("%s[%s][%s] %s %s" % (target.name, self.index(ctx, a), self.index(ctx, b), op, self.fexpr(ctx, 2)))
+            lines.append("%s[%s][%s] %s %s" % (target.name, self.index(ctx, a), self.index(ctx, b), op, self.bounded(ctx, self.fexpr(ctx, 2))))
         elif form < 0.85:
             lines.append("%s[%s] %s %s" % (target.name, self.index(ctx, a), op, self.aexpr(ctx, 1, (b,))))
         else:
