@@ -60,10 +60,12 @@ def _alarm(seconds):
 
 class InProcess:
     """The workers' interface in this process: compile caches in a temporary directory (set
-    before autograph is imported), a timeout by SIGALRM (it cannot stop compiled code)."""
+    before autograph is imported), a timeout by SIGALRM (it cannot stop compiled code);
+    `checker` as tools/fuzz/workers.py's."""
 
-    def __init__(self, timeout):
+    def __init__(self, timeout, checker="tools.fuzz.compare:check_source"):
         self.timeout = timeout
+        self.checker = checker
         self.root = tempfile.mkdtemp(prefix="ag-fuzz-")
         os.environ["AUTOGRAPH_CACHE_DIR"] = os.path.join(self.root, "autograph")
         os.environ["NUMBA_CACHE_DIR"] = os.path.join(self.root, "numba")
@@ -71,11 +73,12 @@ class InProcess:
 
     def check(self, source, target, timeout=None):
         from tools.fuzz import compare
+        from tools.fuzz.workers import load_checker
         self.number += 1
         start = time.perf_counter()
         with _alarm(timeout or self.timeout):
             try:
-                verdict = compare.check_source(source, target, self.root, "fuzz_program_%d" % self.number)
+                verdict = load_checker(self.checker)(source, target, self.root, "fuzz_program_%d" % self.number)
             except _Timeout:
                 kind = "plain Python did not finish" if compare.running == "python" else "no result"
                 verdict = Verdict("timeout", "%s in %g s" % (kind, timeout or self.timeout))

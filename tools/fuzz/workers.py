@@ -7,8 +7,14 @@ Workers are started with the `spawn` method (a fresh interpreter: Numba and fork
 mix) with `AUTOGRAPH_CACHE_DIR` and `NUMBA_CACHE_DIR` set to a private temporary directory,
 deleted when the pool closes. A worker is restarted every `RECYCLE` programs to bound the
 memory that loaded programs, traces and compiled functions hold.
+
+What a worker runs is a checker, named "module:function" (imported in the worker): by
+default the graph-mode comparison, `tools.fuzz.compare:check_source`; the gradient fuzzer
+passes `tools.fuzz.grad_check:check_source`. A checker takes (source, target, directory,
+module name) and returns a Verdict.
 """
 
+import importlib
 import multiprocessing
 import os
 import shutil
@@ -18,13 +24,20 @@ import time
 from tools.fuzz.compare import Verdict
 
 RECYCLE = 250
+COMPARE = "tools.fuzz.compare:check_source"
 
 
-def _serve(conn, directory):
+def load_checker(name):
+    """The function `name` ("module:function") names."""
+    module, _, function = name.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def _serve(conn, directory, checker):
     # In the worker: the environment is set before autograph and Numba are imported.
     os.environ["AUTOGRAPH_CACHE_DIR"] = os.path.join(directory, "autograph")
     os.environ["NUMBA_CACHE_DIR"] = os.path.join(directory, "numba")
-    from tools.fuzz import compare
+    check_source = load_checker(checker)
     programs = os.path.join(directory, "programs")
     os.makedirs(programs, exist_ok=True)
     import autograph  # noqa: F401  (imported once, outside the per-program timing)
@@ -38,7 +51,7 @@ def _serve(conn, directory):
         number += 1
         start = time.perf_counter()
         try:
-            verdict = compare.check_source(source, target, programs, "fuzz_program_%d" % number)
+            verdict = check_source(source, target, programs, "fuzz_program_%d" % number)
         except BaseException as e:  # the harness itself failed: report, keep serving
             verdict = Verdict("harness error", type(e).__name__, str(e).splitlines()[0] if str(e) else "")
         conn.send((tuple(verdict), time.perf_counter() - start))
@@ -47,10 +60,11 @@ def _serve(conn, directory):
 class Worker:
     """One worker process for one target; `check(source)` -> (Verdict, seconds)."""
 
-    def __init__(self, target, timeout, root):
+    def __init__(self, target, timeout, root, checker=COMPARE):
         self.target = target
         self.timeout = timeout
         self.root = root
+        self.checker = checker
         self.process = None
         self.served = 0
 
@@ -58,7 +72,7 @@ class Worker:
         context = multiprocessing.get_context("spawn")
         directory = tempfile.mkdtemp(prefix="worker-", dir=self.root)
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child, directory), daemon=True)
+        self.process = context.Process(target=_serve, args=(child, directory, self.checker), daemon=True)
         self.process.start()
         child.close()
         if not self.conn.poll(120) or self.conn.recv() != "ready":
@@ -101,14 +115,15 @@ class Worker:
 class Pool:
     """Workers per target, sharing one temporary root directory (removed by `close`)."""
 
-    def __init__(self, timeout):
+    def __init__(self, timeout, checker=COMPARE):
         self.timeout = timeout
+        self.checker = checker
         self.root = tempfile.mkdtemp(prefix="ag-fuzz-")
         self.workers = {}
 
     def check(self, source, target, timeout=None):
         if target not in self.workers:
-            self.workers[target] = Worker(target, self.timeout, self.root)
+            self.workers[target] = Worker(target, self.timeout, self.root, self.checker)
         return self.workers[target].check(source, timeout)
 
     def close(self):

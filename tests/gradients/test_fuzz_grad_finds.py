@@ -1,0 +1,147 @@
+"""What the gradient fuzzer (tools/fuzz_grad.py) found, minimised: each case runs the function
+as plain Python and through ag.value_and_grad (tests/gradients/gradcheck.py's check_grad:
+value, central differences). Bugs outside the ops' derivative rules are strict xfails naming
+where the cause is: a fix turns one into an XPASS, and its mark goes."""
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from gradcheck import check_grad
+
+NUMPY = ("numpy",)
+
+# -- runtime/autodiff.py: a tensor array (a list appended in a loop) whose loop has a
+# branch: `_cond_vjp` gives the cotangent of a tensor array going into a `cond` the
+# element's shape (`captures[j].shape`) where it is the elements stacked (`_dense_shape`,
+# as `_while_vjp` has it). The most frequent crash: 16 of 2000 numpy programs.
+
+COND_TA = pytest.mark.xfail(strict=True, reason=(
+    "runtime/autodiff.py _cond_vjp: the cotangent of a tensor array through a cond is "
+    "declared with the element's shape, not _dense_shape (rank one too low)"))
+
+
+def scalars_appended_then_return(y):
+    vals = []
+    for i in range(3):
+        if y[i] > 0.0:
+            return y[i] * 2.0
+        vals.append(y[i])
+    return sum(vals)
+
+
+def scalars_appended_then_break(y):
+    vals = []
+    for i in range(3):
+        if y[i] > 0.0:
+            break
+        vals.append(y[i] * 2.0)
+    return sum(vals) + y[0]
+
+
+def rows_appended_then_break(x):
+    vals = [x]
+    for i in range(2):
+        if x[0, 0] > 0.0:
+            break
+        vals.append(x * x[0, 1])
+    return np.sum(np.stack(vals))
+
+
+def rows_appended_in_while_true(x):
+    u = np.sum(x)
+    vals = [np.stack([x, x, x]) - x[1]]
+    c = 0
+    while True:
+        c += 1
+        if c > 4:
+            break
+        u = u + u
+        if u > -0.5:
+            break
+        vals.append(np.stack([x, x, x]) * x[0])
+    return np.max(np.stack(vals))
+
+
+def list_made_in_each_iteration(x):
+    s = 0.0
+    for i in range(1, x.shape[0]):
+        vals = [x[:, None].ravel()]
+        if x.sum() > 5.0:
+            break
+        vals.append(x * x[0])
+        s = s + np.sum(np.stack(vals))
+    return s
+
+
+@COND_TA
+@pytest.mark.parametrize("fn, x", [
+    (scalars_appended_then_return, np.array([-0.5, 0.6, 0.2])),
+    (scalars_appended_then_break, np.array([-0.5, 0.6, 0.2])),
+    (rows_appended_then_break, np.array([[-0.4, 0.3, 0.7]])),
+    (rows_appended_in_while_true, np.array([-1.391, -0.173, -0.798])),
+    (list_made_in_each_iteration, np.array([1.002, 1.189, 0.3])),
+], ids=["scalars-return", "scalars-break", "rows-break", "rows-while-true", "list-per-iteration"])
+def test_list_appended_in_a_loop_with_a_branch(fn, x):
+    check_grad(fn, x, backends=NUMPY)
+
+
+# -- runtime/trace.py with autograph/impl/gradients.py: a traced gradient refused (here a
+# loop over range(n), n an int argument, whose variable turns from a scalar into an array)
+# is traced again with every Python number a constant, the float being differentiated
+# too: its gradient is then silently 0.0, and an np.float64 instead of a float. (Without
+# the differentiated float, the refusal would be raised.)
+
+def widening_loop_over_int_argument(x, t, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x
+    return np.sum(t * x) + np.sum(s)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a refused trace is retried with Python numbers as constants (runtime/trace.py "
+    "Specialise), the differentiated float t included: d/dt is 0.0"))
+def test_float_argument_is_not_made_a_constant_by_a_retrace():
+    check_grad(widening_loop_over_int_argument, np.array([0.5, 1.0]), 1.3, 2, argnums=(0, 1),
+               backends=NUMPY)
+
+
+# -- Graph mode itself (the forward ag.function fails the same way): found through the
+# gradients, reported for the graph-mode converter.
+
+def write_through_a_row_in_a_branch(y):
+    out = y.copy()
+    if np.sum(y) < 3.0:
+        for i in range(out.shape[0]):
+            out[i][0] = np.tanh(0.75 * y[1, 1])
+    return out.sum()
+
+
+def view_of_a_rebound_array_in_a_loop(y):
+    out = np.zeros(3)
+    for i in range(y.shape[0]):
+        out = out * 1.0
+        v = out[1:]
+        out[1] += y[0]
+    return out.sum()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "graph mode: out[i][0] = v in a graph loop inside a graph if raises "
+    "UndefinedVariableError for the loop variable i"))
+def test_write_through_a_row_in_a_loop_in_a_branch():
+    y = np.array([[0.392, -0.689], [0.187, -0.457]])
+    assert ag.function(write_through_a_row_in_a_branch, backend="numpy")(y.copy()) == \
+        write_through_a_row_in_a_branch(y.copy())
+    check_grad(write_through_a_row_in_a_branch, y, backends=NUMPY)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "graph mode: a view of a loop variable rebound in the body, then an in-place write to "
+    "it, raises ValueError 'a symbolic tensor ... from another trace' (internal)"))
+def test_view_of_an_array_rebound_in_a_loop_then_written():
+    y = np.array([1.0, 2.0])
+    assert ag.function(view_of_a_rebound_array_in_a_loop, backend="numpy")(y.copy()) == \
+        view_of_a_rebound_array_in_a_loop(y.copy())
+    check_grad(view_of_a_rebound_array_in_a_loop, y, backends=NUMPY)
