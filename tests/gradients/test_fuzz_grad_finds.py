@@ -11,15 +11,9 @@ from gradcheck import check_grad
 
 NUMPY = ("numpy",)
 
-# -- runtime/autodiff.py: a tensor array (a list appended in a loop) whose loop has a
-# branch: `_cond_vjp` gives the cotangent of a tensor array going into a `cond` the
-# element's shape (`captures[j].shape`) where it is the elements stacked (`_dense_shape`,
-# as `_while_vjp` has it). The most frequent crash: 16 of 2000 numpy programs.
-
-COND_TA = pytest.mark.xfail(strict=True, reason=(
-    "runtime/autodiff.py _cond_vjp: the cotangent of a tensor array through a cond is "
-    "declared with the element's shape, not _dense_shape (rank one too low)"))
-
+# -- runtime/autodiff.py (fixed): a list appended in a loop that has a branch: the cotangent
+# of a tensor array through a `cond` is dense (its elements' cotangents stacked), as through
+# a `while`. The most frequent crash: 16 of 2000 numpy programs.
 
 def scalars_appended_then_return(y):
     vals = []
@@ -74,7 +68,6 @@ def list_made_in_each_iteration(x):
     return s
 
 
-@COND_TA
 @pytest.mark.parametrize("fn, x", [
     (scalars_appended_then_return, np.array([-0.5, 0.6, 0.2])),
     (scalars_appended_then_break, np.array([-0.5, 0.6, 0.2])),
@@ -83,14 +76,14 @@ def list_made_in_each_iteration(x):
     (list_made_in_each_iteration, np.array([1.002, 1.189, 0.3])),
 ], ids=["scalars-return", "scalars-break", "rows-break", "rows-while-true", "list-per-iteration"])
 def test_list_appended_in_a_loop_with_a_branch(fn, x):
-    check_grad(fn, x, backends=NUMPY)
+    check_grad(fn, x)
 
 
-# -- runtime/trace.py with autograph/impl/gradients.py: a traced gradient refused (here a
-# loop over range(n), n an int argument, whose variable turns from a scalar into an array)
-# is traced again with every Python number a constant, the float being differentiated
-# too: its gradient is then silently 0.0, and an np.float64 instead of a float. (Without
-# the differentiated float, the refusal would be raised.)
+# -- runtime/ops/gradients.py `wanted` (fixed): a traced gradient refused (a loop over
+# range(n), n an int argument, whose variable turns from a scalar into an array) is traced
+# again with every Python number a constant, the float being differentiated too: its
+# placeholder was then bound to a literal, which the rules took for a constant (d/dt
+# silently 0.0).
 
 def widening_loop_over_int_argument(x, t, n):
     s = 0.0
@@ -99,9 +92,6 @@ def widening_loop_over_int_argument(x, t, n):
     return np.sum(t * x) + np.sum(s)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a refused trace is retried with Python numbers as constants (runtime/trace.py "
-    "Specialise), the differentiated float t included: d/dt is 0.0"))
 def test_float_argument_is_not_made_a_constant_by_a_retrace():
     check_grad(widening_loop_over_int_argument, np.array([0.5, 1.0]), 1.3, 2, argnums=(0, 1),
                backends=NUMPY)
