@@ -14,9 +14,12 @@ Control flow has its rules here, because they recurse into this module:
   forward branch and propagate back through it (the branch's values are recomputed, not
   kept).
 - `while`: the replayed forward loop pushes its loop variables on a stack (a tensor array)
-  at the start of every iteration and counts the iterations; the backward loop runs that
-  many times, popping the loop variables of each iteration, replaying the body on them and
-  propagating back through it. Memory: O(iterations x loop variables). A tensor-array loop
+  at the start of every iteration, and the results of its products and transcendental
+  functions (SAVED_OPS) once computed, and counts the iterations; the backward loop runs
+  that many times, popping each iteration's values, recomputing the body's cheap rest from
+  them and propagating back through it. Memory: O(iterations x (loop variables + saved
+  results)). A value whose shape may change per iteration is recomputed, not saved (a
+  stack holds one element shape). A tensor-array loop
   variable (a list appended in the loop) is not pushed whole: the body only appends to it,
   so its final value cut to the size it had (`ta_prefix`) stands in for every iteration's;
   only that size is pushed (a body that does anything else to one is refused). Its
@@ -53,7 +56,8 @@ class _Replay:
     """Copies nodes into the graph being built, mapping the original Values to the copies in
     `env`. `recompute`: inside a backward loop or branch (effects are left out). `tapes`
     maps each original `while` node replayed with stacks to (its iteration count, one stack
-    per loop variable, its final loop variables)."""
+    per loop variable, its final loop variables, [(a saved value of its body, its
+    stack)])."""
 
     def __init__(self, env, recompute):
         self.env = env
