@@ -12,8 +12,8 @@ The machinery is the graph-mode fuzzer's (tools/fuzz_graph_mode.py): a worker pr
 backend with a per-program timeout and private compile caches (tools/fuzz/workers.py, here
 running grad_check's checker), `--in-process` without them, the minimiser of
 tools/fuzz/minimise.py. Run it against another worktree with PYTHONPATH set to that
-worktree. Measured on this machine (2 shared cores): numpy ~20 programs/s in process,
-numba ~0.5-1 program/s (each program compiles its gradient, 0.5-5 s).
+worktree. Measured on this machine (2 shared cores): numpy 8-17 programs/s in process,
+numba ~0.15 programs/s (each program compiles its gradient: 0.5-20 s, ~7 s on average).
 """
 
 import argparse

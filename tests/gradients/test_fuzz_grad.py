@@ -19,6 +19,8 @@ FOUND = {
     139: "crash: IndexError 0-dimensional (runtime/autodiff.py _cond_vjp: a tensor array through a cond)",
     160: "crash: sum_to: ranks differ (runtime/autodiff.py _cond_vjp: a tensor array through a cond)",
     346: "crash: broadcast_like (runtime/autodiff.py _cond_vjp: a tensor array through a cond)",
+    570: "mismatch gradient: d/dt is 0.0 (a refused trace retried with the float t a constant)",
+    1764: "crash: AxisError (runtime/autodiff.py _cond_vjp: a tensor array through a cond)",
 }
 
 

@@ -208,10 +208,10 @@ class GradGenerator(Expressions):
         options = [
             (None, 1, lambda: "np.prod(1.0 + 0.2 * np.tanh(%s))" % arr()),
             (None, 1, lambda: "np.var(%s)" % arr()),
-            # np.std's gradient is NaN where all elements are equal (docs/gradients.md): of
-            # an argument with distinct elements only.
+            # np.std's gradient is NaN where all elements are equal (docs/gradients.md), and
+            # np.linalg.norm's at 0 (JAX's too): of an argument with distinct elements only.
             (None, 1 if spread else 0, lambda: "np.std(%s)" % self.rng.choice(spread).name),
-            (None, 1, lambda: "np.linalg.norm(%s)" % arr()),
+            (None, 1 if spread else 0, lambda: "np.linalg.norm(%s)" % self.rng.choice(spread).name),
             (None, 0.5, lambda: "np.cumprod(1.0 + 0.2 * np.tanh(%s))[-1]" % arr()),
             (None, 0.3, lambda: "np.sort(%s.ravel())[-1]" % arr()),
             (None, 0.5, lambda: "np.sum(np.flip(%s))" % arr()),
