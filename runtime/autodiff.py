@@ -403,8 +403,10 @@ def vjp(graph, inputs, output_cts, active_inputs=None, recompute=False, env=None
     env.update(zip(all_inputs, inputs))
     env.update(saved or {})
     replay = _Replay(env, recompute)
-    replay.run(graph.nodes, differentiated, active)
-    _copy_pending_kinds()
+    try:
+        replay.run(graph.nodes, differentiated, active)
+    finally:
+        _copy_pending_kinds()
     outputs = [_lookup(env, v) for v in graph.outputs]
     cts = {}
     for v, ct in zip(graph.outputs, output_cts):
