@@ -18,7 +18,6 @@ numba ~0.15 programs/s (each program compiles its gradient: 0.5-20 s, ~7 s on av
 
 import argparse
 import collections
-import json
 import os
 import signal
 import sys
@@ -86,16 +85,6 @@ def shrink(runner, target, source, verdict, args):
     return minimise(source, fails, args.max_checks, log)
 
 
-def single(runner, args, backends, source, title):
-    print("# %s\n%s" % (title, source))
-    for target in backends:
-        verdict, seconds = runner.check(source, target)
-        print("%-8s %s  (%.2f s)" % (target, verdict.describe(), seconds))
-        if args.minimise and verdict.cls in FAILING:
-            small = shrink(runner, target, source, verdict, args)
-            print("minimised on %s (%s):\n%s" % (target, runner.check(small, target)[0].describe(), small))
-
-
 def run(args):
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     for b in backends:
@@ -109,10 +98,12 @@ def run(args):
     with make_runner(args) as runner:
         if args.source:
             with open(args.source) as f:
-                return single(runner, args, backends, f.read(), args.source)
+                return fuzz_graph_mode.single(runner, args, backends, f.read(), args.source,
+                                              FAILING, shrink)
         if args.program is not None:
             program = grad_programs.generate(args.program, weights, focus)
-            return single(runner, args, backends, program.source, "seed %d" % args.program)
+            return fuzz_graph_mode.single(runner, args, backends, program.source,
+                                          "seed %d" % args.program, FAILING, shrink)
         programs = [grad_programs.generate(seed, weights, focus) for seed in range(args.seed, args.seed + args.count)]
         results = {target: [] for target in backends}
         elapsed = {}
@@ -128,9 +119,10 @@ def run(args):
             elapsed[target] = time.perf_counter() - start
         report(args, backends, results, elapsed, weights, focus)
         if args.json:
-            write_json(args.json, results)
+            fuzz_graph_mode.write_json(args.json, results)
         if args.show:
-            show(runner, args, backends, results)
+            fuzz_graph_mode.show(runner, args, backends, results, FAILING + ("timeout",),
+                                 shrink)
 
 
 def report(args, backends, results, elapsed, weights, focus):
@@ -173,25 +165,6 @@ def report(args, backends, results, elapsed, weights, focus):
             print("%5d  %s: %s\n       %s\n       seeds %s" % (len(members), cls, kind, message, seeds))
         if len(ranked) > args.groups:
             print("  ... %d more groups (--groups)" % (len(ranked) - args.groups))
-
-
-def write_json(path, results):
-    rows = [dict(seed=program.seed, backend=target, constructs=sorted(program.constructs),
-                 seconds=round(seconds, 3), **verdict._asdict())
-            for target, items in results.items() for program, verdict, seconds in items]
-    with open(path, "w") as f:
-        json.dump(rows, f, indent=0)
-
-
-def show(runner, args, backends, results):
-    for target in backends:
-        for cls in FAILING + ("timeout",):
-            failing = [(p, v) for p, v, _ in results[target] if v.cls == cls][:args.show]
-            for program, verdict in failing:
-                print("\n--- %s, seed %d: %s\n%s" % (target, program.seed, verdict.describe(), program.source))
-                if args.minimise:
-                    small = shrink(runner, target, program.source, verdict, args)
-                    print("--- minimised (%s):\n%s" % (runner.check(small, target)[0].describe(), small))
 
 
 def main(argv=None):

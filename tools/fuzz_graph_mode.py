@@ -161,13 +161,16 @@ def shrink(runner, target, source, verdict, args):
     return minimise(source, fails_like(runner, target, verdict), args.max_checks, log)
 
 
-def single(runner, args, backends, source, title):
+def single(runner, args, backends, source, title, failing=FAILING, shrink_with=None):
+    """Runs one program on each backend (`failing`, `shrink_with`: the classes to minimise
+    and how; tools/fuzz_grad.py passes its own)."""
+    shrink_with = shrink_with or shrink
     print("# %s\n%s" % (title, source))
     for target in backends:
         verdict, seconds = runner.check(source, target)
         print("%-8s %s  (%.2f s)" % (target, verdict.describe(), seconds))
-        if args.minimise and verdict.cls in FAILING:
-            small = shrink(runner, target, source, verdict, args)
+        if args.minimise and verdict.cls in failing:
+            small = shrink_with(runner, target, source, verdict, args)
             print("minimised on %s (%s):\n%s" % (target, runner.check(small, target)[0].describe(), small))
 
 
@@ -269,14 +272,15 @@ def write_json(path, results):
         json.dump(rows, f, indent=0)
 
 
-def show(runner, args, backends, results):
+def show(runner, args, backends, results, failing=FAILING, shrink_with=None):
+    shrink_with = shrink_with or shrink
     for target in backends:
-        for cls in FAILING:
-            failing = [(p, v) for p, v, _ in results[target] if v.cls == cls][:args.show]
-            for program, verdict in failing:
+        for cls in failing:
+            found = [(p, v) for p, v, _ in results[target] if v.cls == cls][:args.show]
+            for program, verdict in found:
                 print("\n--- %s, seed %d: %s\n%s" % (target, program.seed, verdict.describe(), program.source))
                 if args.minimise:
-                    small = shrink(runner, target, program.source, verdict, args)
+                    small = shrink_with(runner, target, program.source, verdict, args)
                     print("--- minimised (%s):\n%s" % (runner.check(small, target)[0].describe(), small))
 
 
