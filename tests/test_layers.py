@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PACKAGES = ("autograph", "runtime")
+PACKAGES = ("agcache", "autograph", "runtime")
 
 
 def project_modules(root, packages=PACKAGES):
@@ -122,6 +122,14 @@ def graph():
 
 def test_runtime_never_imports_autograph(graph):
     assert violations(graph, "runtime", ["autograph"]) == []
+
+
+def test_the_cache_uses_only_the_standard_library(graph):
+    """agcache sits below both autograph/pyct and runtime: it imports neither."""
+    import sys
+    imported = {name for module, names in graph.items() if _under(module, "agcache")
+                for name in names if not _under(name, "agcache")}
+    assert imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names)
 
 
 def test_pyct_knows_nothing_of_conversion_tensors_or_graphs(graph):

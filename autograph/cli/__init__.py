@@ -67,6 +67,8 @@ examples:
   autograph model.py:step --graph --arg float64[8,3] --arg int64[]
   autograph model.py:step --run --backend numba --arg float64[1000] --arg 3
   autograph model.py:step --dot step.svg --arg float64[8,3] --arg int64[]
+  autograph cache info          where the private cache is, its size and entries
+  autograph cache clear         empty it
   python -m autograph --help
 """
 
@@ -128,6 +130,10 @@ def main(argv=None, prog=None):
     parser = build_parser(prog or os.path.basename(sys.argv[0] or "autograph"))
     if prog is None and parser.prog in ("__main__.py", "-m", "-c"):
         parser.prog = "python -m autograph"
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["cache"]:
+        from autograph.cli import cache
+        return cache.main(argv[1:], parser.prog, sys.stdout, sys.stderr)
     options = parser.parse_args(argv)
     out = sys.stdout
     try:

@@ -99,7 +99,7 @@ def native_or_numpy(g, node, ins, parameters, text, function):
     fallback = _object_mode_call(g, node, parameters, function, kind="fallback")
     lines = ["result = %s" % text] if isinstance(text, str) else list(text)
     g.add_function([
-        "@numba.njit(cache=True)",
+        "@_jit",
         "def %s(%s):" % (helper, ", ".join(parameters)),
         "    failed = False",
         "    try:"] + ["        " + line for line in lines] + [

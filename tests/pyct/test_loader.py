@@ -10,6 +10,7 @@ import traceback
 
 import pytest
 
+import agcache
 from autograph.pyct import loader
 from autograph.pyct import parser
 
@@ -23,9 +24,9 @@ def _subprocess_env(**variables):
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
-    directory = tmp_path / "generated"
-    monkeypatch.setenv(loader.CACHE_DIR_ENV, str(directory))
-    return directory
+    """The directory of generated modules under a fresh cache root."""
+    monkeypatch.setenv(agcache.ENV_DIR, str(tmp_path / "root"))
+    return tmp_path / "root" / loader.CACHE_KIND
 
 
 def test_load_source_makes_a_registered_module(cache_dir):
@@ -55,7 +56,7 @@ def test_loading_the_same_source_twice_returns_the_same_module(cache_dir):
 def test_existing_file_with_same_content_is_not_rewritten(cache_dir):
     source = "z = 'kept'\n"
     path = cache_dir / (loader.module_name_for(source) + ".py")
-    cache_dir.mkdir(mode=0o700)
+    cache_dir.mkdir(mode=0o700, parents=True)
     path.write_text(source)
     os.utime(path, (1_000_000, 1_000_000))
     module, filename = loader.load_source(source)
@@ -65,7 +66,7 @@ def test_existing_file_with_same_content_is_not_rewritten(cache_dir):
 
 def test_corrupted_file_is_replaced(cache_dir):
     source = "w = 'fresh'\n"
-    cache_dir.mkdir(mode=0o700)
+    cache_dir.mkdir(mode=0o700, parents=True)
     (cache_dir / (loader.module_name_for(source) + ".py")).write_text("w = 'tampered'\n")
     module, _ = loader.load_source(source)
     assert module.w == "fresh"
@@ -85,19 +86,6 @@ def test_tracebacks_and_getsource_see_the_generated_code(cache_dir):
     frames = traceback.extract_tb(info.tb)
     assert frames[-1].filename == filename
     assert frames[-1].line == "raise ValueError('from generated code')"
-
-
-def test_delete_on_exit_removes_the_file(tmp_path):
-    script = textwrap.dedent("""
-        import sys
-        from autograph.pyct import loader
-        module, filename = loader.load_source("q = 'gone'\\n", delete_on_exit=True)
-        print(filename)
-    """)
-    env = _subprocess_env(AUTOGRAPH_CACHE_DIR=str(tmp_path / "cache"))
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            env=env, check=True)
-    assert not os.path.exists(result.stdout.strip())
 
 
 def test_load_ast_with_source_map(cache_dir):
@@ -129,7 +117,7 @@ print(len(compiled.stats.cache_hits), len(compiled.stats.cache_misses))
 
 def test_numba_cache_works_across_processes_for_loaded_modules(tmp_path):
     pytest.importorskip("numba")
-    env = _subprocess_env(AUTOGRAPH_CACHE_DIR=str(tmp_path / "generated"),
+    env = _subprocess_env(AUTOGRAPH_CACHE_DIR=str(tmp_path / "root"),
                           NUMBA_CACHE_DIR=str(tmp_path / "numba"))
 
     def run():
@@ -144,22 +132,18 @@ def test_numba_cache_works_across_processes_for_loaded_modules(tmp_path):
     assert (hits, misses) == ("1", "0")
 
 
-def test_a_cache_dir_others_can_write_to_is_not_used(tmp_path, monkeypatch):
+def test_a_cache_dir_others_can_write_to_is_not_used(tmp_path, monkeypatch, caplog):
+    # (tests/cache/ checks every refusal; this is the loader's side of it.)
     shared = tmp_path / "shared"
     shared.mkdir()
     os.chmod(shared, 0o777)
-    monkeypatch.setenv(loader.CACHE_DIR_ENV, str(shared))
-    # We own it, so it is made private rather than refused.
-    loader.load_source("u = 'ours'\n")
-    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o700
-
-    not_a_dir = tmp_path / "file"
-    not_a_dir.write_text("")
-    monkeypatch.setenv(loader.CACHE_DIR_ENV, str(not_a_dir))
-    with pytest.warns(RuntimeWarning, match="not a directory private"):
-        module, filename = loader.load_source("u = 'elsewhere'\n")
+    monkeypatch.setenv(agcache.ENV_DIR, str(shared))
+    monkeypatch.setattr(agcache.location, "_place", None)
+    module, filename = loader.load_source("u = 'elsewhere'\n")
     assert module.u == "elsewhere"
-    assert not filename.startswith(str(not_a_dir))
+    assert not filename.startswith(str(shared))
+    assert "writable by group or others" in caplog.text
+    assert stat.S_IMODE(os.stat(shared).st_mode) == 0o777    # refused, left as it was
 
 
 CONCURRENT_SCRIPT = """
@@ -180,7 +164,7 @@ def test_processes_loading_the_same_sources_at_once_do_not_corrupt_files(tmp_pat
         out, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
         assert out.strip() == "ok"
-    files = [p for p in os.listdir(tmp_path / "shared") if p.endswith(".py")]
+    files = os.listdir(tmp_path / "shared" / loader.CACHE_KIND)
     assert len(files) == 40 and not [p for p in files if p.startswith(".tmp-")]
 
 
@@ -192,7 +176,7 @@ def test_loading_does_not_use_a_replaced_builtin_open(cache_dir, monkeypatch):
 
     fresh = "t = 'fresh'\n"
     existing = "t = 'existing'\n"
-    cache_dir.mkdir(mode=0o700)
+    cache_dir.mkdir(mode=0o700, parents=True)
     (cache_dir / (loader.module_name_for(existing) + ".py")).write_text(existing)
     monkeypatch.setattr(builtins, "open", no_open)
     assert loader.load_source(fresh)[0].t == "fresh"
@@ -203,7 +187,7 @@ def test_a_partly_written_file_is_completed(cache_dir):
     # What a process killed while writing leaves behind: the start of the text.
     source = "def partial():\n    return 'complete'\n" + "# padding\n" * 100
     path = cache_dir / (loader.module_name_for(source) + ".py")
-    cache_dir.mkdir(mode=0o700)
+    cache_dir.mkdir(mode=0o700, parents=True)
     path.write_text(source[:len(source) // 2])
     module, filename = loader.load_source(source)
     assert module.partial() == "complete"

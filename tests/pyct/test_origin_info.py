@@ -60,7 +60,7 @@ def test_context_offsets_are_applied():
 
 
 def test_create_source_map_maps_generated_lines_back(tmp_path, monkeypatch):
-    monkeypatch.setenv(loader.CACHE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(tmp_path))
     source = textwrap.dedent("""
         def f(a):
             if a:

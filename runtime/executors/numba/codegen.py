@@ -581,6 +581,7 @@ def generate_source(graph, owned_inputs=None):
         "import numba",
         "import numpy as np",
         "from runtime.executors.numba import support as _rt",
+        "from runtime.executors.numba.disk_cache import jit as _jit",
         "",
         "",
     ]
@@ -589,7 +590,7 @@ def generate_source(graph, owned_inputs=None):
     # Not nogil: releasing and retaking the GIL costs ~60 ns per call (measured on
     # piecewise16, a 16-element loop: ~10% of its time).
     header += [
-        '@numba.njit(cache=True, error_model="numpy")',
+        '@_jit(error_model="numpy")',
         "def run_graph(%s):" % ", ".join(all_params),
     ]
     # Callback sites (print, raise) carry what their callback does in the module's identity

@@ -283,7 +283,7 @@ def objmode_call(g, node, kind, callback, key, arguments, results=()):
     site = g.site(node, kind, callback=callback, key=key)
     params = ["p%d" % i for i in range(len(arguments))]
     call = "_rt.call_site(__name__, %d%s)" % (site, "".join(", " + p for p in params))
-    lines = ["@numba.njit(cache=True)", "def _%s%d(%s):" % (kind, site, ", ".join(params))]
+    lines = ["@_jit", "def _%s%d(%s):" % (kind, site, ", ".join(params))]
     if not results:
         lines += ["    with numba.objmode():", "        " + call]
     else:

@@ -10,9 +10,10 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from runtime.executors.numba.disk_cache import jit
 from runtime.executors.numba.lowering import NUMPY_UNARY
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
+_JIT = dict(nogil=True, error_model="numpy")
 
 
 class GraphFail(Exception):
@@ -22,13 +23,13 @@ class GraphFail(Exception):
 
 # --- bounds checks ---------------------------------------------------------------------------
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def check_mask(mask_len, n, site):
     if mask_len != n:
         raise GraphFail(site, mask_len, n)
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def check_indices(idx, n, site):
     """NumPy's bounds check of an integer index array on an axis of size n, run before
     anything is read or written (runtime/executors/numba/advanced_indexing.py)."""
@@ -37,7 +38,7 @@ def check_indices(idx, n, site):
             raise GraphFail(site, i, n)
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def _byte_extent(a):
     lo = a.ctypes.data
     hi = lo
@@ -50,7 +51,7 @@ def _byte_extent(a):
     return lo, hi + a.itemsize
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def may_share_memory(a, b):
     """np.may_share_memory (Numba has neither it nor np.shares_memory): do the byte ranges
     of a and b overlap? A write through an advanced index copies the index arrays and the
@@ -64,7 +65,7 @@ def may_share_memory(a, b):
 
 # --- reductions over an axis (Numba has no axis= for most reductions) ------------------------
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_max(x2):
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
@@ -72,7 +73,7 @@ def rows_max(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_min(x2):
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
@@ -80,7 +81,7 @@ def rows_min(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_sum(x2):
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
@@ -88,7 +89,7 @@ def rows_sum(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_prod(x2):
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
@@ -96,7 +97,7 @@ def rows_prod(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_mean(x2):
     out = np.empty(x2.shape[0], np.float64)
     for r in range(x2.shape[0]):
@@ -104,7 +105,7 @@ def rows_mean(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_any(x2):
     out = np.empty(x2.shape[0], np.bool_)
     for r in range(x2.shape[0]):
@@ -112,7 +113,7 @@ def rows_any(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_all(x2):
     out = np.empty(x2.shape[0], np.bool_)
     for r in range(x2.shape[0]):
@@ -120,7 +121,7 @@ def rows_all(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_argmax(x2):
     out = np.empty(x2.shape[0], np.int64)
     for r in range(x2.shape[0]):
@@ -128,7 +129,7 @@ def rows_argmax(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_argmin(x2):
     out = np.empty(x2.shape[0], np.int64)
     for r in range(x2.shape[0]):
@@ -136,7 +137,7 @@ def rows_argmin(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def var_ddof(x, ddof):
     """np.var(x, ddof=ddof) of a 1-D array (Numba's np.var has no ddof)."""
     mean = x.mean()
@@ -147,7 +148,7 @@ def var_ddof(x, ddof):
     return total / (x.shape[0] - ddof)
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_var(x2, ddof):
     out = np.empty(x2.shape[0], np.float64)
     for r in range(x2.shape[0]):
@@ -155,7 +156,7 @@ def rows_var(x2, ddof):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_std(x2, ddof):
     out = np.empty(x2.shape[0], np.float64)
     for r in range(x2.shape[0]):
@@ -163,7 +164,7 @@ def rows_std(x2, ddof):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_cumsum(x2):
     out = np.empty(x2.shape, x2.dtype)
     for r in range(x2.shape[0]):
@@ -171,7 +172,7 @@ def rows_cumsum(x2):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def rows_cumprod(x2):
     out = np.empty(x2.shape, x2.dtype)
     for r in range(x2.shape[0]):
@@ -189,7 +190,7 @@ def _apply_unary(code, x, out):
     NUMPY_UNARY[code](x, out=out)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit(error_model="numpy")
 def numpy_unary(x, code):
     """NUMPY_UNARY[code](x) for a float array, computed by NumPy (in object mode)."""
     out = np.empty(x.shape, x.dtype)
@@ -200,7 +201,7 @@ def numpy_unary(x, code):
 
 # --- np.arange ---------------------------------------------------------------------------------
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def arange(start, stop, step, dtype):
     """np.arange(start, stop, step, dtype) as NumPy fills it, which Numba's does not (it
     computes start + i * step, and in float64 for float32 bounds): the length from the
@@ -227,7 +228,7 @@ def arange(start, stop, step, dtype):
     return out
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def linspace(start, stop, num, endpoint, dt):
     """np.linspace(start, stop, num, endpoint=endpoint) as NumPy computes it, in `dt` (the
     bounds' float dtype: float32 bounds give float32 arithmetic, which Numba's np.linspace
@@ -254,7 +255,7 @@ def linspace(start, stop, num, endpoint, dt):
 
 # --- batched matrix products (Numba's np.dot takes 1-D and 2-D operands only) ----------------
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def as_stack(a, batch):
     """a (..., n, k) as a rank-3 stack for a product whose batch shape is `batch` (a's
     broadcast to it; not empty): one matrix stays one (the products broadcast it), a's
@@ -271,7 +272,7 @@ def as_stack(a, batch):
         (total,) + a.shape[-2:])
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def _batch(a, b):
     """The batch of a @ b for stacks (batch, n, k) @ (batch, k, m), a batch of 1
     broadcasting, after matmul's checks."""
@@ -283,7 +284,7 @@ def _batch(a, b):
     return batch
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def batched_matmul(a, b):
     """a @ b for rank-3 operands (batch, n, k) @ (batch, k, m) of one float dtype; a batch
     of 1 broadcasts. Each product is one np.dot (BLAS) on contiguous matrices."""
@@ -310,7 +311,7 @@ def _blas_operand(a):
     return lambda a: np.ascontiguousarray(a)
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def integer_matmul(a, b):
     """a @ b for rank-3 integer or boolean operands (batch, n, k) @ (batch, k, m) of one
     dtype, a batch of 1 broadcasting: NumPy's products of them (no BLAS; exact, wrapping
@@ -342,14 +343,14 @@ def integer_matmul(a, b):
 # of a nonzero size, make real flags. Writes and reads are generated inline
 # (runtime/ops/state.py); the helpers below are their rare paths.
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def ta_new(buf, size, site):
     if size < 0:
         raise GraphFail(site, size, 0)
     return [buf], [np.zeros(buf.shape[0], np.bool_)]
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def ta_grow(buf, written, need):
     """Grows the holders `buf` and `written` (unless its flags are empty) to hold at least
     `need` elements (doubling)."""
@@ -364,7 +365,7 @@ def ta_grow(buf, written, need):
         written[0] = nwritten
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def ta_gap(buf, written, size):
     """Real flags for an array whose elements below `size` are all written, before a write
     past its end leaves a gap."""
@@ -373,7 +374,7 @@ def ta_gap(buf, written, size):
     written[0] = flags
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def ta_reshape(buf, written, size, shape, i, site):
     """The first array written fixes the element shape (a `ta_new` without element_shape=
     starts with elements of shape (0, ...)); a later write of another shape fails."""
@@ -382,13 +383,13 @@ def ta_reshape(buf, written, size, shape, i, site):
     buf[0] = np.empty((buf[0].shape[0],) + shape, buf[0].dtype)
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def ta_check_write(i, size, dynamic, site):
     if i < 0 or (i >= size and not dynamic):
         raise GraphFail(site, i, size)
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def ta_check_read(written, i, size, site):
     if i < 0 or i >= size:
         raise GraphFail(site, i, size, 0)
@@ -397,7 +398,7 @@ def ta_check_read(written, i, size, site):
     return i
 
 
-@numba.njit(**_JIT)
+@jit(**_JIT)
 def ta_check_stack(written, size, site):
     if written.shape[0] != 0:
         for k in range(size):
