@@ -218,8 +218,11 @@ def _make_private(path):
     """Creates `path` (and missing parents) mode 0700, or checks the existing directory;
     None if it is private to this user, else why not."""
     try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        info = os.lstat(path)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            os.makedirs(path, mode=0o700, exist_ok=True)
+            info = os.lstat(path)
         problem = unsafe_directory(path, info)
         if problem is not None:
             return problem
