@@ -29,7 +29,8 @@ KERNELS = ("ta_new", "ta_grow", "ta_check_stack")   # support.py kernels of the 
 # Two tiny graphs, each checked against plain Python: a scalar loop with an `if`, and a list
 # appended in a loop (tensor-array kernels of support.py). argv: the graphs to run, in
 # order; between them, "clear" empties the cache as `autograph cache clear` does, in this
-# process (agcache.clear), and "wipe" deletes the whole root as another process may.
+# process (agcache.clear), "wipe" deletes the whole root as another process may, and
+# "block_kernels" puts a file where the kernels' directory was (it cannot be written).
 _SCRIPT = textwrap.dedent('''
     import json
     import logging
@@ -79,6 +80,12 @@ _SCRIPT = textwrap.dedent('''
         if name == "wipe":
             shutil.rmtree(os.environ["AUTOGRAPH_CACHE_DIR"])
             continue
+        if name == "block_kernels":
+            kernels = os.path.join(os.environ["AUTOGRAPH_CACHE_DIR"], "kernels")
+            shutil.rmtree(kernels)
+            with open(kernels, "w"):
+                pass
+            continue
         fn, args = GRAPHS[name]
         staged = ag.function(fn, backend="numba")
         got = staged(*args)
@@ -94,6 +101,9 @@ _SCRIPT = textwrap.dedent('''
     report["kernels"] = {k: [sum(getattr(support, k).stats.cache_hits.values()),
                              sum(getattr(support, k).stats.cache_misses.values())]
                          for k in KERNELS}
+    report["root"] = agcache.location.place().path
+    kernels = os.path.join(report["root"] or "", "kernels")
+    report["kernel_files"] = sorted(os.listdir(kernels)) if os.path.isdir(kernels) else []
     print(json.dumps(report))
 ''').replace("KERNELS", repr(KERNELS))
 
@@ -402,3 +412,20 @@ def test_a_cache_cleared_while_a_process_runs_is_made_again(tmp_path, how):
         assert stat.S_IMODE(os.lstat(directory).st_mode) == 0o700, directory
         for name in filenames:
             assert stat.S_IMODE(os.lstat(os.path.join(directory, name)).st_mode) == 0o600
+
+
+def test_a_kernels_directory_that_cannot_be_written_moves_the_process_once(tmp_path):
+    # The kernels were made (support.py imported) while the root was fine; then their
+    # directory fails: one warning, and the process goes on in a temporary root, where the
+    # kernels' code is saved too (not a second failure in the old directory, and memory).
+    root = tmp_path / "cache"
+    report, err = _run(root, tmp_path, "scalar", "block_kernels", "list")
+    assert len(_cache_messages(err)) == 1, err
+    assert "not using the cache at %s" % root in err and "temporary directory" in err
+    temporary = report["root"]
+    assert temporary is not None and not temporary.startswith(str(root))
+    # The kernels compiled after the one whose save failed (and moved the process).
+    saved = [k for k in KERNELS if any(n.startswith("runtime.executors.numba.support.%s-" % k)
+                                       and n.endswith(".nbc") for n in report["kernel_files"])]
+    assert len(saved) >= len(KERNELS) - 1, report["kernel_files"]
+    assert not os.path.exists(temporary)            # deleted at exit
