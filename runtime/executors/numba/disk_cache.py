@@ -15,8 +15,8 @@ and their helpers, the kernels of support.py), not with `numba.njit(cache=True)`
   `agcache.location` (only this user).
 - **Private and whole.** Files are written 0600 under a temporary name and renamed.
 - **Never fatal.** A file that cannot be written is skipped (the code still runs) and the
-  process moves to `agcache`'s fallback; a generated module kept in memory (no cache
-  directory) is compiled without a disk cache.
+  process moves to `agcache`'s fallback, where the kernels' code goes from then on; a
+  generated module kept in memory (no cache directory) is compiled without a disk cache.
 - **Counted.** Reads mark files used and writes count towards the size limit
   (`agcache.usage`).
 
@@ -60,11 +60,13 @@ def _cache_for(fn):
     if fn.__module__.startswith(module_cache.MODULE_PREFIX):
         path = fn.__code__.co_filename
         directory = os.path.dirname(path) if os.path.isfile(path) else None
+        kind = None
     else:
-        directory = agcache.directory("kernels")
+        kind = "kernels"
+        directory = agcache.directory(kind)
     if directory is None:
         return caching.NullCache()
-    return _Cache(fn, directory)
+    return _Cache(fn, directory, kind)
 
 
 class _Locator(caching._CacheLocator):
@@ -107,16 +109,34 @@ class _Impl(caching.CompileResultCacheImpl):
 class _Cache(caching.Cache):
     _impl_class = _Impl
 
-    def __init__(self, py_func, directory):    # pylint: disable=super-init-not-called
+    def __init__(self, py_func, directory, kind=None):  # pylint: disable=super-init-not-called
         self._name = repr(py_func)
         self._py_func = py_func
-        self._impl = _Impl(py_func, directory)
+        self._kind = kind        # "kernels": the directory follows the root in use
+        self._use(directory)
+        self.enable()
+
+    def _use(self, directory):
+        self._impl = _Impl(self._py_func, directory)
         self._cache_path = directory
         self._cache_file = _CheckedFile(directory, self._impl.filename_base,
                                         self._impl.locator.get_source_stamp())
-        self.enable()
+
+    def _follow(self):
+        """Whether there is a directory to use. The kernels' is that of the root in use
+        now, not when support.py was imported: after a failure moved this process to a
+        fallback, writing to the old directory would fail again (and move it to memory)."""
+        if self._kind is not None:
+            directory = agcache.directory(self._kind)
+            if directory is None:
+                return False
+            if directory != self._cache_path:
+                self._use(directory)
+        return True
 
     def load_overload(self, sig, target_context):
+        if not self._follow():
+            return None
         try:
             return super().load_overload(sig, target_context)
         except Exception as error:     # a verified file Numba cannot rebuild
@@ -126,6 +146,8 @@ class _Cache(caching.Cache):
             return None
 
     def save_overload(self, sig, data):
+        if not self._follow():
+            return
         try:
             try:
                 super().save_overload(sig, data)
@@ -135,9 +157,11 @@ class _Cache(caching.Cache):
                     raise
                 super().save_overload(sig, data)
         except OSError as error:
-            agcache.give_up("cannot write the compiled code of %s to %s (%s)"
-                            % (self._py_func.__qualname__, self._cache_path,
-                               error.strerror or error))
+            # Beside a generated module of a root this process already gave up: no news.
+            if os.path.dirname(self._cache_path) == agcache.location.place().path:
+                agcache.give_up("cannot write the compiled code of %s to %s (%s)"
+                                % (self._py_func.__qualname__, self._cache_path,
+                                   error.strerror or error))
 
 
 class _Corrupt(Exception):
