@@ -22,14 +22,16 @@ TEMPORARY_PREFIX = ".tmp-"       # the temporary names of files being written
 _lock = threading.RLock()         # held while a module executes (see load_module)
 
 
-def read(path):
-    """The bytes of the file at `path`, or None if it cannot be read. Marks it used."""
+def read(path, mark_used=True):
+    """The bytes of the file at `path`, or None if it cannot be read. Marks it used (a file
+    of the cache)."""
     try:
         fd = os.open(path, os.O_RDONLY | _O_CLOEXEC)
     except OSError:
         return None
     try:
-        usage.mark_used(fd)
+        if mark_used:
+            usage.mark_used(fd)
         chunks = []
         while True:
             chunk = os.read(fd, 1 << 20)

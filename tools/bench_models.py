@@ -29,7 +29,6 @@ import logging
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -39,7 +38,9 @@ for _path in (_ROOT, _EXAMPLES):
         sys.path.insert(0, _path)
 
 # Cold compile caches unless the caller chose directories (as tools/bench_workloads.py).
-_CACHE_ROOT = tempfile.mkdtemp(prefix="ag-bench-models-")
+from tools.scratch import scratch_dir  # noqa: E402
+
+_CACHE_ROOT = scratch_dir("ag-bench-models-")
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_CACHE_ROOT, "numba"))
 os.environ.setdefault("AUTOGRAPH_CACHE_DIR", os.path.join(_CACHE_ROOT, "autograph"))
 
@@ -184,8 +185,8 @@ def first_call_fresh(name, setup, backend):
     """{"first", "startup", "traces"} or {"error"} of a new model's first train step and a
     two-epoch training run, in a fresh process with empty compile caches."""
     env = dict(os.environ)
-    env["AUTOGRAPH_CACHE_DIR"] = tempfile.mkdtemp(prefix="ag-first-")
-    env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nb-first-")
+    env["AUTOGRAPH_CACHE_DIR"] = scratch_dir("ag-first-")
+    env["NUMBA_CACHE_DIR"] = scratch_dir("nb-first-")
     code = _FIRST_CALL.format(root=_ROOT, examples=_EXAMPLES, name=name, setup=setup,
                               backend=backend)
     out = subprocess.run([sys.executable, "-W", "ignore::RuntimeWarning", "-c", code],

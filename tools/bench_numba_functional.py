@@ -11,13 +11,14 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
-_CACHE_ROOT = tempfile.mkdtemp(prefix="ag-bench-numba-")
+from tools.scratch import scratch_dir  # noqa: E402
+
+_CACHE_ROOT = scratch_dir("ag-bench-numba-")
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_CACHE_ROOT, "numba"))
 os.environ.setdefault("AUTOGRAPH_CACHE_DIR", os.path.join(_CACHE_ROOT, "autograph"))
 
@@ -58,8 +59,8 @@ print(t2 - t1, t1 - t0, t3 - t2)
 def cache_probe(name):
     """(first-call time in a cold process, in a process with a warm on-disk cache)."""
     env = dict(os.environ)
-    env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="ag-probe-numba-")
-    env["AUTOGRAPH_CACHE_DIR"] = tempfile.mkdtemp(prefix="ag-probe-ag-")
+    env["NUMBA_CACHE_DIR"] = scratch_dir("ag-probe-numba-")
+    env["AUTOGRAPH_CACHE_DIR"] = scratch_dir("ag-probe-ag-")
     times = []
     for _ in range(2):
         out = subprocess.run([sys.executable, "-c", _PROBE.format(root=_ROOT, name=name)],

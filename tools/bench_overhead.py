@@ -31,6 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from autograph.impl import api  # noqa: E402
+from tools.scratch import scratch_dir  # noqa: E402
 
 WORKLOADS_PATH = "/work/shared/bench/workloads.py"
 
@@ -146,8 +147,7 @@ def typical_{index}(values, limit, scale=2):
 
 def conversion_times(copies):
     """Seconds per to_graph call on fresh functions (nothing cached)."""
-    import tempfile
-    directory = tempfile.mkdtemp(prefix="bench_conversion_")
+    directory = scratch_dir("bench_conversion_")
     source = "".join(TYPICAL_FUNCTION.format(index=i) for i in range(copies))
     path = os.path.join(directory, "bench_conversion_module.py")
     with open(path, "w") as f:
@@ -212,8 +212,7 @@ def max_depth(fn):
 
 
 def recursion_depths():
-    import tempfile
-    directory = tempfile.mkdtemp(prefix="bench_recursion_")
+    directory = scratch_dir("bench_recursion_")
     path = os.path.join(directory, "bench_recursion_module.py")
     with open(path, "w") as f:
         f.write(RECURSION_SOURCE)

@@ -21,7 +21,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -29,7 +28,9 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 # Cold compile caches unless the caller chose directories: first-call figures must include compiling.
-_CACHE_ROOT = tempfile.mkdtemp(prefix="ag-bench-")
+from tools.scratch import scratch_dir  # noqa: E402
+
+_CACHE_ROOT = scratch_dir("ag-bench-")
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_CACHE_ROOT, "numba"))
 os.environ.setdefault("AUTOGRAPH_CACHE_DIR", os.path.join(_CACHE_ROOT, "autograph"))
 
@@ -236,7 +237,7 @@ def first_call_fresh(kind, name, cache_dirs=None, cache=False):
     `cache_dirs` (autograph, numba) are given."""
     env = dict(os.environ)
     if cache_dirs is None:
-        cache_dirs = (tempfile.mkdtemp(prefix="ag-first-"), tempfile.mkdtemp(prefix="nb-first-"))
+        cache_dirs = (scratch_dir("ag-first-"), scratch_dir("nb-first-"))
     env["AUTOGRAPH_CACHE_DIR"], env["NUMBA_CACHE_DIR"] = cache_dirs
     code = _FIRST_CALL.format(root=_ROOT, name=name, kind=kind, cache=cache)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -252,7 +253,7 @@ def cache_hit_time(name):
     for ag.function(backend="numba") and numba.njit(cache=True)(fn)."""
     parts = []
     for kind in ("ag-numba", "njit"):
-        dirs = (tempfile.mkdtemp(prefix="ag-probe-"), tempfile.mkdtemp(prefix="nb-probe-"))
+        dirs = (scratch_dir("ag-probe-"), scratch_dir("nb-probe-"))
         runs = [first_call_fresh(kind, name, dirs, cache=True) for _ in range(2)]
         if any(isinstance(r, str) for r in runs):
             return "%s: %s" % (kind, [r for r in runs if isinstance(r, str)][0])

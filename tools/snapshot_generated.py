@@ -31,7 +31,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -184,10 +183,11 @@ def record(out_dir, run_tests=True, run_stdlib=True, test_filter=None):
     if os.environ.get("PYTHONHASHSEED") != "0":
         env = dict(os.environ, PYTHONHASHSEED="0")
         return subprocess.call([sys.executable] + sys.argv, env=env)
-    cache_dir = tempfile.mkdtemp(prefix="autograph-snapshot-")
+    sys.path.insert(0, ROOT)
+    from tools.scratch import scratch_dir
+    cache_dir = scratch_dir("autograph-snapshot-")
     os.environ["AUTOGRAPH_CACHE_DIR"] = cache_dir
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    sys.path.insert(0, ROOT)
     recorder = _Recorder()
     recorder.install()
     if run_tests:

@@ -4,10 +4,10 @@
 Code generation
   Every graph becomes one function `run_graph(a0, a1, ..., k0, ...)` in a module file named
   by the hash of its source (runtime/executors/numba/module_cache.py), compiled with
-  `numba.njit(cache=True, error_model="numpy")` so a second process loads it from Numba's
-  on-disk cache. `while` nodes become real `while` loops, `cond` nodes real `if`s; nested
-  graphs are inlined (their placeholders are the outer names). Rank-0 values are Numba
-  scalars, so scalar loops compile to native code. Array constants, variables and the
+  `disk_cache.jit(error_model="numpy")` (numba.njit with its on-disk cache in the
+  project's cache root) so a second process loads it from the cache. `while` nodes
+  become real `while` loops, `cond` nodes real `if`s; nested graphs are inlined (their
+  placeholders are the outer names). Rank-0 values are Numba scalars, so scalar loops compile to native code. Array constants, variables and the
   Generators of random draws are extra arguments (`k*`), never globals. Tensor arrays are
   growable buffers (data, written flags, size, dynamic_size), the buffers in one-element
   lists that a loop never rebinds (runtime/executors/numba/support.py says why). Each op's code comes from its

@@ -66,7 +66,10 @@ def _cache_for(fn):
         directory = agcache.directory(kind)
     if directory is None:
         return caching.NullCache()
-    return _Cache(fn, directory, kind)
+    try:
+        return _Cache(fn, directory, kind)
+    except OSError:      # the module's file is gone (evicted or cleared meanwhile)
+        return caching.NullCache()
 
 
 class _Locator(caching._CacheLocator):
@@ -84,8 +87,10 @@ class _Locator(caching._CacheLocator):
         return self._directory
 
     def get_source_stamp(self):
-        with open(self._py_file, "rb") as f:
-            return hashlib.sha256(f.read()).digest()
+        source = agcache.read(self._py_file, mark_used=False)
+        if source is None:
+            raise OSError("cannot read %s" % self._py_file)
+        return hashlib.sha256(source).digest()
 
     def get_disambiguator(self):
         return str(self._lineno)
@@ -131,7 +136,10 @@ class _Cache(caching.Cache):
             if directory is None:
                 return False
             if directory != self._cache_path:
-                self._use(directory)
+                try:
+                    self._use(directory)
+                except OSError:
+                    return False
         return True
 
     def load_overload(self, sig, target_context):
