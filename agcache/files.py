@@ -12,12 +12,14 @@ import os
 import sys
 import tempfile
 import threading
+import time
 import types
 
 from agcache import location, usage
 
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 TEMPORARY_PREFIX = ".tmp-"       # the temporary names of files being written
+_WRITER_AT_WORK = 10.0            # seconds a file may be incomplete because it is being written
 
 _lock = threading.RLock()         # held while a module executes (see load_module)
 
@@ -44,12 +46,13 @@ def read(path, mark_used=True):
         os.close(fd)
 
 
-def _has(path, data):
-    """Whether the file at `path` holds exactly `data` (reading at most one byte more)."""
+def _differs(path, data):
+    """None if the file at `path` holds exactly `data` (reading at most one byte more),
+    else when it was last written (0 if it cannot be read)."""
     try:
         fd = os.open(path, os.O_RDONLY | _O_CLOEXEC)
     except OSError:
-        return False
+        return 0
     try:
         usage.mark_used(fd)
         wanted = len(data) + 1
@@ -60,9 +63,9 @@ def _has(path, data):
                 break
             chunks.append(chunk)
             wanted -= len(chunk)
-        return b"".join(chunks) == data
+        return None if b"".join(chunks) == data else os.fstat(fd).st_mtime
     except OSError:
-        return False
+        return 0
     finally:
         os.close(fd)
 
@@ -101,12 +104,18 @@ def ensure(path, data):
     thread or process writing it right now) is read: if it differs (a crash left it partly
     written, someone changed it, or it is still being written) it is replaced atomically.
     So a complete file is what every writer leaves behind, and a file with the right
-    content is never touched. Raises OSError if it cannot be written.
+    content is never touched. A wrong file written more than a few seconds ago (not by a
+    writer still at work) was damaged or changed: that is logged.
+    Raises OSError if it cannot be written.
     """
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC, 0o600)
     except FileExistsError:
-        if not _has(path, data):
+        written = _differs(path, data)
+        if written is not None:
+            if time.time() - written > _WRITER_AT_WORK:
+                location.logger.warning("autograph: the cached file %s was damaged or "
+                                        "changed; it is written again.", path)
             replace(path, data)
         return
     try:

@@ -64,12 +64,16 @@ def test_existing_file_with_same_content_is_not_rewritten(cache_dir):
     assert os.stat(filename).st_mtime == 1_000_000
 
 
-def test_corrupted_file_is_replaced(cache_dir):
+def test_corrupted_file_is_replaced_and_logged(cache_dir, caplog):
     source = "w = 'fresh'\n"
     cache_dir.mkdir(mode=0o700, parents=True)
-    (cache_dir / (loader.module_name_for(source) + ".py")).write_text("w = 'tampered'\n")
+    path = cache_dir / (loader.module_name_for(source) + ".py")
+    path.write_text("w = 'tampered'\n")
+    os.utime(path, (1_000_000, 1_000_000))
     module, _ = loader.load_source(source)
-    assert module.w == "fresh"
+    assert module.w == "fresh" and path.read_text() == source
+    assert caplog.messages == [
+        "autograph: the cached file %s was damaged or changed; it is written again." % path]
 
 
 def test_no_temporary_files_are_left(cache_dir):
@@ -183,8 +187,10 @@ def test_loading_does_not_use_a_replaced_builtin_open(cache_dir, monkeypatch):
     assert loader.load_source(existing)[0].t == "existing"
 
 
-def test_a_partly_written_file_is_completed(cache_dir):
-    # What a process killed while writing leaves behind: the start of the text.
+def test_a_partly_written_file_is_completed(cache_dir, caplog):
+    # The start of the text: what a process killed while writing leaves behind, or what
+    # another process writing it right now has written so far (so, just written, it is not
+    # logged as damage).
     source = "def partial():\n    return 'complete'\n" + "# padding\n" * 100
     path = cache_dir / (loader.module_name_for(source) + ".py")
     cache_dir.mkdir(mode=0o700, parents=True)
@@ -193,6 +199,7 @@ def test_a_partly_written_file_is_completed(cache_dir):
     assert module.partial() == "complete"
     assert open(filename).read() == source
     assert not [p for p in os.listdir(cache_dir) if p.startswith(".tmp-")]
+    assert not caplog.messages
 
 
 def test_loaded_modules_look_imported(cache_dir):
