@@ -553,6 +553,12 @@ def _staged_call(self):
     # The last one-array signature called: (dtype, rank) + its record in the fast table.
     last = (None, None, None, None, None)
 
+    def forget(fast_key):
+        """Drops the record of `fast_key` (its executable changed: see when_compiled)."""
+        nonlocal last
+        self._fast.pop(fast_key, None)
+        last = (None, None, None, None, None)
+
     def __call__(*args, **kwargs):
         nonlocal last
         # One frame for both paths (tracebacks through a staged function show one entry).
@@ -622,7 +628,13 @@ def _staged_call(self):
             if key is not None and not kwargs and not self._static_shapes:
                 fast_key = _fast_key(args, self._static)
                 if fast_key is not None:
-                    self._fast[fast_key] = self._fast_record(concrete, args)
+                    new = fast_key not in self._fast
+                    record = self._fast[fast_key] = self._fast_record(concrete, args)
+                    when_compiled = getattr(concrete.executable, "when_compiled", None)
+                    if new and record[-1] is None and when_compiled is not None:
+                        # Compiling in the background: once it is done, the next call
+                        # makes the record again, with the compiled code's direct entry.
+                        when_compiled(functools.partial(forget, fast_key))
             if self.output_transform is not None:
                 result = self.output_transform(result)
             return result

@@ -18,12 +18,15 @@ Calls
 
 import functools
 import logging
+import os
+import threading
 import time
+import weakref
 
 import numpy as np
 
 from runtime import errors
-from runtime.executors.numba import codegen, module_cache
+from runtime.executors.numba import background, codegen, disk_cache, module_cache
 from runtime.graph import TENSOR_ARRAY, describe_node
 from runtime.markers import SLOT
 from runtime.tensor_array_buffer import TensorArrayBuffer
@@ -44,11 +47,14 @@ class NumbaCompiledGraph:
     """Executor interface: `compiled(*flat_inputs) -> tuple of flat outputs`;
     `.owned_outputs`, `.source` (the generated code), `.module_file`."""
 
-    def __init__(self, graph, owned_inputs=None, fallback=None):
+    def __init__(self, graph, owned_inputs=None, fallback=None, background=False):
         from runtime.executors.numba import support   # imports numba (codegen._support_hash)
         self.graph = graph
         self.owned_inputs = owned_inputs
         self.fallback = fallback     # a zero-argument function making the NumPy executor
+        # Compile in the worker process (background.py), the NumPy executor running the
+        # calls meanwhile (needs `fallback`).
+        self.background = background and fallback is not None
         self.source, gen = codegen.generate_source(graph, owned_inputs)
         self.sites = gen.sites
         self.module, self.module_file = module_cache.load_module(self.source)
@@ -67,6 +73,11 @@ class NumbaCompiledGraph:
         self._err = np.zeros(_ERR_SIZE, np.int64)
         self._fallback_exec = None
         self._compiled = False
+        self._job = None             # the background compile, while there is one
+        self._signature = None
+        self._reported = 0.0         # when a background compile was last logged
+        self._switch = threading.Lock()
+        self._when_compiled = []     # callbacks for when compiled code takes over
         self._build_call()
 
     def _build_call(self):
@@ -151,35 +162,107 @@ class NumbaCompiledGraph:
         call.direct = self.direct
         call.unchecked_entry = self.unchecked_entry
         call.translate = self.translate
+        call.when_compiled = self.when_compiled
         call.source = self.source
         call.compiled_graph = self
         self.call = call
 
     def _first_dispatch(self, *args):
         """The first call compiles explicitly, so a compile failure is told apart from an
-        error the graph raises at run time; later calls go straight to the dispatcher."""
+        error the graph raises at run time; later calls go straight to the dispatcher. In
+        the background (a worker process), unless Numba's disk cache has the code already:
+        then loading it here takes less than handing it over."""
         import numba
-        start = time.perf_counter()
-        try:
-            self.dispatcher.compile(tuple(numba.typeof(a) for a in args))
-        except Exception as error:
-            reason = "%s: %s" % (type(error).__name__,
-                                 str(error).strip().splitlines()[0] if str(error) else "")
-            if self.fallback is None:
-                raise NumbaLoweringError("Numba could not compile graph %r: %s\n(use "
-                                         "backend='numpy' or 'auto')" % (self.graph.name, reason))
-            logger.info("autograph: graph %r runs on the NumPy interpreter: Numba could not "
-                        "compile it (%s)", self.graph.name, reason)
-            self._fallback_exec = self.fallback()
-            self._namespace["_disp"] = _raise_fallback
+        signature = tuple(numba.typeof(a) for a in args)
+        with self._switch:
+            if self._namespace["_disp"] != self._first_dispatch:   # another thread switched
+                return self._namespace["_disp"](*args)
+            if (self.background and background.enabled() and os.path.isfile(self.module_file)
+                    and not disk_cache.has_code(self.dispatcher)):
+                self._signature = signature
+                self._job = background.submit(weakref.ref(self), self.module_file,
+                                              self.module.__name__, signature)
+                logger.info("autograph: graph %r is compiling with Numba in a background "
+                            "process; until it is ready, calls run on the NumPy interpreter",
+                            self.graph.name)
+                self._reported = time.perf_counter()
+                self._namespace["_disp"] = self._pending
+                raise _Fallback()
+            start = time.perf_counter()
+            try:
+                self.dispatcher.compile(signature)
+            except Exception as error:
+                reason = "%s: %s" % (type(error).__name__,
+                                     str(error).strip().splitlines()[0] if str(error) else "")
+                if self.fallback is None:
+                    raise NumbaLoweringError("Numba could not compile graph %r: %s\n(use "
+                                             "backend='numpy' or 'auto')" % (self.graph.name,
+                                                                             reason))
+                self._give_up(reason)
+            hits = sum(self.dispatcher.stats.cache_hits.values())
+            logger.info("autograph: graph %r compiled by Numba in %.3f s (%s)", self.graph.name,
+                        time.perf_counter() - start,
+                        "loaded from the on-disk cache" if hits else "not in the on-disk cache")
+            self._take_over()
+        return self.dispatcher(*args)
+
+    def _pending(self, *args):
+        """`_disp` while the worker compiles: the NumPy executor runs the call (_Fallback)
+        until the job is done; then the compiled code takes over."""
+        job = self._job
+        if not job.done.is_set():
+            now = time.perf_counter()
+            if now - self._reported > 2.0:
+                self._reported = now
+                logger.info("autograph: graph %r is still compiling with Numba (%.0f s so "
+                            "far); calls run on the NumPy interpreter", self.graph.name,
+                            now - job.started)
             raise _Fallback()
-        hits = sum(self.dispatcher.stats.cache_hits.values())
-        logger.info("autograph: graph %r compiled by Numba in %.3f s (%s)", self.graph.name,
-                    time.perf_counter() - start,
-                    "loaded from the on-disk cache" if hits else "not in the on-disk cache")
+        with self._switch:
+            if self._namespace["_disp"] != self._pending:    # another thread switched
+                return self._namespace["_disp"](*args)
+            self._job = None
+            if job.error is not None:
+                self._give_up(job.error)
+            start = time.perf_counter()
+            try:
+                self.dispatcher.compile(self._signature)   # from the disk cache
+            except Exception as error:
+                self._give_up("%s: %s" % (type(error).__name__, error))
+            hits = sum(self.dispatcher.stats.cache_hits.values())
+            logger.info("autograph: graph %r compiled by Numba in %.3f s in a background "
+                        "process (%s, %.3f s here); calls run the compiled code from now on",
+                        self.graph.name, job.seconds,
+                        "loaded" if hits else "not saved to the on-disk cache, compiled again",
+                        time.perf_counter() - start)
+            self._take_over()
+        return self.dispatcher(*args)
+
+    def _give_up(self, reason):
+        """The NumPy executor runs this graph from now on (this call too: raises
+        _Fallback)."""
+        logger.info("autograph: graph %r runs on the NumPy interpreter: Numba could not "
+                    "compile it (%s)", self.graph.name, reason)
+        self._namespace["_disp"] = _raise_fallback
+        raise _Fallback()
+
+    def _take_over(self):
         self._namespace["_disp"] = self.dispatcher
         self._compiled = True
-        return self.dispatcher(*args)
+        callbacks, self._when_compiled = self._when_compiled, []
+        for callback in callbacks:
+            callback()
+
+    def when_compiled(self, callback):
+        """Calls `callback()` when compiled code takes over from the NumPy executor (what
+        `direct()` gives changes then); never if it already has, or never will."""
+        if not self._compiled and self._namespace["_disp"] is not _raise_fallback:
+            self._when_compiled.append(callback)
+
+    def wait(self, timeout=None):
+        """Waits for a background compile (tests, benchmarks); True when none is running."""
+        job = self._job
+        return job is None or job.done.wait(timeout)
 
     def direct(self):
         """A callable taking the graph inputs that is the Numba dispatcher itself (or a
@@ -228,6 +311,8 @@ class NumbaCompiledGraph:
         raise new from None
 
     def _run_fallback(self, *inputs):
+        if self._fallback_exec is None:
+            self._fallback_exec = self.fallback()
         return self._fallback_exec(*inputs)
 
     def __call__(self, *inputs):

@@ -21,8 +21,10 @@ Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
     matrix-vector product and ~10 scalar ops per step) 18.3 ms with NumPy vs 10.0 ms
     compiled, so matrix-vector products count 1;
   - any other graph with a loop (scalar loops: collatz, primes, mandelbrot, edit_distance,
-    ema, piecewise: 100-8000x faster than the interpreter) is compiled with Numba on its
-    first call; if compilation fails, the NumPy interpreter runs it (logged at INFO).
+    ema, piecewise: 100-8000x faster than the interpreter) is compiled with Numba: in a
+    worker process (background.py) while the NumPy interpreter runs its calls, unless the
+    disk cache has it; if compilation fails, the NumPy interpreter keeps running it
+    (logged at INFO).
   `backend="numba"` raises `NumbaLoweringError` naming the ops without a lowering and the
   user lines that created them.
 """
@@ -68,7 +70,8 @@ def compile_graph_auto(graph, owned_inputs=None):
                     graph.name, "; ".join(report))
         return numpy_executor()
     try:
-        compiled = NumbaCompiledGraph(graph, owned_inputs, fallback=numpy_executor)
+        compiled = NumbaCompiledGraph(graph, owned_inputs, fallback=numpy_executor,
+                                      background=True)
     except Exception as error:   # code generation or module loading failed
         logger.info("autograph: graph %r runs on the NumPy interpreter: %s: %s",
                     graph.name, type(error).__name__, error)

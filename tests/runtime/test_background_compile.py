@@ -1,0 +1,219 @@
+"""backend="auto" compiles in a worker process (runtime/executors/numba/background.py):
+calls run on the NumPy interpreter meanwhile, give what plain Python gives before and after
+the compiled code takes over, and a compile that fails or a worker that dies leaves the
+graph on the NumPy interpreter."""
+
+import logging
+import os
+import signal
+import sys
+import weakref
+
+import numpy as np
+import pytest
+
+import autograph as ag
+from runtime.executors.numba import background
+
+WAIT = 240        # seconds a background compile may take on a loaded machine
+
+
+def clipped_sum(x, limit):
+    total = 0.0
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v > limit:
+            v = limit
+        total += v
+    return total
+
+
+def shifted(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] + 1.5
+    return out
+
+
+def _compiled_graph(f, *args):
+    return f.get_concrete_function(*args).executable.compiled_graph
+
+
+def _sum_above(x, limit):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > limit:
+            total += x[i]
+    return total
+
+
+def _scaled(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 2.0
+    return out
+
+
+def _sum_below(x, limit):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < limit:
+            total += x[i]
+    return total
+
+
+def _sum_squares(x, limit):
+    total = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < limit:
+            total += x[i] * x[i]
+    return total
+
+
+@pytest.fixture(autouse=True)
+def _background_on(monkeypatch, tmp_path):
+    # A fresh cache: nothing of these graphs is compiled yet, so the worker compiles them.
+    monkeypatch.setenv("AUTOGRAPH_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv(background.ENV_SWITCH, raising=False)
+
+
+def test_calls_run_on_numpy_until_the_worker_is_done_then_compiled(caplog):
+    x = np.array([0.5, 3.0, -1.0, 2.5, 0.25])
+    f = ag.function(clipped_sum)
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        first = f(x, 1.0)
+        graph = _compiled_graph(f, x, 1.0)
+        assert not graph.dispatcher.overloads           # nothing compiled in this process
+        expected = clipped_sum(x, 1.0)
+        assert type(first) is type(expected) and first == expected
+        assert graph.wait(WAIT)
+        for limit in (1.0, 0.3, 10.0):                  # after the switch
+            result, expected = f(x, limit), clipped_sum(x, limit)
+            assert type(result) is type(expected) and result == expected
+    assert graph.dispatcher.overloads and graph._compiled
+    assert sum(graph.dispatcher.stats.cache_hits.values()) == 1    # the worker's code
+    assert f.trace_count == 1
+    messages = [m for m in caplog.messages if "'clipped_sum'" in m]
+    assert "is compiling with Numba in a background process" in messages[0]
+    assert "calls run the compiled code from now on" in messages[-1]
+
+
+def test_the_fast_path_calls_the_compiled_code_once_it_is_ready():
+    x = np.arange(6.0)
+    f = ag.function(shifted)
+    np.testing.assert_array_equal(f(x), shifted(x))
+    graph = _compiled_graph(f, x)
+    assert graph.wait(WAIT)
+    np.testing.assert_array_equal(f(x), shifted(x))     # the switch
+    np.testing.assert_array_equal(f(x), shifted(x))
+    [record] = f._fast.values()
+    assert record[0] is graph.dispatcher                # no Python layer left
+
+
+class Counter:
+    def __init__(self):
+        self.total = np.zeros(3)
+        self.calls = 0
+
+    def add(self, x):
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                self.total[i % 3] += x[i]
+        self.calls += 1
+        return self.total.sum()
+
+
+def test_state_on_objects_is_the_same_across_the_switch():
+    x = np.array([1.0, -2.0, 3.0, 4.0, -0.5])
+    plain, staged = Counter(), Counter()
+    step = ag.function(staged.add)
+    results = [step(x)]
+    assert _compiled_graph(step, x).wait(WAIT)
+    results += [step(x), step(x)]
+    expected = [plain.add(x) for _ in range(3)]
+    assert results == expected and [type(r) for r in results] == [type(r) for r in expected]
+    np.testing.assert_array_equal(staged.total, plain.total)
+    assert staged.calls == plain.calls == 3
+
+
+def out_of_range(x, k):
+    total = 0.0
+    for i in range(k):
+        total += x[i]
+    return total
+
+
+def test_errors_are_the_same_before_and_after_the_switch():
+    x = np.arange(4.0)
+    f = ag.function(out_of_range)
+    with pytest.raises(IndexError) as before:
+        f(x, 6)
+    assert _compiled_graph(f, x, 6).wait(WAIT)
+    assert f(x, 3) == out_of_range(x, 3)
+    with pytest.raises(IndexError) as after:
+        f(x, 6)
+    assert type(before.value) is type(after.value)
+    assert "index 4 is out of bounds for axis 0 with size 4" in str(after.value)
+
+
+def test_code_already_in_the_disk_cache_is_loaded_at_once():
+    x = np.array([0.5, 3.0])
+    first = ag.function(_sum_above)
+    first(x, 1.0)
+    assert _compiled_graph(first, x, 1.0).wait(WAIT)
+    second = ag.function(_sum_above)      # the same graph: the same module
+    assert second(x, 1.0) == _sum_above(x, 1.0)
+    graph = _compiled_graph(second, x, 1.0)
+    assert graph._compiled and graph._job is None
+
+
+def test_switched_off_it_compiles_on_the_first_call(monkeypatch):
+    monkeypatch.setenv(background.ENV_SWITCH, "0")
+    x = np.array([0.5, 3.0, -1.0])
+    f = ag.function(_sum_squares)
+    assert f(x, 1.0) == _sum_squares(x, 1.0)
+    assert _compiled_graph(f, x, 1.0)._compiled
+
+
+def test_a_worker_that_dies_leaves_the_graph_on_numpy(monkeypatch, caplog):
+    server = background._server()
+    if server.process is not None and server.process.poll() is None:
+        server.process.kill()
+        server.process.wait()
+    real_start = background._start_worker
+
+    def dying_worker():
+        import subprocess
+        return subprocess.Popen([sys.executable, "-c",
+                                 "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    monkeypatch.setattr(background, "_start_worker", dying_worker)
+    x = np.array([2.0, -1.0, 0.5])
+    f = ag.function(_sum_below)
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        assert f(x, 1.0) == _sum_below(x, 1.0)
+        graph = _compiled_graph(f, x, 1.0)
+        assert graph.wait(WAIT)
+        assert f(x, 1.0) == _sum_below(x, 1.0)
+    assert not graph._compiled
+    assert ("Numba could not compile it (the compile worker stopped (killed by signal %d))"
+            % signal.SIGKILL) in caplog.text
+    # The next compile starts a worker again.
+    monkeypatch.setattr(background, "_start_worker", real_start)
+    g = ag.function(_scaled)
+    np.testing.assert_array_equal(g(x), _scaled(x))
+    assert _compiled_graph(g, x).wait(WAIT)
+    np.testing.assert_array_equal(g(x), _scaled(x))
+    assert _compiled_graph(g, x)._compiled
+
+
+def test_compiles_of_freed_graphs_are_dropped():
+    class Owner:
+        pass
+
+    owner = Owner()
+    reference = weakref.ref(owner)
+    del owner
+    job = background.submit(reference, os.devnull, "nothing", ())
+    assert job.done.wait(WAIT) and job.error == "dropped: the graph was freed"
