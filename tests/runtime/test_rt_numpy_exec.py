@@ -158,3 +158,29 @@ def test_per_op_overhead_in_a_long_graph_loop():
     print("per op %.3f us (kernel alone %.3f us), loop iteration %.3f us"
           % (per_op * 1e6, kernel * 1e6, per_iteration * 1e6))
     assert per_op < 2e-6
+
+
+def _products(x, y):
+    a = x @ y
+    b = np.tanh(a)
+    c = b @ y
+    return np.exp(c).sum()
+
+
+def test_intermediates_are_freed_as_soon_as_they_are_dead():
+    import tracemalloc
+    x, y = np.ones((300, 300)), np.full((300, 300), 1e-3)
+    f = rt.function(_products, backend="numpy")
+    expected = _products(x, y)
+    assert f(x, y) == expected
+    tracemalloc.start()
+    try:
+        result = f(x, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result == expected
+    # Two 300x300 intermediates live at once (an op's input and its result), not all four.
+    assert peak < 2.5 * x.nbytes
+    source = f.get_concrete_function(x, y).executable.source
+    assert "del v0_0" in source and "del v4_0" not in source    # (v4_0: the returned sum)
