@@ -2,7 +2,9 @@
 output slots) and runs it as one generated Python function whose locals are the slots.
 
 Buffers are updated in place (set_item, tensor-array writes) when the old version is dead
-and owned by this run: a 100k-iteration `out[i] = v` loop then costs O(1) per write.
+and owned by this run: a 100k-iteration `out[i] = v` loop then costs O(1) per write. An
+intermediate array is deleted after the last step that reads it (`_dead_after`), so NumPy
+reuses its memory instead of faulting in new pages.
 Runtime errors name the failing node and the user line that created it.
 """
 
