@@ -47,27 +47,13 @@ def read(path, mark_used=True):
 
 
 def _differs(path, data):
-    """None if the file at `path` holds exactly `data` (reading at most one byte more),
-    else when it was last written (0 if it cannot be read)."""
+    """None if the file at `path` holds exactly `data`, else when it was last written (0 if
+    it cannot be read)."""
     try:
-        fd = os.open(path, os.O_RDONLY | _O_CLOEXEC)
+        written = os.stat(path).st_mtime
     except OSError:
         return 0
-    try:
-        usage.mark_used(fd)
-        wanted = len(data) + 1
-        chunks = []
-        while wanted > 0:
-            chunk = os.read(fd, wanted)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            wanted -= len(chunk)
-        return None if b"".join(chunks) == data else os.fstat(fd).st_mtime
-    except OSError:
-        return 0
-    finally:
-        os.close(fd)
+    return None if read(path) == data else written
 
 
 def _write_all(fd, data):

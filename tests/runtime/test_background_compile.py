@@ -217,3 +217,50 @@ def test_compiles_of_freed_graphs_are_dropped():
     del owner
     job = background.submit(reference, os.devnull, "nothing", ())
     assert job.done.wait(WAIT) and job.error == "dropped: the graph was freed"
+
+
+def _write_until(x, out, limit):
+    """An early return next to item writes, and a loop inside a branch."""
+    for i in range(x.shape[0]):
+        if x[i] > limit:
+            return x[i] * 0.5
+        out[i] = x[i] * 2.0
+        if x[i] < 0:
+            for j in range(i):
+                out[j] += 1.0
+    return out.sum()
+
+
+def _index_above(x, limit):
+    for i in range(x.shape[0]):
+        if x[i] > limit:
+            return i
+    return -1
+
+
+@pytest.mark.xfail(strict=True, reason="graph mode: an early `return i` from a graph loop "
+                   "gives np.int64 where Python gives int (on backend='numpy' too: found by "
+                   "the combination test below, not caused by background compiles)")
+def test_an_index_returned_early_from_a_graph_loop_is_a_python_int():
+    x = np.array([0.5, 2.0])
+    result = ag.function(_index_above, backend="numpy")(x, 1.0)
+    assert type(result) is int and result == _index_above(x, 1.0)
+
+
+def test_returns_writes_and_nested_loops_match_python_across_the_switch():
+    x = np.array([0.5, -1.0, 2.0, -0.5, 9.0, 1.0])
+    staged = {backend: ag.function(_write_until, backend=backend)
+              for backend in ("numpy", "numba", "auto")}
+    for round_ in range(2):          # auto: on NumPy, then (after the wait) compiled
+        for limit in (5.0, 1.0, 100.0):
+            expected_out = np.zeros(6)
+            expected = _write_until(x, expected_out, limit)
+            for backend, f in staged.items():
+                out = np.zeros(6)
+                result = f(x, out, limit)
+                assert type(result) is type(expected) and result == expected, backend
+                np.testing.assert_array_equal(out, expected_out, err_msg=backend)
+        if round_ == 0:
+            graph = _compiled_graph(staged["auto"], x, np.zeros(6), 5.0)
+            assert graph.wait(WAIT)
+    assert graph._compiled
