@@ -48,7 +48,7 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from models.training import load_program as _load  # noqa: E402
-from tools.bench_workloads import _fmt, print_table, sample_round_robin  # noqa: E402
+from tools.bench_workloads import Footnotes, _fmt, print_table, sample_round_robin  # noqa: E402
 
 PROGRAMS = {"mlp_classifier": "MLPClassifier", "rnn_classifier": "RNNClassifier"}
 SETUPS = {"as written": {"prebuilt": False, "model_args": {}},
@@ -72,25 +72,19 @@ def new_model(module, name, setup):
     return model, batch, inputs, labels
 
 
+def new_step(name, setup, kind):
+    """(train step, batch) of a new model of the program: for kind "python" the undecorated
+    method on a model of its own (plain Python), else the staged one on backend `kind`."""
+    module = load_program(name, "numpy" if kind == "python" else kind)
+    model, batch, _, _ = new_model(module, name, setup)
+    step = (type(model).train_step.python_function.__get__(model) if kind == "python"
+            else model.train_step)
+    return step, batch
+
+
 def _error(e):
     text = str(e).splitlines()[0] if str(e) else ""
     return f"{type(e).__name__}: {text[:160]}"
-
-
-class Footnotes:
-    """Errors shown in a table as [n], each written out once below it (paths relative to the
-    repository)."""
-
-    def __init__(self):
-        self.notes = {}
-
-    def __call__(self, error):
-        error = error.replace(_ROOT + os.sep, "")
-        return "error [%d]" % self.notes.setdefault(error, len(self.notes) + 1)
-
-    def print(self):
-        for error, number in self.notes.items():
-            print(f"[{number}] {error}")
 
 
 class _AutoReasons(logging.Handler):
@@ -126,10 +120,7 @@ def steady_state(name, setup, backends, budget, samples=7):
     logger.setLevel(logging.INFO)
     try:
         for kind in ("python",) + tuple(backends):
-            module = load_program(name, "numpy" if kind == "python" else kind)
-            model, batch, _, _ = new_model(module, name, setup)
-            step = (type(model).train_step.python_function.__get__(model) if kind == "python"
-                    else model.train_step)
+            step, batch = new_step(name, setup, kind)
             try:
                 first_losses[kind] = [step(*batch) for _ in range(2)]
                 start = time.perf_counter()

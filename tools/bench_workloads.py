@@ -1,23 +1,42 @@
-"""Benchmark: the workloads of tools/workloads.py through every backend, printed as a table.
+"""Benchmark: workloads through every backend, printed as tables, in three groups: the
+scalar loops of tools/workloads.py, the vectorised NumPy kernels of
+tools/vectorised_workloads.py, and the train steps of the model programs of examples/.
 
-    python tools/bench_workloads.py                 # all workloads, all backends
-    python tools/bench_workloads.py -w collatz ema  # a subset
-    python tools/bench_workloads.py --quick         # fewer repeats
+    python tools/bench_workloads.py                          # every group, every backend
+    python tools/bench_workloads.py --group vectorised       # some groups
+    python tools/bench_workloads.py -w collatz ema softmax   # some workloads
+    python tools/bench_workloads.py --quick                  # fewer repeats
+    python tools/bench_workloads.py --tiny                   # tiny kernels: a smoke run (the tests)
 
 Steady state is the median time per call, the samples of all backends taken round-robin
-(so load changes on a shared machine shift them alike); "first" is the first call of a
-fresh function (convert + trace + compile + run), measured in a fresh process with empty
-compile caches after Numba's own start-up (which any jitted code pays once per process,
-reported apart; `--first-in-process` measures it in this process instead, where a graph
-compiled for one backend is reused by the next). Ratios are against the faster of
-`numba.njit(fn)` and plain Python/NumPy, measured in the same run. tf.function and jax.jit
-are not measured here
-(their figures are in ../shared/bench/README.md).
+(so load changes on a shared machine shift them alike). Ratios are against plain Python/NumPy
+(the undecorated function; for a train step the undecorated method), against `numba.njit(fn)`
+and against the faster of the two ("best"), all measured in the same run; njit cannot take a
+method on a class, so the train steps have no njit figure, and where njit refuses a kernel
+its reason is a footnote. A backend whose result or arguments after the first call differ
+from plain Python's is marked WRONG. The model programs run in the setup "prebuilt, no
+dropout" of tools/bench_models.py, which measures them further.
+
+"first" is the first call of a fresh function (convert + trace + compile + run). For the
+scalar workloads it is measured in a fresh process with empty compile caches after Numba's
+own start-up (which any jitted code pays once per process, reported apart;
+`--first-in-process` measures it in this process instead, where a graph compiled for one
+backend is reused by the next); for the vectorised kernels in this process unless
+`--fresh-first-vectorised`; for the train steps in this process (tools/bench_models.py
+measures them in fresh processes). tf.function and jax.jit are not measured here (their
+figures are in ../shared/bench/README.md).
+
+BLAS runs on one thread unless the environment says otherwise (OPENBLAS_NUM_THREADS, as
+tools/bench_grad.py): on a loaded machine BLAS threads waiting for each other made the
+matmuls of every backend 10-80x slower, which hid the differences between backends. The
+first line printed says how it was set, and the load average.
 """
 
 import argparse
+import copy
 import gc
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -26,6 +45,10 @@ import time
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
+
+# BLAS on one thread unless the caller chose (see the docstring).
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 # Cold compile caches unless the caller chose directories: first-call figures must include compiling.
 from tools.scratch import scratch_dir  # noqa: E402
@@ -38,9 +61,12 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 import autograph as ag  # noqa: E402
+from tools import vectorised_workloads  # noqa: E402
 from tools.workloads import WORKLOADS  # noqa: E402
 
 BACKENDS = ("python", "ag-numpy", "ag-numba", "ag-auto", "njit")
+GROUPS = ("scalar", "vectorised", "models")
+MODEL_SETUP = "prebuilt, no dropout"   # (of tools/bench_models.py)
 
 
 def _make_callable(kind, fn):
@@ -75,23 +101,25 @@ def time_calls(f, inputs, budget):
     return first, statistics.median(samples), result
 
 
-def measure_interleaved(kinds, fn, make_inputs, budget, samples=7):
+def measure_interleaved(kinds, prepare, budget, samples=7):
     """{kind: (first call seconds, median seconds per call, result) or an error string},
-    the samples of all kinds taken round-robin (`sample_round_robin`)."""
+    the samples of all kinds taken round-robin (`sample_round_robin`). `prepare(kind)` gives
+    (callable, arguments) of a kind; the result is what the first call returned and the
+    arguments after it (copies: later calls may change them)."""
     setup = {}
     results = {}
     for kind in kinds:
-        inputs = make_inputs()
         try:
-            f = _make_callable(kind, fn)
+            f, inputs = prepare(kind)
             start = time.perf_counter()
-            result = f(*inputs)
+            returned = f(*inputs)
             first = time.perf_counter() - start
+            result = copy.deepcopy((returned, inputs))
             start = time.perf_counter()
             f(*inputs)
             once = max(time.perf_counter() - start, 1e-7)
         except Exception as e:  # reported in the table: a failing backend is a finding
-            results[kind] = f"{type(e).__name__}: {str(e).splitlines()[0][:60] if str(e) else ''}"
+            results[kind] = error_text(e)
             continue
         setup[kind] = (f, inputs, max(1, int(budget / samples / once)), first, result)
     medians = sample_round_robin({kind: (f, inputs, n) for kind, (f, inputs, n, _, _)
@@ -99,6 +127,53 @@ def measure_interleaved(kinds, fn, make_inputs, budget, samples=7):
     for kind, (_, _, _, first, result) in setup.items():
         results[kind] = (first, medians[kind], result)
     return {kind: results[kind] for kind in kinds}
+
+
+def prepare_function(fn, make_inputs):
+    """`prepare` of measure_interleaved for a plain function: it, as `kind` runs it, on new
+    inputs."""
+    return lambda kind: (_make_callable(kind, fn), make_inputs())
+
+
+def prepare_train_step(program):
+    """`prepare` of measure_interleaved for a model program's train step: a new model of its
+    own for each kind (tools/bench_models.py's setup MODEL_SETUP), the undecorated method for
+    "python" (njit cannot take a method on a class: `measure_group` leaves it out)."""
+    from tools import bench_models   # (it imports this module: here, not at the top)
+
+    def prepare(kind):
+        return bench_models.new_step(program, MODEL_SETUP,
+                                     "python" if kind == "python" else kind.split("-", 1)[1])
+    return prepare
+
+
+def group_workloads(group, tiny=False):
+    """{name: prepare} of a group's workloads (`tiny`: the vectorised kernels' tiny inputs)."""
+    if group == "scalar":
+        return {name: prepare_function(fn, make_inputs)
+                for name, (fn, make_inputs) in WORKLOADS.items()}
+    if group == "vectorised":
+        return {name: prepare_function(fn, vectorised_workloads.TINY[name] if tiny
+                                       else make_inputs)
+                for name, (fn, make_inputs) in vectorised_workloads.WORKLOADS.items()}
+    from tools.bench_models import PROGRAMS
+    return {name: prepare_train_step(name) for name in PROGRAMS}
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def error_text(e):
+    """An error as a table shows it: its type and first line; for Numba's typing errors,
+    whose first line only names the compiler stage, the call it could not type and why."""
+    lines = [line.strip() for line in _ANSI.sub("", str(e)).splitlines() if line.strip()]
+    text = lines[0] if lines else ""
+    if isinstance(e, numba.core.errors.TypingError):
+        call = next((line[4:] for line in lines if line.startswith(">>> ")), None)
+        why = next((line.split("Error: ", 1)[1] for line in lines[1:] if "Error: " in line),
+                   None)
+        text = ": ".join(part for part in (call, why) if part) or text
+    return f"{type(e).__name__}: {text[:160]}"
 
 
 def sample_round_robin(calls, samples=7):
@@ -133,7 +208,7 @@ def measure(kind, fn, make_inputs, budget):
     try:
         return time_calls(_make_callable(kind, fn), inputs, budget)
     except Exception as e:  # reported in the table: a failing backend is a finding, not a crash
-        return f"{type(e).__name__}: {str(e).splitlines()[0][:60] if str(e) else ''}"
+        return error_text(e)
 
 
 def _fmt(seconds):
@@ -145,10 +220,12 @@ def _fmt(seconds):
 
 
 def _equal(a, b):
+    if a is None or b is None:
+        return a is b
     if isinstance(a, tuple):
         return isinstance(b, tuple) and len(a) == len(b) and all(map(_equal, a, b))
-    return np.allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64),
-                       rtol=1e-9, atol=1e-12)
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return a.shape == b.shape and np.allclose(a, b, rtol=1e-9, atol=1e-12, equal_nan=True)
 
 
 def print_table(title, head, rows):
@@ -156,6 +233,22 @@ def print_table(title, head, rows):
     print(f"\n{title}")
     for r in [head] + rows:
         print(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+
+
+class Footnotes:
+    """Errors shown in a table as [n], each written out once below it (paths relative to the
+    repository)."""
+
+    def __init__(self):
+        self.notes = {}
+
+    def __call__(self, error):
+        error = error.replace(_ROOT + os.sep, "")
+        return "error [%d]" % self.notes.setdefault(error, len(self.notes) + 1)
+
+    def print(self):
+        for error, number in self.notes.items():
+            print(f"[{number}] {error}")
 
 
 class _Layer:
@@ -184,10 +277,11 @@ def _affine(x, w, b):   # (what njit is given for the layer: its weights as argu
 _KINDS = ("python", "ag-numpy", "ag-numba", "ag-auto", "njit")
 
 
-def call_overhead(budget):
+def call_overhead(budget, footnote=str):
     """Per-call time on 16 floats of f(x) = x + 1; of a step taking a Python float (a
     learning rate: an input of the trace); and of a method reading two weights held on
-    its object (njit: the weights passed as arguments, which it cannot find itself)."""
+    its object (njit: the weights passed as arguments, which it cannot find itself). An
+    error is shown as `footnote` gives it."""
     x = np.arange(16.0)
     layer = _Layer()
     cases = [("x + 1", _plus_one, _plus_one, lambda: (x,)),
@@ -202,7 +296,8 @@ def call_overhead(budget):
             else:
                 inputs = make_inputs
             got = measure(kind, njit_fn if kind == "njit" else fn, inputs, budget)
-            row.append(got if isinstance(got, str) else _fmt(got[1]))
+            row.append(footnote(f"{name}, {kind}: {got}") if isinstance(got, str)
+                       else _fmt(got[1]))
         rows.append(row)
     return rows
 
@@ -213,7 +308,7 @@ sys.path.insert(0, {root!r})
 import numba
 import autograph as ag
 from runtime.executors.numba import support
-from tools.workloads import WORKLOADS
+from {module} import WORKLOADS
 t0 = time.perf_counter()
 support.check_mask(1, 1, 0)      # Numba's own start-up, paid once by any jitted code
 startup = time.perf_counter() - t0
@@ -232,18 +327,19 @@ print(time.perf_counter() - start, startup)
 """
 
 
-def first_call_fresh(kind, name, cache_dirs=None, cache=False):
-    """(first-call seconds, Numba start-up seconds) in a fresh process; empty caches unless
-    `cache_dirs` (autograph, numba) are given."""
+def first_call_fresh(kind, name, cache_dirs=None, cache=False, module="tools.workloads"):
+    """(first-call seconds, Numba start-up seconds) of the workload `name` of `module` in a
+    fresh process; empty caches unless `cache_dirs` (autograph, numba) are given."""
     env = dict(os.environ)
     if cache_dirs is None:
         cache_dirs = (scratch_dir("ag-first-"), scratch_dir("nb-first-"))
     env["AUTOGRAPH_CACHE_DIR"], env["NUMBA_CACHE_DIR"] = cache_dirs
-    code = _FIRST_CALL.format(root=_ROOT, name=name, kind=kind, cache=cache)
+    code = _FIRST_CALL.format(root=_ROOT, name=name, kind=kind, cache=cache, module=module)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=900)
     if out.returncode != 0:
-        return "error: %s" % out.stderr.strip().splitlines()[-1][:70]
+        return "error: %s" % (out.stderr.strip().splitlines()
+                              or ["exit status %d" % out.returncode])[-1][:160]
     first, startup = out.stdout.strip().splitlines()[-1].split()
     return float(first), float(startup)
 
@@ -263,63 +359,145 @@ def cache_hit_time(name):
     return "; ".join(parts) + " (after Numba's start-up, %s)" % _fmt(runs[1][1])
 
 
+_TITLES = {
+    "scalar": "Scalar workloads (tools/workloads.py)",
+    "vectorised": "Vectorised kernels (tools/vectorised_workloads.py)",
+    "models": f"Train steps (examples/, {MODEL_SETUP}, a batch of 32)",
+}
+_AG = ("ag-numpy", "ag-numba", "ag-auto")
+
+
+def _ratio_columns(backends):
+    """(header, ag kind, reference) of the ratio columns: each ag backend against plain
+    Python and against njit, then auto and numba against the faster of the two."""
+    columns = [(f"{kind[3:]}/{reference[:2] if reference == 'python' else reference}",
+                kind, reference)
+               for reference in ("python", "njit") for kind in _AG
+               if kind in backends and reference in backends]
+    return columns + [(f"{kind[3:]}/best", kind, "best") for kind in ("ag-auto", "ag-numba")
+                      if kind in backends]
+
+
+def measure_group(group, names, backends, budget, samples, first, footnote, tiny=False):
+    """(steady-state rows, first-call rows) of a group's workloads `names`; `first` says where
+    first calls are measured: "fresh" (a process each) or "process" (this one)."""
+    prepares = group_workloads(group, tiny)
+    # (njit cannot take a method on a class: the train steps have no njit figure, "-")
+    kinds = [kind for kind in backends if not (group == "models" and kind == "njit")]
+    ratios = _ratio_columns(backends)
+    steady_rows, first_rows = [], []
+    for name in names:
+        results = measure_interleaved(kinds, prepares[name], budget, samples)
+        fresh_errors = {}
+        if first == "fresh":
+            module = ("tools.workloads" if group == "scalar"
+                      else vectorised_workloads.__name__)
+            for kind in kinds:
+                if isinstance(results[kind], str):
+                    continue
+                fresh = first_call_fresh(kind, name, module=module)
+                if isinstance(fresh, str):
+                    fresh_errors[kind] = footnote(f"{name}, {kind}, first call: {fresh}")
+                else:
+                    results[kind] = (fresh[0],) + tuple(results[kind][1:])
+        reference = results.get("python")
+        steady, first_row = [name], [name]
+        for kind in backends:
+            r = results.get(kind)
+            if r is None:                       # (njit on a train step)
+                steady.append("-")
+                first_row.append("-")
+            elif isinstance(r, str):
+                steady.append(footnote(f"{name}, {kind}: {r}"))
+                first_row.append("-")
+            else:
+                ok = (reference is None or isinstance(reference, str)
+                      or _equal(reference[2], r[2]))
+                steady.append(_fmt(r[1]) + ("" if ok else " WRONG"))
+                first_row.append(fresh_errors.get(kind, _fmt(r[0])))
+        seconds = {kind: r[1] for kind, r in results.items() if isinstance(r, tuple)}
+        if "python" in seconds or "njit" in seconds:
+            seconds["best"] = min(seconds[k] for k in ("python", "njit") if k in seconds)
+        for _, kind, reference in ratios:
+            steady.append(f"{seconds[kind] / seconds[reference]:.2f}x"
+                          if kind in seconds and reference in seconds else "-")
+        steady_rows.append(steady)
+        first_rows.append(first_row)
+        print(f"  measured {name}", file=sys.stderr)
+    return steady_rows, first_rows
+
+
+def _machine():
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"numpy {np.__version__}, numba {numba.__version__}, python "
+            f"{sys.version.split()[0]}; {os.cpu_count()} cores, load average {load:.2f}; "
+            f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-w", "--workloads", nargs="*", default=list(WORKLOADS))
-    parser.add_argument("-b", "--backends", nargs="*", default=list(BACKENDS))
+    parser.add_argument("-g", "--group", nargs="*", default=list(GROUPS), choices=GROUPS)
+    parser.add_argument("-w", "--workloads", nargs="*",
+                        help="only these workloads (of any group; default: all)")
+    parser.add_argument("-b", "--backends", nargs="*", default=list(BACKENDS),
+                        choices=BACKENDS)
     parser.add_argument("--quick", action="store_true", help="shorter measurements")
+    parser.add_argument("--tiny", action="store_true",
+                        help="tiny vectorised kernels, one short sample, first calls in this "
+                             "process, no cache probe: checks the tool runs (the tests)")
     parser.add_argument("--no-cache-probe", action="store_true",
                         help="skip the fresh-process Numba cache measurement")
     parser.add_argument("--first-in-process", action="store_true",
-                        help="measure first calls in this process (faster, less honest)")
+                        help="measure the scalar workloads' first calls in this process "
+                             "(faster, less honest)")
+    parser.add_argument("--fresh-first-vectorised", action="store_true",
+                        help="measure the vectorised kernels' first calls in fresh processes "
+                             "(a process per kernel and backend: slow)")
     args = parser.parse_args(argv)
-    budget = 0.3 if args.quick else 1.0
+    budget, samples = (0.01, 1) if args.tiny else (0.3, 7) if args.quick else (1.0, 7)
+    names = {group: list(group_workloads(group)) for group in args.group}
+    if args.workloads is not None:
+        known = [name for group in GROUPS for name in group_workloads(group)]
+        unknown = sorted(set(args.workloads) - set(known))
+        if unknown:
+            parser.error("unknown workloads: %s (known: %s)" % (", ".join(unknown),
+                                                                 ", ".join(known)))
+        names = {group: [n for n in group_names if n in args.workloads]
+                 for group, group_names in names.items()}
 
-    print(f"numpy {np.__version__}, numba {numba.__version__}, python {sys.version.split()[0]}")
-    header = ["workload"] + args.backends + ["auto/best", "numba/best"]
-    steady_rows, first_rows = [], []
-    for name in args.workloads:
-        fn, make_inputs = WORKLOADS[name]
-        results = measure_interleaved(args.backends, fn, make_inputs, budget)
-        if not args.first_in_process:
-            for kind in args.backends:
-                if isinstance(results[kind], str):
-                    continue
-                fresh = first_call_fresh(kind, name)
-                if not isinstance(fresh, str):
-                    results[kind] = (fresh[0],) + tuple(results[kind][1:])
-        reference = results.get("python")
-        steady, first = [name], [name]
-        for kind in args.backends:
-            r = results[kind]
-            if isinstance(r, str):
-                steady.append(r)
-                first.append("-")
-                continue
-            ok = (reference is None or isinstance(reference, str)
-                  or _equal(reference[2], r[2]))
-            steady.append(_fmt(r[1]) + ("" if ok else " WRONG"))
-            first.append(_fmt(r[0]))
-        best = [results[k][1] for k in ("python", "njit")
-                if k in results and not isinstance(results[k], str)]
-        for kind in ("ag-auto", "ag-numba"):
-            r = results.get(kind)
-            steady.append(f"{r[1] / min(best):.2f}x" if best and r and not isinstance(r, str)
-                          else "-")
-        steady_rows.append(steady)
-        first_rows.append(first)
-        print(f"  measured {name}", file=sys.stderr)
-
-    print_table("Steady state (median time per call; ratios vs the faster of njit and plain Python)",
-          header, steady_rows)
-    print_table("First call (convert + trace + compile + run; %s)" % (
-        "this process" if args.first_in_process else
-        "fresh process, cold caches, after Numba's start-up"),
-          ["workload"] + args.backends, first_rows)
-    print_table("Call overhead on 16 floats (median time per call)", ["call"] + list(_KINDS),
-                call_overhead(budget))
-    if not args.no_cache_probe and args.workloads:
-        print(f"\nFresh process, {args.workloads[0]}, first call: {cache_hit_time(args.workloads[0])}")
+    print(_machine())
+    footnote = Footnotes()
+    header = list(args.backends) + [column for column, _, _ in _ratio_columns(args.backends)]
+    tables = {}
+    for group in args.group:
+        if not names[group]:
+            continue
+        first = ("process" if args.tiny or (group == "scalar" and args.first_in_process)
+                 or (group == "vectorised" and not args.fresh_first_vectorised)
+                 or group == "models" else "fresh")
+        steady_rows, first_rows = measure_group(group, names[group], args.backends, budget,
+                                                samples, first, footnote, args.tiny)
+        tables[group] = {"steady": steady_rows, "first": first_rows}
+        print_table(f"{_TITLES[group]}, steady state (median time per call; ratios to plain "
+                    "Python (py), to njit and to the faster of the two (best))",
+                    ["workload"] + header, steady_rows)
+        print_table(f"{_TITLES[group]}, first call (convert + trace + compile + run; %s)" % (
+            "fresh process, cold caches, after Numba's start-up" if first == "fresh" else
+            "this process, in the columns' order: a backend reuses what one before it "
+            "converted, traced or compiled"), ["workload"] + list(args.backends), first_rows)
+        if group == "models" and "njit" in args.backends:
+            print("(njit cannot take a method on a class: its column shows -)")
+    if "scalar" in args.group:
+        tables["overhead"] = call_overhead(budget, footnote)
+        print_table("Call overhead on 16 floats (median time per call)",
+                    ["call"] + list(_KINDS), tables["overhead"])
+        if not (args.no_cache_probe or args.tiny) and names["scalar"]:
+            print(f"\nFresh process, {names['scalar'][0]}, first call: "
+                  f"{cache_hit_time(names['scalar'][0])}")
+    if footnote.notes:
+        print("\nErrors:")
+        footnote.print()
+    return tables
 
 
 if __name__ == "__main__":
