@@ -47,7 +47,8 @@ class NumbaCompiledGraph:
     """Executor interface: `compiled(*flat_inputs) -> tuple of flat outputs`;
     `.owned_outputs`, `.source` (the generated code), `.module_file`."""
 
-    def __init__(self, graph, owned_inputs=None, fallback=None, background=False):
+    def __init__(self, graph, owned_inputs=None, fallback=None, background=False,
+                 measure=False):
         from runtime.executors.numba import support   # imports numba (codegen._support_hash)
         self.graph = graph
         self.owned_inputs = owned_inputs
@@ -55,6 +56,11 @@ class NumbaCompiledGraph:
         # Compile in the worker process (background.py), the NumPy executor running the
         # calls meanwhile (needs `fallback`).
         self.background = background and fallback is not None
+        # Once compiled, time calls on both executors and keep the faster (`_measuring`):
+        # for graphs where no static rule can tell (policy.py).
+        self.measure = measure and fallback is not None
+        self._samples = {"numba": [], "numpy": []}
+        self._timing_fallback = False
         self.source, gen = codegen.generate_source(graph, owned_inputs)
         self.sites = gen.sites
         self.module, self.module_file = module_cache.load_module(self.source)
@@ -200,9 +206,10 @@ class NumbaCompiledGraph:
                                                                              reason))
                 self._give_up(reason)
             hits = sum(self.dispatcher.stats.cache_hits.values())
-            logger.info("autograph: graph %r compiled by Numba in %.3f s (%s)", self.graph.name,
+            logger.info("autograph: graph %r compiled by Numba in %.3f s (%s)%s", self.graph.name,
                         time.perf_counter() - start,
-                        "loaded from the on-disk cache" if hits else "not in the on-disk cache")
+                        "loaded from the on-disk cache" if hits else "not in the on-disk cache",
+                        "; " + self._next_step() if self.measure else "")
             self._take_over()
         return self.dispatcher(*args)
 
@@ -231,10 +238,9 @@ class NumbaCompiledGraph:
                 self._give_up("%s: %s" % (type(error).__name__, error))
             hits = sum(self.dispatcher.stats.cache_hits.values())
             logger.info("autograph: graph %r compiled by Numba in %.3f s in a background "
-                        "process (%s, %.3f s here); calls run the compiled code from now on",
-                        self.graph.name, job.seconds,
+                        "process (%s, %.3f s here); %s", self.graph.name, job.seconds,
                         "loaded" if hits else "not saved to the on-disk cache, compiled again",
-                        time.perf_counter() - start)
+                        time.perf_counter() - start, self._next_step())
             self._take_over()
         return self.dispatcher(*args)
 
@@ -246,12 +252,56 @@ class NumbaCompiledGraph:
         self._namespace["_disp"] = _raise_fallback
         raise _Fallback()
 
+    def _next_step(self):
+        if self.measure:
+            return ("the next %d calls take turns on it and on the NumPy interpreter, timed, "
+                    "and the faster runs the calls after them" % (2 * self._MEASURED_CALLS + 2))
+        return "calls run the compiled code from now on"
+
     def _take_over(self):
+        if self.measure and not self._samples["numba"]:
+            self._namespace["_disp"] = self._measuring
+            return
         self._namespace["_disp"] = self.dispatcher
         self._compiled = True
         callbacks, self._when_compiled = self._when_compiled, []
         for callback in callbacks:
             callback()
+
+    # Calls timed on each executor, after one call each to warm up, before choosing.
+    _MEASURED_CALLS = 3
+
+    def _measuring(self, *args):
+        """`_disp` while the compiled code and the NumPy executor take turns, each call timed
+        (the NumPy executor's by `_run_fallback`), until the faster one is known."""
+        numba_samples, numpy_samples = self._samples["numba"], self._samples["numpy"]
+        if len(numba_samples) <= len(numpy_samples):
+            start = time.perf_counter()
+            result = self.dispatcher(*args)
+            numba_samples.append(time.perf_counter() - start)
+            return result
+        self._timing_fallback = True
+        if len(numpy_samples) == self._MEASURED_CALLS:   # this one is the last sample
+            self._timing_fallback = "decide"
+        raise _Fallback()
+
+    def _decide(self):
+        """Keeps the faster executor, by the median of the timed calls (the first of each
+        left out: it warms up caches)."""
+        numba_time = sorted(self._samples["numba"][1:])[self._MEASURED_CALLS // 2]
+        numpy_time = sorted(self._samples["numpy"][1:])[self._MEASURED_CALLS // 2]
+        faster = "Numba" if numba_time <= numpy_time else "the NumPy interpreter"
+        logger.info("autograph: graph %r runs on %s: %s per call compiled, %s on the NumPy "
+                    "interpreter (median of %d calls each)", self.graph.name, faster,
+                    _duration(numba_time), _duration(numpy_time), self._MEASURED_CALLS)
+        with self._switch:
+            if numba_time <= numpy_time:
+                self.measure = False
+                self._take_over()
+            else:
+                self._namespace["_disp"] = _raise_fallback
+                self._compiled = False
+                self._when_compiled = []
 
     def when_compiled(self, callback):
         """Calls `callback()` when compiled code takes over from the NumPy executor (what
@@ -313,7 +363,15 @@ class NumbaCompiledGraph:
     def _run_fallback(self, *inputs):
         if self._fallback_exec is None:
             self._fallback_exec = self.fallback()
-        return self._fallback_exec(*inputs)
+        timing, self._timing_fallback = self._timing_fallback, False
+        if not timing:
+            return self._fallback_exec(*inputs)
+        start = time.perf_counter()
+        result = self._fallback_exec(*inputs)
+        self._samples["numpy"].append(time.perf_counter() - start)
+        if timing == "decide":
+            self._decide()
+        return result
 
     def __call__(self, *inputs):
         return self.call(*inputs)
@@ -327,6 +385,10 @@ class NumbaCompiledGraph:
 
 class _Fallback(Exception):
     pass
+
+
+def _duration(seconds):
+    return "%.3g ms" % (seconds * 1e3) if seconds >= 1e-3 else "%.3g µs" % (seconds * 1e6)
 
 
 def _raise_fallback(*args):

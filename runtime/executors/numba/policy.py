@@ -5,15 +5,20 @@ Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
   - a graph with any op that has no lowering (or an attribute combination its lowering
     refuses) runs on the NumPy interpreter; the reason is logged at INFO on the
     "autograph" logger;
-  - a graph without a `while` node runs on the NumPy interpreter: vectorised ops cost the
-    same or less in NumPy and a Numba compile costs 0.3-6 s, which such a graph does not
-    earn back. Measured (tools/bench_numba_functional.py), 14 vectorised ops, no loop:
-    16 elements 14 us (NumPy) vs 8 us (Numba) per call after a 5.8 s compile; 10,000
-    elements 444 us vs 658 us. f(x) = x + 1: ~2 us per call on either backend;
+  - a graph without a `while` node and fewer than 3 array ops runs on the NumPy
+    interpreter: there is nothing for Numba to fuse. With more, it is timed like the
+    graphs below (pairwise distances by broadcasting: 0.21x NumPy's time compiled; 14
+    vectorised ops, tools/bench_numba_functional.py: 16 elements 14 us (NumPy) vs 8 us
+    (Numba), 10,000 elements 444 us vs 658 us);
   - a graph whose loops do mostly array work (ops on rank >= 1 arrays, matrix-matrix
-    products weighted 10, outweigh the scalar ops; `loop_work`) runs on the NumPy
-    interpreter: each such op is one optimised NumPy call (threaded BLAS, SIMD ufuncs) and
-    the interpreter's ~1 us per op is noise. Measured (ag.function, same process,
+    products weighted 10, outweigh the scalar ops; `loop_work`) is one no static rule
+    decides: each such op is one optimised NumPy call (threaded BLAS, SIMD ufuncs), but
+    Numba's loops save the temporaries (tools/bench_workloads.py, vectorised kernels:
+    pairwise distances 0.21x NumPy's time compiled, softmax 1.12x). It is compiled in the
+    background; then calls take turns on both executors, timed, and the faster keeps
+    running it (`NumbaCompiledGraph.measure`, the choice logged with both times). Without
+    background compiles (AUTOGRAPH_BACKGROUND_COMPILE=0) it runs on the NumPy
+    interpreter, as a compile would stall the first call. Measured (ag.function, same process,
     interleaved): rnn (two 64x64 @ 64x32 products and a tanh per step) 3.9 ms with NumPy
     vs 4.2 ms compiled (njit of the original: 10.3 ms, its libm tanh loop being 10x
     slower than NumPy's SIMD one, which our code calls for large arrays), so compiling
@@ -32,6 +37,7 @@ Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
 import logging
 
 from runtime.executors import numpy_exec
+from runtime.executors.numba import background
 from runtime.executors.numba.codegen import unsupported_report
 from runtime.executors.numba.compiled import NumbaCompiledGraph, NumbaLoweringError
 from runtime.graph import TENSOR_ARRAY
@@ -57,13 +63,18 @@ def compile_graph_auto(graph, owned_inputs=None):
         return numpy_exec.compile_graph(graph, owned_inputs)
 
     if not has_loop(graph):
-        return numpy_executor()
-    array_work, scalar_work = loop_work(graph)
-    if array_work > scalar_work:
-        logger.info("autograph: graph %r runs on the NumPy interpreter: its loops do mostly "
-                    "array work (%d array vs %d scalar op units), where NumPy is as fast",
-                    graph.name, array_work, scalar_work)
-        return numpy_executor()
+        # Worth timing against NumPy when Numba may fuse several array ops into one loop.
+        if not background.enabled() or loop_work(graph, inside_loops=False)[0] < 3:
+            return numpy_executor()
+        measure = True
+    else:
+        array_work, scalar_work = loop_work(graph)
+        measure = array_work > scalar_work
+        if measure and not background.enabled():
+            logger.info("autograph: graph %r runs on the NumPy interpreter: its loops do "
+                        "mostly array work (%d array vs %d scalar op units), where NumPy is "
+                        "often as fast", graph.name, array_work, scalar_work)
+            return numpy_executor()
     report = unsupported_report(graph)
     if report:
         logger.info("autograph: graph %r runs on the NumPy interpreter: %s",
@@ -71,7 +82,7 @@ def compile_graph_auto(graph, owned_inputs=None):
         return numpy_executor()
     try:
         compiled = NumbaCompiledGraph(graph, owned_inputs, fallback=numpy_executor,
-                                      background=True)
+                                      background=True, measure=measure)
     except Exception as error:   # code generation or module loading failed
         logger.info("autograph: graph %r runs on the NumPy interpreter: %s: %s",
                     graph.name, type(error).__name__, error)
@@ -91,8 +102,9 @@ def has_loop(graph):
 _PRODUCTS = ("matmul", "dot", "outer")
 
 
-def loop_work(graph):
-    """(array work, scalar work) of the ops inside loop bodies: an op counts as array work
+def loop_work(graph, inside_loops=True):
+    """(array work, scalar work) of the ops inside loop bodies (of all ops if not
+    `inside_loops`): an op counts as array work
     when an input or output has rank >= 1 (a matrix-matrix product counts 10: NumPy's
     threaded BLAS and SIMD ufuncs beside it beat Numba there), as scalar work when all its
     inputs and outputs are rank 0. Views and shape queries count as neither."""
@@ -105,7 +117,8 @@ def loop_work(graph):
                 for key, sub in node.subgraphs:
                     visit(sub, in_loop or node.op.name == "while")
                 continue
-            if not in_loop or node.op.is_view(node) or node.op.name in ("dim", "size"):
+            if (inside_loops and not in_loop) or node.op.is_view(node) \
+                    or node.op.name in ("dim", "size"):
                 continue
             ranks = [len(v.shape) for v in node.inputs + node.outputs
                      if v.kind != TENSOR_ARRAY and v.shape is not None]
