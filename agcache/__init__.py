@@ -17,7 +17,7 @@ Standard library only: `autograph/pyct`, which knows nothing of the runtime, and
 runtime, which knows nothing of autograph, both use it.
 """
 
-from agcache.files import delete, ensure, load_module, read, replace
+from agcache.files import delete, ensure, load_module, read, replace, write_module_file
 from agcache.location import (ENV_DIR, KINDS, configured_by_environment, configured_root,
                               directory, give_up, restore)
 from agcache.usage import ENV_LIMIT, clear, info, limit, parse_size, trim

@@ -159,7 +159,7 @@ def load_module(kind, name, source, tree=None):
     module = sys.modules.get(name)
     if module is not None:
         return module, module.__file__
-    path = _write_module_file(kind, name, source.encode("utf-8"))
+    path = write_module_file(kind, name, source)
     if path is None:
         path = "<autograph %s>" % name
         linecache.cache[path] = (len(source), None, source.splitlines(True), path)
@@ -188,9 +188,11 @@ def load_module(kind, name, source, tree=None):
     return module, path
 
 
-def _write_module_file(kind, name, data):
-    """The path of the file `name`.py holding `data` in the directory of `kind`, or None
+def write_module_file(kind, name, source):
+    """The path of the file `name`.py holding `source` in the directory of `kind` (the
+    file `load_module` writes, for a process that runs it later or not at all), or None
     if nothing can be written (after the fallbacks of location.give_up)."""
+    data = source.encode("utf-8")
     while True:
         directory = location.directory(kind)
         if directory is None:

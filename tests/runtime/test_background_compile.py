@@ -7,6 +7,7 @@ import logging
 import os
 import signal
 import sys
+import time
 import weakref
 
 import numpy as np
@@ -83,7 +84,7 @@ def test_calls_run_on_numpy_until_the_worker_is_done_then_compiled(caplog):
     with caplog.at_level(logging.INFO, logger="autograph"):
         first = f(x, 1.0)
         graph = _compiled_graph(f, x, 1.0)
-        assert not graph.dispatcher.overloads           # nothing compiled in this process
+        assert not graph._compiled
         expected = clipped_sum(x, 1.0)
         assert type(first) is type(expected) and first == expected
         assert graph.wait(WAIT)
@@ -156,7 +157,7 @@ def test_errors_are_the_same_before_and_after_the_switch():
     assert "index 4 is out of bounds for axis 0 with size 4" in str(after.value)
 
 
-def test_code_already_in_the_disk_cache_is_loaded_at_once():
+def test_code_already_in_the_disk_cache_is_loaded_without_the_worker():
     x = np.array([0.5, 3.0])
     first = ag.function(_sum_above)
     first(x, 1.0)
@@ -164,7 +165,64 @@ def test_code_already_in_the_disk_cache_is_loaded_at_once():
     second = ag.function(_sum_above)      # the same graph: the same module
     assert second(x, 1.0) == _sum_above(x, 1.0)
     graph = _compiled_graph(second, x, 1.0)
-    assert graph._compiled and graph._job is None
+    job = graph._job
+    assert graph.wait(WAIT) and job.error is None
+    assert job.seconds is None            # the worker was not asked
+    assert second(x, 1.0) == _sum_above(x, 1.0)
+    assert graph._compiled
+
+
+FIRST_CALL = """
+import sys
+import numpy as np
+import autograph as ag
+
+def clipped_sum(x, limit):
+    total = 0.0
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v > limit:
+            v = limit
+        total += v
+    return total
+
+f = ag.function(clipped_sum)
+x = np.array([0.5, 3.0, -1.0])
+print(f(x, 1.0) == clipped_sum(x, 1.0), "numba" in sys.modules)
+graph = f.get_concrete_function(x, 1.0).executable.compiled_graph
+print(graph.wait(%d), f(x, 1.0) == clipped_sum(x, 1.0), graph._compiled)
+""" % WAIT
+
+
+def test_the_first_call_does_not_import_numba(tmp_path):
+    """Importing Numba takes 0.2-0.3 s, more than the first call of most graphs: a thread
+    imports it once the worker is done, and only then."""
+    import subprocess
+    env = dict(os.environ, AUTOGRAPH_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    script = tmp_path / "first_call.py"
+    script.write_text(FIRST_CALL)
+    for run in ("compiled by the worker", "loaded from the disk cache"):
+        done = subprocess.run([sys.executable, str(script)], env=env, text=True,
+                              capture_output=True, timeout=WAIT + 60)
+        assert done.stdout.split() == ["True", "False", "True", "True", "True"], (
+            run, done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize("value", [
+    np.zeros((2, 3)), np.zeros((2, 3), order="F"), np.zeros((4, 3))[::2],
+    np.zeros(5, np.float32), np.zeros((1, 1)), np.zeros(()), np.zeros(0, np.int8),
+    np.zeros(3, np.complex64), np.zeros((2, 2), bool)[:, :1], np.arange(3).reshape(3, 1).T,
+    3, 2.5, True, 1j, np.float32(1.5), np.int16(3), np.bool_(False), np.uint64(7)])
+def test_argument_stand_ins_have_the_types_numba_gives(value):
+    import numba
+    values = [value]
+    if isinstance(value, np.ndarray):
+        readonly = value.view()          # the same layout
+        readonly.setflags(write=False)
+        values.append(readonly)
+    for v in values:
+        assert background.numba_signature(background.describe([v])) == (numba.typeof(v),)
 
 
 def test_switched_off_it_compiles_on_the_first_call(monkeypatch):
@@ -264,3 +322,65 @@ def test_returns_writes_and_nested_loops_match_python_across_the_switch():
             graph = _compiled_graph(staged["auto"], x, np.zeros(6), 5.0)
             assert graph.wait(WAIT)
     assert graph._compiled
+
+
+class Smoother:
+    """Array work in a loop (what no static rule decides: policy.py), on state held by an
+    object; exact operations, so both executors give the same bits."""
+
+    def __init__(self):
+        self.w = np.linspace(-1.0, 1.0, 8)
+
+    def step(self, x, n):
+        for _ in range(n):
+            self.w = np.maximum(self.w * 0.5 + x, -0.25)
+        return self.w.sum()
+
+
+def _measured(step, *args):
+    graph = _compiled_graph(step, *args)
+    assert graph.measure
+    return graph
+
+
+def test_array_loops_take_turns_on_both_executors_then_the_faster_runs_them(caplog):
+    x = np.linspace(0.0, 0.5, 8)
+    plain, staged = Smoother(), Smoother()
+    step = ag.function(staged.step)
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        for call in range(14):            # on NumPy; after the wait: turns; then the faster
+            result, expected = step(x, 3), plain.step(x, 3)
+            assert type(result) is type(expected) and result == expected, call
+            np.testing.assert_array_equal(staged.w, plain.w)
+            if call == 0:
+                assert _measured(step, x, 3).wait(WAIT)
+    assert step.trace_count == 1
+    [decision] = [m for m in caplog.messages if "median of 3 calls each" in m]
+    assert "'step' runs on " in decision and " per call compiled, " in decision
+
+
+@pytest.mark.parametrize("slow", ["numpy", "numba"])
+def test_measuring_keeps_the_faster_executor(slow):
+    x = np.linspace(0.0, 0.5, 8)
+    plain, staged = Smoother(), Smoother()
+    step = ag.function(staged.step)
+    step(x, 2)
+    plain.step(x, 2)
+    graph = _measured(step, x, 2)
+    assert graph.wait(WAIT)
+
+    def slowed(run):
+        def run_slowly(*args):
+            time.sleep(0.005)
+            return run(*args)
+        return run_slowly
+
+    if slow == "numpy":
+        graph._fallback_exec = slowed(graph._fallback_exec)
+    else:
+        graph.dispatcher = slowed(graph.dispatcher)
+    for call in range(2 * graph._MEASURED_CALLS + 4):
+        assert step(x, 2) == plain.step(x, 2), call
+        np.testing.assert_array_equal(staged.w, plain.w)
+    assert graph._compiled == (slow == "numpy")
+    assert not graph.measure or slow == "numba"

@@ -667,15 +667,16 @@ def array_loop(a, v):
     return _loop(3, lambda i, v: (np.tanh(a @ v),), (v,))[0]
 
 
-def test_auto_uses_numba_for_scalar_loops_and_numpy_otherwise():
+def test_auto_uses_numba_for_scalar_loops_times_array_loops_and_numpy_otherwise():
     x = np.arange(4.0)
     straight = rt.function(lambda x: np.exp(x) + 1, backend="auto")
     assert not hasattr(straight.get_concrete_function(x).executable, "compiled_graph")
     matrix_loop = rt.function(array_loop, backend="auto")
     a, v = np.eye(4) * 0.5, np.ones((4, 2))
     np.testing.assert_array_equal(matrix_loop(a, v), array_loop(a, v))
-    assert not hasattr(matrix_loop.get_concrete_function(a, v).executable, "compiled_graph")
     assert policy.loop_work(matrix_loop.get_concrete_function(a, v).graph)[0] > 10
+    executable = matrix_loop.get_concrete_function(a, v).executable
+    assert executable.compiled_graph.measure   # both executors timed once compiled
     fn, args = CASES["scalar_loop"]
     looping = staged(fn, "auto")
     _assert_same(fn(*args), looping(*args))
@@ -769,3 +770,10 @@ def test_no_memory_growth_per_call():
     for _ in range(20000):
         f(x)
     assert _rss_bytes() - before < 2 * 2 ** 20
+
+
+def test_the_ufuncs_named_as_lacking_are_those_numba_lacks():
+    """lowering.NUMBA_LACKS stands in for asking Numba (code generation imports no Numba)."""
+    from numba.np import ufunc_db
+    from runtime.executors.numba import lowering
+    assert lowering.numba_ufuncs() == frozenset(ufunc_db.get_ufuncs())

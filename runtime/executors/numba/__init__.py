@@ -6,6 +6,9 @@
   bounds.py        the index bounds the generator proves, to leave checks out
   support.py       the jitted helpers generated code calls (`_rt`)
   module_cache.py  generated modules on disk, named by their hash, for Numba's cache
-  compiled.py      the compiled graph: call wrappers, fallback, failure translation
+  disk_cache.py    `jit`: Numba's on-disk cache of all that, checked and self-healing
+  compiled.py      the compiled graph: call wrappers, fallback, timing both executors
+  failures.py      failures of compiled code as the NumPy interpreter's errors
+  background.py    on `auto`: compiles in a worker process, loads the code in a thread
   policy.py        which graphs to compile: the `numba` and `auto` executors
 """

@@ -1,16 +1,19 @@
-"""Numba compiles in a worker process, so `backend="auto"` never waits on one.
+"""Numba compiles off the calling thread, so `backend="auto"` never waits on one.
 
 On `auto`, the first call of a graph that earns a compile (policy.py) runs on the NumPy
 interpreter and hands the compile to a worker: a second Python process, started on the
 first such call and reused for every later one, that imports the generated module and
 compiles it with Numba, which saves the machine code in the on-disk cache
-(disk_cache.py). Calls run on the NumPy interpreter until the worker is done; the next
-call then loads the machine code from the cache (tens of milliseconds) and runs it from
-then on (compiled.py). So:
+(disk_cache.py). Then a loader thread of this process imports Numba, runs the module and
+loads the machine code from the cache (compiled.py, `_load_compiled`); code already in the
+cache goes straight to the loader. Calls run on the NumPy interpreter until the code is
+loaded, and on it from the next call on. So:
 
 - the first call costs what the NumPy interpreter's first call costs, not a compile of
-  0.3-10 s; the compile runs on another core, without taking this process's GIL (a thread
-  would: most of Numba's compiler is Python);
+  0.3-10 s nor Numba's import (0.2-0.3 s): nothing on the calling thread imports Numba.
+  The compile runs on another core, without taking this process's GIL (a thread would:
+  most of Numba's compiler is Python); the loader's import and load (tens of ms once
+  Numba is imported) share the GIL with the calls meanwhile;
 - a compile that crashes or fails in the worker leaves the graph on the NumPy interpreter
   (logged), and the worker is started again for the next one;
 - when the process exits, the worker finishes the compile it is running (the next process
@@ -18,10 +21,12 @@ then on (compiled.py). So:
   graphs that were freed meanwhile.
 
 Requests and replies are pickles over the worker's stdin and stdout (the worker prints
-nothing else there). `AUTOGRAPH_BACKGROUND_COMPILE=0` makes `auto` compile in the calling
+nothing else there); argument types travel as stand-ins (`describe`), since this process
+may not have imported Numba. `AUTOGRAPH_BACKGROUND_COMPILE=0` makes `auto` compile in the calling
 thread instead, as `backend="numba"` always does.
 """
 
+import collections
 import os
 import pickle
 import queue
@@ -30,6 +35,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import numpy as np
 
 import agcache
 from runtime.executors.numba import module_cache
@@ -42,30 +49,61 @@ def enabled():
 
 
 class Job:
-    """One compile: `done` is set when the worker replied (or could not); then `error` is
-    None or why it failed, and `seconds` how long the worker took."""
+    """One compile: `done` is set when the compiled code is loaded in this process (or
+    cannot be); then `error` is None or why not, `seconds` how long the worker took (None
+    if it had nothing to do) and `loaded` what loading took."""
 
-    def __init__(self, owner, path, name, signature, root):
-        self.owner = owner            # a weak reference to what asked for it
+    def __init__(self, load, path, name, signature, root):
+        self.load = load              # a weakref.WeakMethod: what loads the code here
         self.request = (path, name, signature, root)
         self.done = threading.Event()
         self.error = None
         self.seconds = None
+        self.loaded = None
         self.started = time.perf_counter()
 
-    def finish(self, error=None, seconds=None):
+    def finish(self, error=None):
         self.error = error
-        self.seconds = seconds
         self.done.set()
 
 
-def submit(owner, path, name, signature):
+def submit(load, path, name, signature, compile=True):
     """Queues the compile of `run_graph` in the module `name` (the file `path`) for the
-    Numba `signature`; returns its Job. `owner` is a weak reference: a job whose owner is
-    gone by its turn is dropped."""
-    job = Job(owner, path, name, signature, agcache.location.place().path)
-    _server().jobs.put(job)
+    argument types `signature` (`describe`) in the worker, unless not `compile` (the disk
+    cache has it) or there is no file (then `load` compiles); then `load()` runs in this
+    process's loader thread, off the calling thread. `load` is a weakref.WeakMethod: a job
+    whose graph is freed by its turn is dropped. Returns the Job."""
+    job = Job(load, path, name, signature, agcache.location.place().path)
+    server = _server()
+    (server.jobs if compile and path is not None else server.loads).put(job)
     return job
+
+
+class _Array(collections.namedtuple("_Array", "dtype ndim layout readonly")):
+    """An array argument, as Numba types it (numba.typeof: dtype, rank, layout,
+    read-only), known without importing Numba."""
+
+
+def describe(values):
+    """Stand-ins for call arguments that `numba_signature` turns into their Numba types, in
+    a process that has not imported Numba: arrays by `_Array`, scalars by themselves."""
+    stand_ins = []
+    for value in values:
+        if isinstance(value, np.ndarray):
+            flags = value.flags
+            # numba.np.numpy_support.map_layout's rule
+            layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+            value = _Array(value.dtype, value.ndim, layout, not flags.writeable)
+        stand_ins.append(value)
+    return tuple(stand_ins)
+
+
+def numba_signature(stand_ins):
+    """The Numba types of the arguments `describe` stood in for (imports Numba)."""
+    import numba
+    return tuple(numba.types.Array(numba.from_dtype(s.dtype), s.ndim, s.layout,
+                                   readonly=s.readonly)
+                 if isinstance(s, _Array) else numba.typeof(s) for s in stand_ins)
 
 
 _lock = threading.Lock()
@@ -81,20 +119,22 @@ def _server():
 
 
 class _Server:
-    """The worker process and the thread that feeds it one job at a time (in this process:
-    its blocking reads and writes release the GIL)."""
+    """The worker process, the thread that feeds it one job at a time (its blocking reads
+    and writes release the GIL), and the thread that loads the compiled code of finished
+    jobs in this process."""
 
     def __init__(self):
         self.jobs = queue.Queue()
+        self.loads = queue.Queue()
         self.process = None
-        thread = threading.Thread(target=self._run, name="autograph-numba-compiles",
-                                  daemon=True)
-        thread.start()
+        for target, name in ((self._compile, "autograph-numba-compiles"),
+                             (self._load, "autograph-numba-loads")):
+            threading.Thread(target=target, name=name, daemon=True).start()
 
-    def _run(self):
+    def _compile(self):
         while True:
             job = self.jobs.get()
-            if job.owner() is None:
+            if job.load() is None:
                 job.finish("dropped: the graph was freed")
                 continue
             reply, reason = None, "no reply"
@@ -115,8 +155,27 @@ class _Server:
                 job.finish("the compile worker stopped (%s)" % reason)
                 self.process = None
                 continue
-            error, seconds = reply
-            job.finish(error, seconds)
+            error, job.seconds = reply
+            if error is not None:
+                job.finish(error)
+            else:
+                self.loads.put(job)
+
+    def _load(self):
+        while True:
+            job = self.loads.get()
+            load = job.load()
+            if load is None:
+                job.finish("dropped: the graph was freed")
+                continue
+            try:
+                job.loaded = load()
+            except Exception as error:      # the graph stays on the NumPy interpreter
+                text = str(error).strip().splitlines()
+                job.finish("%s: %s" % (type(error).__name__, text[0] if text else ""))
+            else:
+                job.finish()
+            del load
 
 
 def _start_worker():
@@ -169,7 +228,7 @@ def serve(requests, replies):
             if module_cache.module_name_for(source) != name:
                 raise ValueError("%s does not hold the module %s" % (path, name))
             module, _ = module_cache.load_module(source)
-            module.run_graph.compile(signature)
+            module.run_graph.compile(numba_signature(signature))
             error = None
         except Exception as failure:      # the caller runs the graph on NumPy and says why
             text = str(failure).strip().splitlines()
@@ -185,4 +244,7 @@ def _main():
 
 
 if __name__ == "__main__":
-    _main()
+    # Through the module's own name: the stand-ins of requests unpickle as its `_Array`,
+    # which `numba_signature` of `__main__` would not recognise.
+    from runtime.executors.numba import background
+    background._main()

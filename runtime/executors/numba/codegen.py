@@ -42,8 +42,9 @@ Checks
 """
 
 import hashlib
-import inspect
+import importlib.metadata
 import itertools
+import os
 import sys
 
 import numpy as np
@@ -550,12 +551,14 @@ def _describe_unsupported(node, reason):
 
 
 def _support_hash():
-    # Imported here, as late as the first generated module: importing numba takes ~0.2-0.3 s
-    # (measured), which a process whose graphs all run on the NumPy interpreter never pays.
-    from runtime.executors.numba import support
-    source = inspect.getsource(support)
-    import numba
-    text = "|".join([source, numba.__version__, np.__version__, sys.version])
+    """Part of every generated module's identity: Numba bakes the callees of support.py
+    into a module's cached code, so that code is stale when support.py or the versions
+    change. From support.py's text and Numba's installed version, without importing Numba
+    (0.2-0.3 s, which a first call on backend "auto" does not pay: compiled.py)."""
+    with open(os.path.join(os.path.dirname(__file__), "support.py"), "rb") as file:
+        source = file.read().decode("utf-8")
+    text = "|".join([source, importlib.metadata.version("numba"), np.__version__,
+                     sys.version])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

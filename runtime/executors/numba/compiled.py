@@ -1,12 +1,6 @@
 """The compiled graph: the generated module loaded through its disk cache
-(runtime/executors/numba/module_cache.py), its Numba dispatcher, the Python call wrapper
-around it, and the translation of failures into the NumPy interpreter's errors.
-
-Errors
-  Failing checks in generated code raise `support.GraphFail(site, ...)`; the wrapper turns
-  it into the exception the NumPy interpreter raises (InvalidArgumentError for asserts,
-  OutOfRangeError for out-of-range indices), with "While executing <node> created at <user
-  line>".
+(runtime/executors/numba/module_cache.py), its Numba dispatcher, and the Python call
+wrapper around it (failures become the NumPy interpreter's errors: failures.py).
 
 Calls
   `call` is a Python function generated per graph (scalar conversions, variables, the
@@ -14,21 +8,34 @@ Calls
   no variables also offers `direct()`: the Numba dispatcher itself (constants and `err`
   come first in its parameters, bound with functools.partial), which rt.function's fast path
   calls without any Python layer, translating GraphFail in its except clause.
+
+Compiles in the background (backend "auto")
+  Nothing here imports Numba until the compiled code is wanted: the generated module is
+  written, not run, and the first call describes its arguments without Numba
+  (background.describe). The worker process compiles, and a thread of this process then
+  imports Numba, runs the module and loads the compiled code from the disk cache
+  (`_load_compiled`), while calls run on the NumPy interpreter. Importing Numba takes
+  0.2-0.3 s, more than most first calls: a process whose calls end before the compile
+  never pays it on its calling thread.
+
+Measuring (backend "auto", graphs no static rule decides: policy.py)
+  Once compiled, calls take turns on the compiled code and the NumPy interpreter, timed,
+  and the faster runs the calls after them (`_measuring`, `_decide`).
 """
 
 import functools
 import logging
-import os
 import threading
 import time
 import weakref
 
 import numpy as np
 
-from runtime import errors
-from runtime.executors.numba import background, codegen, disk_cache, module_cache
-from runtime.graph import TENSOR_ARRAY, describe_node
-from runtime.markers import SLOT
+from runtime.executors.numba import background as _background
+from runtime.executors.numba import codegen, module_cache
+from runtime.executors.numba.failures import (GraphFail, failure_error, located_error,
+                                              raise_failure)
+from runtime.graph import TENSOR_ARRAY
 from runtime.tensor_array_buffer import TensorArrayBuffer
 
 logger = logging.getLogger("autograph")
@@ -49,13 +56,12 @@ class NumbaCompiledGraph:
 
     def __init__(self, graph, owned_inputs=None, fallback=None, background=False,
                  measure=False):
-        from runtime.executors.numba import support   # imports numba (codegen._support_hash)
         self.graph = graph
         self.owned_inputs = owned_inputs
         self.fallback = fallback     # a zero-argument function making the NumPy executor
         # Compile in the worker process (background.py), the NumPy executor running the
         # calls meanwhile (needs `fallback`).
-        self.background = background and fallback is not None
+        self.background = background and fallback is not None and _background.enabled()
         # Once compiled, time calls on both executors and keep the faster (`_measuring`):
         # for graphs where no static rule can tell (policy.py).
         self.measure = measure and fallback is not None
@@ -63,11 +69,12 @@ class NumbaCompiledGraph:
         self._timing_fallback = False
         self.source, gen = codegen.generate_source(graph, owned_inputs)
         self.sites = gen.sites
-        self.module, self.module_file = module_cache.load_module(self.source)
-        self.dispatcher = self.module.run_graph
-        for index, site in enumerate(self.sites):
-            if "callback" in site.info:
-                support.register_site(self.module.__name__, index, site.info["callback"])
+        self.module_name = module_cache.module_name_for(self.source)
+        self.module = self.dispatcher = None
+        if self.background:       # the module is run when its compiled code is wanted
+            self.module_file = module_cache.write_module(self.source)
+        else:
+            self._load()
         self.owned_outputs = list(gen.plan.owned_outputs)
         self._constants = [array for _, array in gen.constants]
         self._variables = [variable for _, variable in gen.variables]
@@ -86,10 +93,19 @@ class NumbaCompiledGraph:
         self._when_compiled = []     # callbacks for when compiled code takes over
         self._build_call()
 
+    def _load(self):
+        """Runs the generated module (importing Numba) and registers its callbacks."""
+        from runtime.executors.numba import support
+        module, self.module_file = module_cache.load_module(self.source)
+        for index, site in enumerate(self.sites):
+            if "callback" in site.info:
+                support.register_site(module.__name__, index, site.info["callback"])
+        self.dispatcher = module.run_graph
+        self.module = module
+
     def _build_call(self):
         """A Python function specialised to this graph's inputs and outputs: the per-call
         path is one Numba dispatch plus only the conversions this graph needs."""
-        from runtime.executors.numba.support import GraphFail
         inputs = self.graph.all_inputs
         params = ["a%d" % i for i in range(len(inputs))]
         args = ["_k[%d]" % i for i in range(len(self._constants))]
@@ -176,27 +192,30 @@ class NumbaCompiledGraph:
     def _first_dispatch(self, *args):
         """The first call compiles explicitly, so a compile failure is told apart from an
         error the graph raises at run time; later calls go straight to the dispatcher. In
-        the background (a worker process), unless Numba's disk cache has the code already:
-        then loading it here takes less than handing it over."""
-        import numba
-        signature = tuple(numba.typeof(a) for a in args)
+        the background: the worker compiles (unless the disk cache has the code already)
+        and a thread here loads the code (`_load_compiled`), the NumPy executor running the
+        calls meanwhile."""
         with self._switch:
             if self._namespace["_disp"] != self._first_dispatch:   # another thread switched
                 return self._namespace["_disp"](*args)
-            if (self.background and background.enabled() and os.path.isfile(self.module_file)
-                    and not disk_cache.has_code(self.dispatcher)):
-                self._signature = signature
-                self._job = background.submit(weakref.ref(self), self.module_file,
-                                              self.module.__name__, signature)
-                logger.info("autograph: graph %r is compiling with Numba in a background "
-                            "process; until it is ready, calls run on the NumPy interpreter",
-                            self.graph.name)
+            if self.background:
+                self._signature = _background.describe(args)
+                saved = module_cache.has_saved_code(self.module_file)
+                self._job = _background.submit(
+                    weakref.WeakMethod(self._load_compiled), self.module_file,
+                    self.module_name, self._signature, compile=not saved)
+                logger.info("autograph: graph %r is %s; until it is ready, calls run on the "
+                            "NumPy interpreter", self.graph.name,
+                            "loading its compiled code from the on-disk cache in the "
+                            "background" if saved else
+                            "compiling with Numba in a background process")
                 self._reported = time.perf_counter()
                 self._namespace["_disp"] = self._pending
                 raise _Fallback()
+            import numba
             start = time.perf_counter()
             try:
-                self.dispatcher.compile(signature)
+                self.dispatcher.compile(tuple(numba.typeof(a) for a in args))
             except Exception as error:
                 reason = "%s: %s" % (type(error).__name__,
                                      str(error).strip().splitlines()[0] if str(error) else "")
@@ -206,15 +225,25 @@ class NumbaCompiledGraph:
                                                                              reason))
                 self._give_up(reason)
             hits = sum(self.dispatcher.stats.cache_hits.values())
-            logger.info("autograph: graph %r compiled by Numba in %.3f s (%s)%s", self.graph.name,
+            logger.info("autograph: graph %r compiled by Numba in %.3f s (%s)", self.graph.name,
                         time.perf_counter() - start,
-                        "loaded from the on-disk cache" if hits else "not in the on-disk cache",
-                        "; " + self._next_step() if self.measure else "")
+                        "loaded from the on-disk cache" if hits else "not in the on-disk cache")
             self._take_over()
         return self.dispatcher(*args)
 
+    def _load_compiled(self):
+        """In background.py's loader thread, once the compiled code is in the disk cache
+        (or cannot be: then compiled here): imports Numba, runs the module, loads the code.
+        Returns how it went, for the log."""
+        start = time.perf_counter()
+        self._load()
+        self.dispatcher.compile(_background.numba_signature(self._signature))
+        hits = sum(self.dispatcher.stats.cache_hits.values())
+        return "%s in %.3f s" % ("loaded here" if hits else "compiled here",
+                                 time.perf_counter() - start)
+
     def _pending(self, *args):
-        """`_disp` while the worker compiles: the NumPy executor runs the call (_Fallback)
+        """`_disp` during a background compile: the NumPy executor runs the call (_Fallback)
         until the job is done; then the compiled code takes over."""
         job = self._job
         if not job.done.is_set():
@@ -231,18 +260,12 @@ class NumbaCompiledGraph:
             self._job = None
             if job.error is not None:
                 self._give_up(job.error)
-            start = time.perf_counter()
-            try:
-                self.dispatcher.compile(self._signature)   # from the disk cache
-            except Exception as error:
-                self._give_up("%s: %s" % (type(error).__name__, error))
-            hits = sum(self.dispatcher.stats.cache_hits.values())
-            logger.info("autograph: graph %r compiled by Numba in %.3f s in a background "
-                        "process (%s, %.3f s here); %s", self.graph.name, job.seconds,
-                        "loaded" if hits else "not saved to the on-disk cache, compiled again",
-                        time.perf_counter() - start, self._next_step())
+            logger.info("autograph: graph %r compiled by Numba %s (%s); %s", self.graph.name,
+                        "in %.3f s in a background process" % job.seconds
+                        if job.seconds is not None else "earlier", job.loaded,
+                        self._next_step())
             self._take_over()
-        return self.dispatcher(*args)
+        return self._namespace["_disp"](*args)
 
     def _give_up(self, reason):
         """The NumPy executor runs this graph from now on (this call too: raises
@@ -349,7 +372,6 @@ class NumbaCompiledGraph:
     def translate(self, error):
         """The exception to raise for `error` from a direct call (GraphFail becomes the NumPy
         interpreter's error; Numba's own errors name the node that raised them)."""
-        from runtime.executors.numba.support import GraphFail
         if isinstance(error, GraphFail):
             return failure_error(error, self.sites, self.graph, self._err)
         return located_error(error, self.sites, self.graph, self._err)
@@ -380,7 +402,7 @@ class NumbaCompiledGraph:
         raise_failure(failure, self.sites, self.graph, self._err)
 
     def __repr__(self):
-        return "<NumbaCompiledGraph %s %s>" % (self.graph.name, self.module.__name__)
+        return "<NumbaCompiledGraph %s %s>" % (self.graph.name, self.module_name)
 
 
 class _Fallback(Exception):
@@ -420,141 +442,3 @@ def _tensor_array_out(buf, written, size, dynamic, value):
              if not written.shape[0] or written[i] else None for i in range(size)]
     element_shape = buf.shape[1:] if buf.ndim > 1 or value.shape is None else value.shape
     return TensorArrayBuffer(items, value.dtype, element_shape, bool(dynamic))
-
-
-def raise_failure(failure, sites, graph, err=None):
-    """Turn a GraphFail from generated code into the NumPy interpreter's exception."""
-    raise failure_error(failure, sites, graph, err) from None
-
-
-def _shape_text(shape):
-    """A shape as NumPy's broadcasting errors print it: (3,) or (3,2)."""
-    return "(%s%s)" % (",".join(str(d) for d in shape), "," if len(shape) == 1 else "")
-
-
-def located_error(error, sites, graph, err):
-    """`error`, raised by Numba's own code inside a compiled graph (not a GraphFail), as the
-    NumPy interpreter reports a failing node: "While executing <node> created at <user
-    line>" (the node that was running: codegen's err[NODE_SLOT]), an IndexError as an
-    OutOfRangeError, Numba's lines about its generated file left out."""
-    marker = int(err[codegen.NODE_SLOT]) if err is not None else 0
-    if marker <= 0 or marker > len(sites) or getattr(error, "_rt_node_reported", False):
-        return error
-    where = "While executing %s" % describe_node(sites[marker - 1].node, graph)
-    message = "\n".join(line for line in str(error).splitlines()
-                        if module_cache.MODULE_PREFIX not in line).strip()
-    if isinstance(error, IndexError):
-        error = errors.OutOfRangeError("%s\n%s" % (message, where))
-    else:
-        if len(error.args) == 1 and isinstance(error.args[0], str):
-            error.args = (message,)
-        error.add_note(where)
-    error._rt_node_reported = True
-    return error.with_traceback(None)   # Numba's implementation of NumPy is not the user's
-
-
-def failure_error(failure, sites, graph, err=None):
-    """The NumPy interpreter's exception for a GraphFail from generated code."""
-    args = failure.args
-    site = sites[args[0]]
-    where = "While executing %s" % describe_node(site.node, graph)
-    kind = site.kind
-    if kind == "index":
-        index, size = (args[1], args[2]) if len(args) > 2 else (int(err[0]), int(err[1]))
-        message = "index %d is out of bounds for axis %d with size %d" % (
-            index, site.info["axis"], size)
-        error = errors.OutOfRangeError("%s\n%s" % (message, where))
-    elif kind == "mask":
-        message = ("boolean index did not match indexed array along axis %d; size of axis "
-                   "is %d but size of corresponding boolean axis is %d"
-                   % (site.info["axis"], args[2], args[1]))
-        error = errors.OutOfRangeError("%s\n%s" % (message, where))
-    elif kind == "index_broadcast":
-        shapes = []
-        slot = 1
-        for _ in range(int(err[0])):
-            rank = int(err[slot])
-            shapes.append(tuple(int(d) for d in err[slot + 1:slot + 1 + rank]))
-            slot += 1 + rank
-        message = ("shape mismatch: indexing arrays could not be broadcast together with "
-                   "shapes %s" % "".join(_shape_text(shape) + " " for shape in shapes))
-        error = errors.OutOfRangeError("%s\n%s" % (message, where))
-    elif kind == "mask_values":
-        error = ValueError("NumPy boolean array indexing assignment cannot assign %d input "
-                           "values to the %d output values where the mask is true"
-                           % (args[1], args[2]))
-        error.add_note(where)
-    elif kind == "mask_value_rank":
-        error = TypeError("NumPy boolean array indexing assignment requires a 0 or "
-                          "1-dimensional input, input has %d dimensions" % site.info["rank"])
-        error.add_note(where)
-    elif kind == "assert":
-        values = args[1:]
-        items = site.info["items"]
-        text = site.node.attrs["message"]
-        if items:
-            it = iter(zip(values, site.info["dtypes"]))
-            parts = []
-            for item in items:
-                if item is SLOT:
-                    value, dtype = next(it)
-                    parts.append(str(np.dtype(dtype).type(value)))
-                else:
-                    parts.append(str(item))
-            text = " ".join(parts)
-        error = errors.InvalidArgumentError("%s\n%s" % (text, where))
-    elif kind == "ta_write":
-        message = ("TensorArray write index %d is out of range for size %d (create it with "
-                   "dynamic_size=True to grow)" % (args[1], args[2]))
-        error = errors.OutOfRangeError("%s\n%s" % (message, where))
-    elif kind in ("ta_read", "ta_stack"):
-        index, size, reason = args[1], args[2], args[3]
-        if reason == 0:
-            error = errors.OutOfRangeError(
-                "TensorArray read index %d is out of range for size %d\n%s" % (index, size, where))
-        elif reason == 1:
-            error = errors.InvalidArgumentError(
-                "TensorArray element %d was read before it was written\n%s" % (index, where))
-        else:
-            error = errors.InvalidArgumentError(
-                "TensorArray element %d was never written; cannot stack\n%s" % (index, where))
-    elif kind == "put_shape":
-        q = int(err[0])
-        value_shape = tuple(int(d) for d in err[1:1 + q])
-        r = int(err[1 + q])
-        target_shape = tuple(int(d) for d in err[2 + q:2 + q + r])
-        error = ValueError("shape mismatch: value array of shape %s could not be broadcast to "
-                           "indexing result of shape %s" % (_shape_text(value_shape),
-                                                            _shape_text(target_shape)))
-        error.add_note(where)
-    elif kind == "product":
-        ranks_and_dims = [int(d) for d in err[:2 + int(err[0]) + int(err[1 + int(err[0])])]]
-        shape_a = tuple(ranks_and_dims[1:1 + ranks_and_dims[0]])
-        shape_b = tuple(ranks_and_dims[2 + ranks_and_dims[0]:])
-        inner_a, inner_b = site.info["axes"]
-        if shape_a[inner_a] != shape_b[inner_b] and site.info["name"] == "dot":
-            message = "shapes %s and %s not aligned: %d (dim %d) != %d (dim %d)" % (
-                _shape_text(shape_a), _shape_text(shape_b), shape_a[inner_a], inner_a,
-                shape_b[inner_b], inner_b)
-        elif shape_a[inner_a] != shape_b[inner_b]:
-            message = ("matmul: Input operand 1 has a mismatch in its core dimension 0, with "
-                       "gufunc signature (n?,k),(k,m?)->(n?,m?) (size %d is different from %d)"
-                       % (shape_b[inner_b], shape_a[inner_a]))
-        else:
-            message = ("operands could not be broadcast together with remapped shapes "
-                       "[original->remapped]: %s->(%d,newaxis,newaxis) %s->(%d,newaxis,newaxis)"
-                       "  and requested shape (%d,%d)" % (
-                           _shape_text(shape_a), shape_a[0], _shape_text(shape_b),
-                           shape_b[0], shape_a[1], shape_b[2]))
-        error = ValueError(message)
-        error.add_note(where)
-    elif kind == "negative_power":
-        error = ValueError("Integers to negative integer powers are not allowed.")
-        error.add_note(where)
-    elif kind == "squeeze":
-        error = ValueError("cannot select an axis to squeeze out which has size not equal to one")
-        error.add_note(where)
-    else:
-        error = errors.InvalidArgumentError("graph failure at %s\n%s" % (kind, where))
-    error._rt_node_reported = True
-    return error

@@ -56,13 +56,6 @@ def jit(function=None, **options):
     return decorate if function is None else decorate(function)
 
 
-def has_code(dispatcher):
-    """Whether the disk cache holds compiled code of `dispatcher`'s function for its
-    current source (for some signature: loading it is then quicker than compiling)."""
-    cache = dispatcher._cache
-    return isinstance(cache, _Cache) and bool(cache._cache_file._load_index())
-
-
 def _cache_for(fn):
     if fn.__module__.startswith(module_cache.MODULE_PREFIX):
         path = fn.__code__.co_filename

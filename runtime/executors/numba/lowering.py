@@ -75,16 +75,22 @@ NUMPY_UNARY_CODES = {u: i for i, u in enumerate(NUMPY_UNARY)}
 NUMPY_UNARY_MIN = 512
 
 EXACT_SCALARS = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.complex128))
-_numba_ufuncs = None
+# The NumPy ufuncs Numba 0.68 has no nopython implementation of (numba.np.ufunc_db): named
+# here rather than asked of Numba, so that generating code needs no Numba import (a first
+# call on backend "auto" makes none: compiled.py). tests/runtime/test_numba_exec.py checks
+# the list against the installed Numba; a ufunc missing from it makes a compile fail,
+# which backend "auto" answers by running the graph on the NumPy interpreter.
+NUMBA_LACKS = ("bitwise_count", "frexp", "heaviside", "matmul", "matvec", "modf", "vecdot",
+               "vecmat")
 
 
 def numba_ufuncs():
     """The NumPy ufuncs Numba implements in nopython mode."""
-    global _numba_ufuncs
-    if _numba_ufuncs is None:
-        from numba.np import ufunc_db
-        _numba_ufuncs = set(ufunc_db.get_ufuncs())
-    return _numba_ufuncs
+    return _NUMBA_UFUNCS
+
+
+_NUMBA_UFUNCS = frozenset(value for name, value in vars(np).items()
+                          if isinstance(value, np.ufunc) and value.__name__ not in NUMBA_LACKS)
 
 
 def is_scalar(g, value):

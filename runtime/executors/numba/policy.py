@@ -13,18 +13,13 @@ Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
   - a graph whose loops do mostly array work (ops on rank >= 1 arrays, matrix-matrix
     products weighted 10, outweigh the scalar ops; `loop_work`) is one no static rule
     decides: each such op is one optimised NumPy call (threaded BLAS, SIMD ufuncs), but
-    Numba's loops save the temporaries (tools/bench_workloads.py, vectorised kernels:
-    pairwise distances 0.21x NumPy's time compiled, softmax 1.12x). It is compiled in the
+    Numba's loops save the temporaries and the interpreter's ~1 us per op (vectorised
+    kernels of tools/bench_workloads.py: pairwise distances 0.21x NumPy's time compiled,
+    softmax 1.12x; examples/rnn.py's small RNN about even). It is compiled in the
     background; then calls take turns on both executors, timed, and the faster keeps
     running it (`NumbaCompiledGraph.measure`, the choice logged with both times). Without
     background compiles (AUTOGRAPH_BACKGROUND_COMPILE=0) it runs on the NumPy
-    interpreter, as a compile would stall the first call. Measured (ag.function, same process,
-    interleaved): rnn (two 64x64 @ 64x32 products and a tanh per step) 3.9 ms with NumPy
-    vs 4.2 ms compiled (njit of the original: 10.3 ms, its libm tanh loop being 10x
-    slower than NumPy's SIMD one, which our code calls for large arrays), so compiling
-    (~1 s more on the first call) buys nothing; power_iter (a 256x256
-    matrix-vector product and ~10 scalar ops per step) 18.3 ms with NumPy vs 10.0 ms
-    compiled, so matrix-vector products count 1;
+    interpreter, as a compile would stall the first call;
   - any other graph with a loop (scalar loops: collatz, primes, mandelbrot, edit_distance,
     ema, piecewise: 100-8000x faster than the interpreter) is compiled with Numba: in a
     worker process (background.py) while the NumPy interpreter runs its calls, unless the

@@ -11,14 +11,10 @@ from numba import types
 from numba.extending import overload
 
 from runtime.executors.numba.disk_cache import jit
+from runtime.executors.numba.failures import GraphFail   # generated code raises _rt.GraphFail
 from runtime.executors.numba.lowering import NUMPY_UNARY
 
 _JIT = dict(nogil=True, error_model="numpy")
-
-
-class GraphFail(Exception):
-    """Raised by generated code: args are (site, *scalars); the executor turns it into the
-    error the NumPy executor raises for the node of that site."""
 
 
 # --- bounds checks ---------------------------------------------------------------------------
