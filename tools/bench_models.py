@@ -48,7 +48,8 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from models.training import load_program as _load  # noqa: E402
-from tools.bench_workloads import Footnotes, _fmt, print_table, sample_round_robin  # noqa: E402
+from tools.bench_workloads import (Footnotes, _fmt, print_table, sample_round_robin,  # noqa: E402
+                                   settle)
 
 PROGRAMS = {"mlp_classifier": "MLPClassifier", "rnn_classifier": "RNNClassifier"}
 SETUPS = {"as written": {"prebuilt": False, "model_args": {}},
@@ -102,10 +103,11 @@ class _AutoReasons(logging.Handler):
 
 
 def _executor(step, batch):
-    """What runs the trace of `step(*batch)`: Numba's compiled code or the NumPy interpreter."""
+    """What runs the trace of `step(*batch)` (on auto, once it settled: bench_workloads.
+    settle): Numba's compiled code or the NumPy interpreter."""
     executable = step.get_concrete_function(*batch).executable
-    return ("Numba" if "Numba" in type(getattr(executable, "__self__", executable)).__name__
-            else "the NumPy interpreter")
+    graph = getattr(executable, "compiled_graph", None)
+    return "Numba" if graph is not None and graph._compiled else "the NumPy interpreter"
 
 
 def steady_state(name, setup, backends, budget, samples=7):
@@ -123,6 +125,7 @@ def steady_state(name, setup, backends, budget, samples=7):
             step, batch = new_step(name, setup, kind)
             try:
                 first_losses[kind] = [step(*batch) for _ in range(2)]
+                settle(step, batch)
                 start = time.perf_counter()
                 step(*batch)
                 once = max(time.perf_counter() - start, 1e-7)

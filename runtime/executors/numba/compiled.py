@@ -332,6 +332,13 @@ class NumbaCompiledGraph:
         if not self._compiled and self._namespace["_disp"] is not _raise_fallback:
             self._when_compiled.append(callback)
 
+    @property
+    def settled(self):
+        """Whether one executor runs the calls from now on: the compiled code took over, or
+        the NumPy interpreter keeps the graph (a failed compile, or it won the timing)."""
+        dispatch = self._namespace["_disp"]
+        return dispatch is self.dispatcher or dispatch is _raise_fallback
+
     def wait(self, timeout=None):
         """Waits for a background compile (tests, benchmarks); True when none is running."""
         job = self._job
