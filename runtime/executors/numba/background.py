@@ -42,6 +42,7 @@ import agcache
 from runtime.executors.numba import module_cache
 
 ENV_SWITCH = "AUTOGRAPH_BACKGROUND_COMPILE"
+_NICENESS = 10
 
 
 def enabled():
@@ -237,6 +238,9 @@ def serve(requests, replies):
 
 
 def _main():
+    # Behind the process it compiles for: on a busy machine the calls it runs meanwhile get
+    # the CPU first (a compile is what may wait).
+    os.nice(_NICENESS)
     # The replies go on the real stdout; whatever else prints goes to stderr.
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)

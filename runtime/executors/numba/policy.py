@@ -34,6 +34,7 @@ import logging
 from runtime.executors import numpy_exec
 from runtime.executors.numba import background
 from runtime.executors.numba.codegen import unsupported_report
+from runtime.executors.numba.lowering import Unlowerable
 from runtime.executors.numba.compiled import NumbaCompiledGraph, NumbaLoweringError
 from runtime.graph import TENSOR_ARRAY
 
@@ -70,14 +71,14 @@ def compile_graph_auto(graph, owned_inputs=None):
                         "mostly array work (%d array vs %d scalar op units), where NumPy is "
                         "often as fast", graph.name, array_work, scalar_work)
             return numpy_executor()
-    report = unsupported_report(graph)
-    if report:
-        logger.info("autograph: graph %r runs on the NumPy interpreter: %s",
-                    graph.name, "; ".join(report))
-        return numpy_executor()
     try:
         compiled = NumbaCompiledGraph(graph, owned_inputs, fallback=numpy_executor,
                                       background=True, measure=measure)
+    except Unlowerable:
+        # (The report generates the code again, listing every op: only when one fails.)
+        logger.info("autograph: graph %r runs on the NumPy interpreter: %s",
+                    graph.name, "; ".join(unsupported_report(graph)))
+        return numpy_executor()
     except Exception as error:   # code generation or module loading failed
         logger.info("autograph: graph %r runs on the NumPy interpreter: %s: %s",
                     graph.name, type(error).__name__, error)
