@@ -237,7 +237,7 @@ def bind_python_operator(name, values, bind_op, bind):
             values = [_as_int(v, bind) if v.dtype == np.bool_ and not v.is_literal else v
                       for v in values]
         if name in _DIVISIONS:
-            _raise_where_zero(values[1], bind)
+            _raise_where_zero(name, values, bind)
         if name == "power" and values[0].dtype.kind in "iu" and values[1].dtype.kind in "iu":
             _raise_where_negative_power(values[1], bind)
         if name in _OVERFLOWING:
@@ -290,14 +290,34 @@ def mark_positive(value):
         _positive.add(value)
 
 
-def _raise_where_zero(divisor, bind):
+# Python's messages, by operator and by whether both operands are ints.
+_ZERO_DIVISION = {
+    ("divide", True): "division by zero",
+    ("floor_divide", True): "integer division or modulo by zero",
+    ("remainder", True): "integer modulo by zero",
+    ("divmod", True): "integer division or modulo by zero",
+    ("divide", False): "float division by zero",
+    ("floor_divide", False): "float floor division by zero",
+    ("remainder", False): "float modulo",
+    ("divmod", False): "float divmod()",
+}
+
+
+def _raise_where_zero(name, operands, bind):
     """Python raises ZeroDivisionError where a Python number is divided by zero (NumPy
-    gives inf or 0 with a warning): so does the graph, where the Python number `divisor`
-    is zero when it runs (not a literal other than 0, nor positive: mark_positive)."""
+    gives inf or 0 with a warning): so does the graph, with Python's message for operator
+    `name` on `operands`, where the Python number divisor is zero when it runs (not a
+    literal other than 0, nor positive: mark_positive)."""
+    divisor = operands[1]
     if _raise_where is None or (divisor.is_literal and divisor.literal != 0) or (
             _positive and _origin(divisor, _positive.__contains__) is not None):
         return
-    _raise_where(ZeroDivisionError("division by zero"),
+    integers = all(v.dtype.kind in "iub" for v in operands)
+    if any(v.dtype.kind == "c" for v in operands):
+        message = "complex division by zero"
+    else:
+        message = _ZERO_DIVISION[name, integers]
+    _raise_where(ZeroDivisionError(message),
                  bind("equal", [divisor, literal(divisor.dtype.type(0))]))
 
 

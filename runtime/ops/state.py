@@ -665,11 +665,19 @@ def _numba_raise(g, node, ins):
     conditional = node.attrs["conditional"]
     exception = node.attrs["exception"]
     values = node.inputs[1:] if conditional else node.inputs
-    raiser = _numba_raiser(exception, [v.dtype for v in values])
-    # (the location too: the error names the node, as where the user raised)
-    key = (exception.kind.__module__, repr(exception), repr(exception.state),
-           repr(exception.cause), node.location)
-    call = _callback_call(g, node, "raise", raiser, key, ins[1:] if conditional else ins)
+    arguments = ins[1:] if conditional else ins
+    if all(nl.is_scalar(g, v) for v in values):
+        # A GraphFail that failures.py makes the exception of (`exception.made`): ~0.16 s
+        # less to compile than an object-mode block (a 100-op loop body with one raise:
+        # 0.38 -> 0.22 s).
+        site = g.site(node, "raise", exception=exception, dtypes=[v.dtype for v in values])
+        call = "raise _rt.GraphFail(%d%s)" % (site, "".join(", " + a for a in arguments))
+    else:
+        raiser = _numba_raiser(exception, [v.dtype for v in values])
+        # (the location too: the error names the node, as where the user raised)
+        key = (exception.kind.__module__, repr(exception), repr(exception.state),
+               repr(exception.cause), node.location)
+        call = _callback_call(g, node, "raise", raiser, key, arguments)
     if conditional:
         condition = node.inputs[0]
         test = ins[0] if nl.is_scalar(g, condition) else "np.all(%s)" % ins[0]

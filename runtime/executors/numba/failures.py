@@ -12,7 +12,7 @@ compiled code exists (background compiles, compiled.py).
 import numpy as np
 
 from runtime import errors
-from runtime.executors.numba import codegen, module_cache
+from runtime.executors.numba import codegen, lowering, module_cache
 from runtime.graph import describe_node
 from runtime.markers import SLOT
 
@@ -24,7 +24,10 @@ class GraphFail(Exception):
 
 def raise_failure(failure, sites, graph, err=None):
     """Turn a GraphFail from generated code into the NumPy interpreter's exception."""
-    raise failure_error(failure, sites, graph, err) from None
+    error = failure_error(failure, sites, graph, err)
+    if error.__cause__ is not None or error.__suppress_context__:
+        raise error        # a user's `raise ... from`: its cause as the user gave it
+    raise error from None
 
 
 def _shape_text(shape):
@@ -57,8 +60,11 @@ def failure_error(failure, sites, graph, err=None):
     """The NumPy interpreter's exception for a GraphFail from generated code."""
     args = failure.args
     site = sites[args[0]]
-    where = "While executing %s" % describe_node(site.node, graph)
     kind = site.kind
+    if kind == "raise":     # the user's exception (its message names the node)
+        values = lowering.numpy_values(args[1:], site.info["dtypes"])
+        return site.info["exception"].made(iter(values))
+    where = "While executing %s" % describe_node(site.node, graph)
     if kind == "index":
         index, size = (args[1], args[2]) if len(args) > 2 else (int(err[0]), int(err[1]))
         message = "index %d is out of bounds for axis %d with size %d" % (
