@@ -208,9 +208,10 @@ class ConcreteFunction:
             if id(value) in final_versions:
                 returned_arguments[k] = final_versions[id(value)]
         self._returned_arguments = returned_arguments
+        returned_outputs = {i for kind, i in output_leaves if kind == "out"}
         for i, value in enumerate(graph.outputs):
-            if i in returned_arguments:
-                continue
+            if i in returned_arguments or i not in returned_outputs:
+                continue   # (outputs only set in the state or written back: see below)
             if value.kind != "tensor":
                 fixes.append((i, _stack_tensor_array))
             elif not value.shape:
