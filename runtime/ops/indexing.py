@@ -200,8 +200,8 @@ def index_source(template):
                 return None
     except TypeError:
         return None
-    # (Always a tuple, as index_builder makes: x[d0,] is x[(d0,)].)
-    subscript = "()" if not texts else texts[0] + "," if len(texts) == 1 else ", ".join(texts)
+    # (One entry alone, not in a tuple: NumPy's fast path for x[i], the same result.)
+    subscript = ", ".join(texts) if texts else "()"
     return "[%s]" % subscript, len(names)
 
 
