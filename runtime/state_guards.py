@@ -278,6 +278,36 @@ class StateInputs:
             return
         _set(*self._place(k), value)
 
+    def setter(self, ks):
+        """`write(*values)`: does `set(k, value)` for the places `ks` and `values` in order.
+        Generated once per trace (a model's step sets a dozen places on every call: one
+        by one, 12 us of a 46 us step), reading each object on the places' paths once;
+        one by one where a place set is on the path of another (setting it changes what
+        that path reaches)."""
+        start = len(self.places) + len(self.aliases)
+        paths, is_set = [], []
+        for k in ks:
+            if start <= k < start + len(self.appended):
+                paths.append(self.appended[k - start])
+                is_set.append(False)
+            else:
+                paths.append(self._place(k))
+                is_set.append(True)
+        set_places = {(id(root), tuple(steps)) for (root, steps), s in zip(paths, is_set) if s}
+        for (root, steps), s in zip(paths, is_set):
+            read = steps[:-1] if s else steps
+            if any((id(root), tuple(read[:n])) in set_places for n in range(len(read) + 1)):
+                return self._set_one_by_one(ks)
+        return _compile_writes(paths, is_set)
+
+    def _set_one_by_one(self, ks):
+        ks = list(ks)
+
+        def write(*values):
+            for k, value in zip(ks, values):
+                self.set(k, value)
+        return write
+
     def describe(self, k):
         """Place `k` as the user writes it: `layer.W`, `params['b']`."""
         return _path_text(*self._place(k))
@@ -797,6 +827,66 @@ def check_list_change(target, method, in_branch_or_loop):
             "list outside the staged function" % method)
 
 
+def _path_reader(namespace, lines):
+    """`local(root, steps)`: the name of a local holding the object at (root, steps) in
+    generated code, appending to `lines` the statements reading it (each object on a
+    shared path read once) and to `namespace` the roots' getters."""
+    names = {}   # (id(root), steps prefix) -> the local holding that object
+    roots = {}   # id(root) -> its index
+
+    def local(root, steps):
+        key = (id(root), steps)
+        name = names.get(key)
+        if name is not None:
+            return name
+        name = names[key] = "t%d" % len(names)
+        if not steps:
+            index = roots.setdefault(id(root), len(roots))
+            namespace["g%d" % index] = root.get
+            lines.append("%s = g%d()" % (name, index))
+            return name
+        parent = local(root, steps[:-1])
+        kind, step = steps[-1]
+        if kind == _ATTR:
+            if step.isidentifier() and not keyword.iskeyword(step):
+                lines.append("%s = %s.%s" % (name, parent, step))
+            else:
+                lines.append("%s = getattr(%s, %r)" % (name, parent, step))
+        else:
+            lines.append("%s = %s[%r]" % (name, parent, step))
+        return name
+    return local
+
+
+def _compile_writes(paths, is_set):
+    """`write(*values)` (see StateInputs.setter): per path ([(root, steps)]) in order, sets
+    the place to its value (`is_set`), or appends the value to the list there."""
+    namespace = {}
+    lines = []
+    local = _path_reader(namespace, lines)
+    writes = []
+    for i, ((root, steps), s) in enumerate(zip(paths, is_set)):
+        steps = tuple(steps)
+        if not s:
+            writes.append("%s.append(v%d)" % (local(root, steps), i))
+        elif not steps:
+            index = len(namespace)
+            namespace["s%d" % index] = root.set
+            writes.append("s%d(v%d)" % (index, i))
+        else:
+            parent = local(root, steps[:-1])
+            kind, key = steps[-1]
+            namespace["k%d" % i] = key
+            # (An attribute through the object's __dict__, not __setattr__, as _set.)
+            writes.append(("vars(%s)[k%d] = v%d" if kind == _ATTR else "%s[k%d] = v%d")
+                          % (parent, i, i))
+    body = lines + writes or ["pass"]
+    source = "def write(%s):\n" % ", ".join("v%d" % i for i in range(len(paths))) + "".join(
+        "    %s\n" % line for line in body)
+    exec(compile(source, "<state writes>", "exec"), namespace)
+    return namespace["write"]
+
+
 def _compile_places(paths, checks=None):
     """A function reading the places `paths` ([(root, steps)]) of the state at once, each
     object on a shared path read once (`self.layers[0]` for `self.layers[0].W` and
@@ -810,36 +900,8 @@ def _compile_places(paths, checks=None):
     more than the step's graph; read at once, about 2 us."""
     namespace = {"ndarray": np.ndarray, "bound": specialise.INT_INPUT_BOUND}
     lines = []
-    names = {}   # (root index, steps prefix) -> the local holding that object
-
-    def local(root_index, steps):
-        key = (root_index, steps)
-        name = names.get(key)
-        if name is not None:
-            return name
-        name = names[key] = "t%d" % len(names)
-        if not steps:
-            namespace["g%d" % root_index] = roots[root_index].get
-            lines.append("%s = g%d()" % (name, root_index))
-            return name
-        parent = local(root_index, steps[:-1])
-        kind, step = steps[-1]
-        if kind == _ATTR:
-            if step.isidentifier() and not keyword.iskeyword(step):
-                lines.append("%s = %s.%s" % (name, parent, step))
-            else:
-                lines.append("%s = getattr(%s, %r)" % (name, parent, step))
-        else:
-            lines.append("%s = %s[%r]" % (name, parent, step))
-        return name
-
-    roots, root_index = [], {}
-    values = []
-    for root, steps in paths:
-        if id(root) not in root_index:
-            root_index[id(root)] = len(roots)
-            roots.append(root)
-        values.append(local(root_index[id(root)], tuple(steps)))
+    local = _path_reader(namespace, lines)
+    values = [local(root, tuple(steps)) for root, steps in paths]
     if checks is None:
         body = lines + ["return (%s)" % "".join(v + ", " for v in values)]
         source = "def read():\n" + "".join("    %s\n" % line for line in body)

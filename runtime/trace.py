@@ -208,9 +208,10 @@ class ConcreteFunction:
             if id(value) in final_versions:
                 returned_arguments[k] = final_versions[id(value)]
         self._returned_arguments = returned_arguments
+        returned_outputs = {i for kind, i in output_leaves if kind == "out"}
         for i, value in enumerate(graph.outputs):
-            if i in returned_arguments:
-                continue
+            if i in returned_arguments or i not in returned_outputs:
+                continue   # (outputs only set in the state or written back: see below)
             if value.kind != "tensor":
                 fixes.append((i, _stack_tensor_array))
             elif not value.shape:
@@ -219,6 +220,18 @@ class ConcreteFunction:
             elif not owned[i]:
                 fixes.append((i, _copy_unless_input))
         self._fixes = fixes
+        # The values set in the state per call: (output index, how the function holds it or
+        # None) or (None, the Python value); an owned array of rank >= 1 is set as it is
+        # (as the function sets the object it made), a 0-d one in its own buffer, one that
+        # shares storage with a constant copied (as returned values: _copy_unless_input).
+        state_values = []
+        for k, j, value in self._state_sets:
+            if j is not None and value is _as_ndarray and graph.outputs[j].shape != ():
+                value = None if owned[j] else _copy_unless_input
+            state_values.append((j, value))
+        self._state_values = state_values
+        self._write_state = state.setter([k for k, _, _ in self._state_sets]) \
+            if self._state_sets else None
         single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
                   and output_structure is None and not writebacks and not returned_arguments
                   and returned is None and not kinds and not state_sets)
@@ -262,13 +275,16 @@ class ConcreteFunction:
             target, new = inputs[i], outputs[j]
             if new is not target:
                 np.copyto(target, new)
-        made = {}   # (one value the function left in several places is one object there)
-        for k, j, value in self._state_sets:
-            if j is not None:
-                if j not in made:   # (value: how the function holds it, or None)
-                    made[j] = value(outputs[j], ()) if value else outputs[j]
-                value = made[j]
-            self._state.set(k, value)
+        if self._write_state is not None:
+            made = {}   # (one value the function left in several places is one object there)
+            values = []
+            for j, value in self._state_values:
+                if j is not None:
+                    if j not in made:   # (value: how the function holds it, or None)
+                        made[j] = value(outputs[j], inputs) if value else outputs[j]
+                    value = made[j]
+                values.append(value)
+            self._write_state(*values)
         if self._returned is not None and not outputs[self._returned]:
             return None
         if self._fixes or self._returned_arguments:
@@ -1040,6 +1056,7 @@ class Function(functools.partial):
                     returned = None
 
             output_values = []
+            returned_outputs = {}   # id(tensor) -> its output index
             leaves = []
             key_objects = _objects_in((args, kwargs))
             ndarray_outputs = set()   # rank-0 outputs that the function holds as 0-d arrays
@@ -1053,6 +1070,7 @@ class Function(functools.partial):
                     if tag is not None:
                         kind_tags.append((len(output_values), tag))
                     leaves.append(("out", len(output_values)))
+                    returned_outputs.setdefault(id(leaf), len(output_values))
                     if is_ndarray(leaf):
                         ndarray_outputs.add(len(output_values))
                     elif tag is None and is_python_scalar(leaf):
@@ -1073,7 +1091,9 @@ class Function(functools.partial):
             # What the function left in the places of its state: another value there is
             # set there after each run, as the function sets it (`self.W = self.W - d`).
             state_sets = []   # (place, output index or None, value)
-            left_outputs = {}   # id(tensor) -> its output index
+            # id(tensor) -> its output index: a returned array the function also left in
+            # its state is one output (one object in both, as in Python).
+            left_outputs = dict(returned_outputs)
             for k, left in enumerate(state_left):
                 index = state.input_of(k)
                 if index is not None and left is handles[index]:

@@ -13,6 +13,14 @@ from runtime.graph import TENSOR_ARRAY
 _INFINITY = float("inf")
 
 
+def _type_of(value):
+    """What a value passed through a nested graph keeps: its kind, and a tensor's dtype and
+    rank."""
+    if value.kind == TENSOR_ARRAY or value.shape is None:
+        return (value.kind,)
+    return (value.kind, value.dtype, len(value.shape))
+
+
 class Ownership:
     """Walks one graph's nodes in order (the executor drives the walk):
 
@@ -84,9 +92,14 @@ class Ownership:
             if is_owned:
                 self._owned.add(r)
         if not all(owned_outputs):
-            # An output may be one of the inputs passed through: pin them all.
+            # An output that is not a buffer of its own may be one of the inputs passed
+            # through, one of its dtype and rank: pin those (a loop's scalar counter pins
+            # no array the loop reads).
+            kinds = {_type_of(v) for v, is_owned in zip(node.outputs, owned_outputs)
+                     if not is_owned}
             for value in node.inputs:
-                self._owned.discard(root.get(value))
+                if _type_of(value) in kinds:
+                    self._owned.discard(root.get(value))
 
     def op_outputs(self, node, index):
         """Assign the roots of an ordinary node's outputs; returns whether the node (an op

@@ -162,6 +162,62 @@ def index_builder(template):
     return build
 
 
+def _static_int(entry):
+    return (type(entry) is int or isinstance(entry, np.integer)) and type(entry) is not bool
+
+
+def index_source(template):
+    """(the Python source of `template` as a subscript, its dynamic entries named d0, d1,
+    ... in order, and their number): `x[:, d0]` gives ("[:, d0]", 1); None when an entry
+    is other than an int, None, Ellipsis, DYN or a slice of those. Kernels compiled from
+    it index with no Python call in between (an index built per call by index_builder
+    costs more than a small array's x[:, t] itself)."""
+    names = []
+
+    def part(p):
+        if p is None:
+            return ""
+        if p is DYN:
+            names.append("d%d" % len(names))
+            return names[-1]
+        if _static_int(p):
+            return "%d" % p
+        raise TypeError
+
+    texts = []
+    try:
+        for entry in template:
+            if entry is DYN or entry is None or _static_int(entry):
+                texts.append(part(entry) if entry is not None else "None")
+            elif entry is Ellipsis:
+                texts.append("...")
+            elif isinstance(entry, slice):
+                text = "%s:%s" % (part(entry.start), part(entry.stop))
+                if entry.step is not None:
+                    text += ":" + part(entry.step)
+                texts.append(text)
+            else:
+                return None
+    except TypeError:
+        return None
+    # (One entry alone, not in a tuple: NumPy's fast path for x[i], the same result.)
+    subscript = ", ".join(texts) if texts else "()"
+    return "[%s]" % subscript, len(names)
+
+
+def _compiled_index_kernel(template, body):
+    """The function `kernel` that `body` defines, `{i}` in it the subscript of `template`
+    and `{d}` its dynamic parameters (", d0, d1"); None where the template has no source
+    (index_source)."""
+    found = index_source(template)
+    if found is None:
+        return None
+    subscript, n = found
+    namespace = {"np": np}
+    exec(body.format(i=subscript, d="".join(", d%d" % k for k in range(n))), namespace)
+    return namespace["kernel"]
+
+
 def format_index(template, dynamic, namer):
     it = iter(dynamic)
     parts = []
@@ -190,8 +246,9 @@ def _get_item_infer(x, *dynamic, index):
 def _get_item_kernel(index):
     if index == (DYN,):
         return lambda x, i: x[i]
-    if len(index) == 2 and index[0] is DYN and index[1] is DYN:
-        return lambda x, i, j: x[i, j]
+    compiled = _compiled_index_kernel(index, "def kernel(x{d}):\n    return x{i}\n")
+    if compiled is not None:
+        return compiled
     build = index_builder(index)
     if not any(e is DYN or isinstance(e, slice) and DYN in (e.start, e.stop, e.step)
                for e in index):
@@ -230,15 +287,15 @@ def _set_item_infer(x, value, *dynamic, index):
 
 
 def _set_item_kernel(index, inplace):
+    compiled = _compiled_index_kernel(index, "def kernel(x, value{d}):\n" + (
+        "" if inplace else "    x = np.array(x)\n") + "    x{i} = value\n    return x\n")
+    if compiled is not None:
+        return compiled
     build = index_builder(index)
     if inplace:
         if index == (DYN,):
             def set_item(x, value, i):
                 x[i] = value
-                return x
-        elif len(index) == 2 and index[0] is DYN and index[1] is DYN:
-            def set_item(x, value, i, j):
-                x[i, j] = value
                 return x
         else:
             def set_item(x, value, *dynamic):

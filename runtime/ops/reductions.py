@@ -20,7 +20,10 @@ def _reduced_shape(shape, axes, keepdims):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def _reduce_op(name, fn, extra=()):
+def _reduce_op(name, fn, extra=(), ufunc=None, forced_dtype=None):
+    """`ufunc`: the ufunc whose reduce `fn` calls for a NumPy array (np.sum: np.add.reduce,
+    with `forced_dtype` for np.any / np.all), called directly by the kernel: np.sum's
+    Python layer doubles the time of a small array's sum."""
     def infer(x, axis=None, keepdims=False, **kw):
         axes = normalize_axes(axis, len(x.shape))
         with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -30,6 +33,9 @@ def _reduce_op(name, fn, extra=()):
 
     def make_kernel(axis=None, keepdims=False, **kw):
         kw = {k: v for k, v in kw.items() if v is not None or k not in ("dtype",)}
+        if ufunc is not None and set(kw) <= {"dtype"}:
+            reduce, dtype = ufunc.reduce, kw.get("dtype", forced_dtype)
+            return lambda x: reduce(x, axis, dtype, None, keepdims)
         if axis is None and not keepdims and not kw:
             return fn
         return lambda x: fn(x, axis=axis, keepdims=keepdims, **kw)
@@ -38,13 +44,13 @@ def _reduce_op(name, fn, extra=()):
                            doc="np.%s(x, axis, keepdims%s)" % (name, "".join(", " + e for e in extra)))
 
 
-_reduce_op("sum", np.sum, ("dtype",))
-_reduce_op("prod", np.prod, ("dtype",))
+_reduce_op("sum", np.sum, ("dtype",), np.add)
+_reduce_op("prod", np.prod, ("dtype",), np.multiply)
 _reduce_op("mean", np.mean, ("dtype",))
-_reduce_op("min", np.min)
-_reduce_op("max", np.max)
-_reduce_op("any", np.any)
-_reduce_op("all", np.all)
+_reduce_op("min", np.min, (), np.minimum)
+_reduce_op("max", np.max, (), np.maximum)
+_reduce_op("any", np.any, (), np.logical_or, np.bool_)
+_reduce_op("all", np.all, (), np.logical_and, np.bool_)
 _reduce_op("std", np.std, ("dtype", "ddof"))
 _reduce_op("var", np.var, ("dtype", "ddof"))
 

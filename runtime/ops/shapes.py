@@ -86,9 +86,16 @@ def _transpose_infer(x, axes):
     return [(x.dtype, tuple(x.shape[a] for a in axes))]
 
 
+def _transpose_kernel(axes):
+    # (The method np.transpose calls, without its Python layer: a sixth of the time. An
+    # op's input is always a NumPy array or scalar when the graph runs.)
+    if axes is None:
+        return lambda x: x.transpose()
+    return lambda x: x.transpose(axes)
+
+
 transpose = defop("transpose", infer=_transpose_infer, view=True,
-                  make_kernel=lambda axes: (lambda x: np.transpose(x, axes)),
-                  doc="np.transpose(x, axes)")
+                  make_kernel=_transpose_kernel, doc="np.transpose(x, axes)")
 
 
 def _swapaxes_infer(x, axis1, axis2):

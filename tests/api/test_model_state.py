@@ -487,3 +487,83 @@ def test_an_append_after_a_loop_that_may_return_early_is_refused():
     with pytest.raises(TypeError, match=r"code after a `return` or `break` that a graph loop"):
         ag.function(counter.scan_then_log, backend="numpy")(np.ones(2))
     assert counter.history == []
+
+
+class _Recorder:
+    """A layer keeping what Python keeps: its input, the output it returns (in two
+    places), a constant array, a 0-d array, and states a loop writes in place."""
+
+    def __init__(self):
+        self.W = np.ones(3)
+        self.weights = [self.W]   # (an alias of W, updated in place by -=)
+
+    def step(self, x, steps):
+        self.inputs = x
+        h = np.tanh(x * self.W)
+        self.out = h
+        self.also_out = h
+        self.table = np.arange(3.0)
+        self.count = np.array(0.0)
+        self.states = np.zeros((steps, 3))
+        for t in range(steps):
+            self.states[t] = h * t
+        self.total = self.states.sum(axis=0)
+        self.W -= 0.1 * self.total
+        return h
+
+
+def _identities(layer, x, result):
+    return (layer.inputs is x, result is layer.out, layer.out is layer.also_out,
+            layer.weights[0] is layer.W)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arrays_left_in_the_state_are_the_objects_python_leaves(backend):
+    # The state a step sets is not copied: the argument itself, the returned array itself
+    # (also where it is in two places); a constant is a new array each call, so changing
+    # what a call left changes neither the graph nor the next call.
+    plain, layer = _Recorder(), _Recorder()
+    staged = ag.function(layer.step, backend=backend)
+    rtol = 0 if backend == "numpy" else 1e-13   # (Numba's tanh differs in the last bit)
+    for k in range(4):
+        x = np.linspace(-1.0, 1.0, 3) + k
+        expected = plain.step(x, 4)
+        result = staged(x, 4)
+        np.testing.assert_allclose(result, expected, rtol=rtol, atol=0)
+        assert _identities(layer, x, result) == _identities(plain, x, expected)
+        for name in ("inputs", "out", "table", "count", "states", "total", "W"):
+            ours, theirs = getattr(layer, name), getattr(plain, name)
+            np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=0)
+            assert type(ours) is type(theirs) and ours.dtype == theirs.dtype
+        for obj in (layer, plain):   # (what a caller may do with what the call left)
+            obj.table[0] = 100.0
+            obj.states[0] = -1.0
+            obj.out[0] = 7.0
+    assert staged.trace_count <= 2
+
+
+def _two_loops(x, n, m):
+    acc = x                      # (x itself when the loop runs no iteration)
+    for _ in range(n):
+        acc = acc * 2.0
+    states = np.zeros((m, 3))
+    for t in range(m):           # (a counter next to arrays: it pins none of them)
+        states[t] = acc + t
+    total = np.zeros(3)
+    for t in range(m):
+        total += states[t]
+    acc[0] = -1.0                # (writes the caller's x where acc is x, as Python)
+    return acc, states, total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_arrays_through_loops_with_counters_next_to_in_place_writes(backend):
+    staged = ag.function(_two_loops, backend=backend)
+    for n, m in ((0, 2), (2, 3), (0, 0), (1, 1)):
+        x, x_plain = np.arange(3.0), np.arange(3.0)
+        result, expected = staged(x, n, m), _two_loops(x_plain, n, m)
+        np.testing.assert_array_equal(x, x_plain)
+        for ours, theirs in zip(result, expected):
+            np.testing.assert_array_equal(ours, theirs)
+            assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+        result[1][:] = 7.0   # (what the caller does with a result touches no later call)

@@ -184,3 +184,51 @@ def test_intermediates_are_freed_as_soon_as_they_are_dead():
     assert peak < 2.5 * x.nbytes
     source = f.get_concrete_function(x, y).executable.source
     assert "del v0_0" in source and "del v4_0" not in source    # (v4_0: the returned sum)
+
+
+_REDUCED = [np.array([[1, 0, 3], [4, 5, 0]], dtype=np.int8),
+            np.array([[True, False], [True, True]]),
+            np.array([[1.5, np.nan], [-2.0, 4.0]]),
+            np.zeros((0, 3))]
+
+
+@pytest.mark.parametrize("x", _REDUCED, ids=["int8", "bool", "float_nan", "empty"])
+@pytest.mark.parametrize("fn", [np.sum, np.prod, np.min, np.max, np.any, np.all])
+def test_reductions_calling_their_ufunc_give_numpys_values_types_and_errors(fn, x):
+    # (The kernels call np.add.reduce & co. directly: np.sum's result, dtype, type and
+    # error, also for an empty array's min.)
+    for kwargs in ({}, {"axis": 0}, {"axis": 1, "keepdims": True}, {"axis": -1}):
+        if fn in (np.sum, np.prod):
+            kwargs = dict(kwargs, dtype=np.float32) if kwargs.get("axis") == 0 else kwargs
+        try:
+            expected = fn(x, **kwargs)
+        except ValueError as error:
+            with pytest.raises(ValueError, match=str(error)):
+                rt.function(lambda a: fn(a, **kwargs))(x)
+            continue
+        result = rt.function(lambda a: fn(a, **kwargs))(x)
+        np.testing.assert_array_equal(result, expected)
+        assert type(result) is type(expected) and result.dtype == expected.dtype
+
+
+def test_indexing_kernels_compiled_from_the_index_give_numpys_results():
+    def f(x, i, j, v):
+        a = x[:, i]
+        b = x[i:, None, ..., -1]
+        c = x[1:j:2, i]
+        d = x[()]
+        y = x.copy()
+        y[:, j] = v
+        y[i, 1:] = -v
+        y[...] = y[::-1]
+        return a, b, c, d, y
+
+    x = np.arange(20.0).reshape(4, 5)
+    for i, j in ((1, 3), (-2, 4), (0, -1)):
+        expected = f(x, i, j, 9.0)
+        for ours, theirs in zip(rt.function(f)(x, i, j, 9.0), expected):
+            np.testing.assert_array_equal(ours, theirs)
+            assert ours.shape == theirs.shape
+        assert np.shares_memory(expected[0], x)
+    with pytest.raises(IndexError, match="out of bounds"):
+        rt.function(f)(x, 7, 1, 9.0)
