@@ -79,21 +79,24 @@ def _make_callable(kind, fn):
 
 
 def settle(f, inputs, timeout=600):
-    """Calls `f` (any callable) until, if it is an ag.function whose graph backend "auto"
-    compiles in the background, one executor runs its calls for good: the compile done and,
-    for a graph auto times on both executors, the timed turns taken
-    (runtime/executors/numba/compiled.py). Steady-state figures then time what auto settled
-    on; the first call is timed before this. A train step traces again on its second call
-    (its layers set new attributes on the first), so this looks again after every call."""
+    """Calls `f` (any callable) until, if it is an ag.function, it traces no more and, if
+    backend "auto" compiles its graph in the background, one executor runs its calls for
+    good: the compile done and, for a graph auto times on both executors, the timed turns
+    taken (runtime/executors/numba/compiled.py). Steady-state figures then time what it
+    settled on, and samples are sized from a settled call; the first call is timed before
+    this. A train step traces again on its second call (its layers set new attributes on
+    the first)."""
     get_concrete = getattr(f, "get_concrete_function", None)
     if get_concrete is None:
         return
     for _ in range(100):
+        traces = f.trace_count
         f(*inputs)
         graph = getattr(get_concrete(*inputs).executable, "compiled_graph", None)
-        if graph is None or graph.settled:
+        if f.trace_count == traces and (graph is None or graph.settled):
             return
-        graph.wait(timeout)
+        if graph is not None:
+            graph.wait(timeout)
 
 
 def time_calls(f, inputs, budget):
