@@ -87,6 +87,7 @@ class NumbaCompiledGraph:
         self._fallback_exec = None
         self._compiled = False
         self._job = None             # the background compile, while there is one
+        self._submit_after_run = False
         self._signature = None
         self._reported = 0.0         # when a background compile was last logged
         self._switch = threading.Lock()
@@ -199,17 +200,10 @@ class NumbaCompiledGraph:
             if self._namespace["_disp"] != self._first_dispatch:   # another thread switched
                 return self._namespace["_disp"](*args)
             if self.background:
+                # Handed to the worker once this call's NumPy run is done (`_submit`): the
+                # worker's start-up then takes no CPU from the first call.
                 self._signature = _background.describe(args)
-                saved = module_cache.has_saved_code(self.module_file)
-                self._job = _background.submit(
-                    weakref.WeakMethod(self._load_compiled), self.module_file,
-                    self.module_name, self._signature, compile=not saved)
-                logger.info("autograph: graph %r is %s; until it is ready, calls run on the "
-                            "NumPy interpreter", self.graph.name,
-                            "loading its compiled code from the on-disk cache in the "
-                            "background" if saved else
-                            "compiling with Numba in a background process")
-                self._reported = time.perf_counter()
+                self._submit_after_run = True
                 self._namespace["_disp"] = self._pending
                 raise _Fallback()
             import numba
@@ -231,6 +225,17 @@ class NumbaCompiledGraph:
             self._take_over()
         return self.dispatcher(*args)
 
+    def _submit(self):
+        saved = module_cache.has_saved_code(self.module_file)
+        self._job = _background.submit(
+            weakref.WeakMethod(self._load_compiled), self.module_file, self.module_name,
+            self._signature, compile=not saved)
+        logger.info("autograph: graph %r is %s; until it is ready, calls run on the NumPy "
+                    "interpreter", self.graph.name,
+                    "loading its compiled code from the on-disk cache in the background"
+                    if saved else "compiling with Numba in a background process")
+        self._reported = time.perf_counter()
+
     def _load_compiled(self):
         """In background.py's loader thread, once the compiled code is in the disk cache
         (or cannot be: then compiled here): imports Numba, runs the module, loads the code.
@@ -246,6 +251,8 @@ class NumbaCompiledGraph:
         """`_disp` during a background compile: the NumPy executor runs the call (_Fallback)
         until the job is done; then the compiled code takes over."""
         job = self._job
+        if job is None:                      # (the first call is still running)
+            raise _Fallback()
         if not job.done.is_set():
             now = time.perf_counter()
             if now - self._reported > 2.0:
@@ -392,6 +399,14 @@ class NumbaCompiledGraph:
     def _run_fallback(self, *inputs):
         if self._fallback_exec is None:
             self._fallback_exec = self.fallback()
+        if self._submit_after_run:
+            with self._switch:
+                submit, self._submit_after_run = self._submit_after_run, False
+            if submit:
+                try:
+                    return self._fallback_exec(*inputs)
+                finally:
+                    self._submit()
         timing, self._timing_fallback = self._timing_fallback, False
         if not timing:
             return self._fallback_exec(*inputs)
