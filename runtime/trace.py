@@ -194,7 +194,13 @@ class ConcreteFunction:
         self._state = state
         self._state_sets = list(state_sets)
         self.backend = backend
-        self.executable = get_executor(backend)(graph, owned_inputs)
+        if backend == "numpy" and writebacks:
+            # (The interpreter computes a mutated array's new version in place where it
+            # may: `self.W -= lr * dW` as Python does it, with no copy back.)
+            self.executable = get_executor(backend)(graph, owned_inputs,
+                                                    copied_back=writebacks)
+        else:
+            self.executable = get_executor(backend)(graph, owned_inputs)
         run = self.executable
         owned = getattr(self.executable, "owned_outputs", [False] * len(graph.outputs))
         fixes = []
