@@ -92,7 +92,11 @@ def _leaf_key(x, arrays, numbers=False):
             "NumPy arrays (what NumPy would do with it while tracing is not what the graph "
             "does on every call); convert it before the call: np.asarray(x), or x.compute() "
             "for a Dask array" % (t.__module__, t.__qualname__))
-    return ("id", id(x))
+    return (_ID, id(x))
+
+
+# The first item of the key of an object held by identity (see Function._object_types).
+_ID = "id"
 
 
 def _array_like(t):
@@ -190,7 +194,13 @@ class ConcreteFunction:
         self._state = state
         self._state_sets = list(state_sets)
         self.backend = backend
-        self.executable = get_executor(backend)(graph, owned_inputs)
+        if backend == "numpy" and writebacks:
+            # (The interpreter computes a mutated array's new version in place where it
+            # may: `self.W -= lr * dW` as Python does it, with no copy back.)
+            self.executable = get_executor(backend)(graph, owned_inputs,
+                                                    copied_back=writebacks)
+        else:
+            self.executable = get_executor(backend)(graph, owned_inputs)
         run = self.executable
         owned = getattr(self.executable, "owned_outputs", [False] * len(graph.outputs))
         fixes = []
@@ -238,17 +248,85 @@ class ConcreteFunction:
         self._single_unfixed = single and not fixes and state is None
         # `call_arrays(*flat_arrays) -> result`: the per-call path, specialised here once so
         # a call does only what this trace needs.
-        if single and not fixes:
+        if single and not fixes and state is None:
             bare = getattr(run, "single_output_call", None)   # returns output 0 unboxed
             self.call_arrays = bare if bare is not None else (lambda *inputs: run(*inputs)[0])
-        elif single:
-            fix = fixes[0][1]
-            self.call_arrays = lambda *inputs: fix(run(*inputs)[0], inputs)
         else:
-            self.call_arrays = lambda *inputs: self._call_general(inputs)
-        if state is not None:
-            call, fetch = self.call_arrays, state.fetch
-            self.call_arrays = lambda *inputs: call(*inputs, *fetch())
+            self.call_arrays = self._generate_call()
+
+    def _generate_call(self):
+        """`call(*flat_arrays) -> result`, generated once per trace: reads the state's
+        arrays (`fetch`), runs the executable, copies the new versions of mutated arrays
+        into them (writebacks), sets what the function left in its state, and makes the
+        result from the outputs (fixes, kinds, the returned structure). One function with
+        the trace's choices made: a model's step calls it on every call, and a loop
+        over those lists cost it 3-4 us."""
+        graph, state = self.graph, self._state
+        n_state = len(state.places) if state is not None else 0
+        n_args = len(graph.inputs) - n_state
+        params = ["a%d" % i for i in range(n_args)]
+        inputs = params + ["s%d" % i for i in range(n_state)]
+        namespace = {"run": self.executable, "copyto": np.copyto, "pack_as": nest.pack_as,
+                     "structure": self._output_structure, "as_shown": path_kinds.as_shown,
+                     "kinds_by_code": self._kinds_by_code}
+        lines = []
+        if n_state:
+            namespace["fetch"] = state.fetch
+            lines.append("%s = fetch()" % "".join(s + ", " for s in inputs[n_args:]))
+        lines.append("o = run(%s)" % ", ".join(inputs))
+        for i, j in self._writebacks:
+            lines += ["n = o[%d]" % j, "if n is not %s:" % inputs[i],
+                      "    copyto(%s, n)" % inputs[i]]
+        if self._write_state is not None:
+            namespace["write_state"] = self._write_state
+            made = {}   # (one value the function left in several places is one object there)
+            values = []
+            for k, (j, value) in enumerate(self._state_values):
+                if j is None:
+                    namespace["v%d" % k] = value   # (a Python value it sets)
+                    values.append("v%d" % k)
+                    continue
+                if j not in made:   # (value: how the function holds it, or None)
+                    made[j] = "m%d" % j
+                    if value is None:
+                        lines.append("m%d = o[%d]" % (j, j))
+                    else:
+                        namespace["h%d" % j] = value
+                        lines.append("m%d = h%d(o[%d], inputs)" % (j, j, j))
+                values.append(made[j])
+            lines.append("write_state(%s)" % ", ".join(values))
+        if self._returned is not None:
+            lines += ["if not o[%d]:" % self._returned, "    return None"]
+        results = {}   # output index -> the expression of the result's value
+        for i, fix in self._fixes:
+            namespace["f%d" % i] = fix
+            lines.append("r%d = f%d(o[%d], inputs)" % (i, i, i))
+            results[i] = "r%d" % i
+        for k, i in self._returned_arguments.items():
+            results[k] = inputs[i]
+        for i, tag in self._kinds:
+            lines.append("r%d = as_shown(%s, kinds_by_code[int(o[%d])])"
+                         % (i, results.get(i, "o[%d]" % i), tag))
+            results[i] = "r%d" % i
+        leaves = []
+        for k, (kind, x) in enumerate(self._output_leaves):
+            if kind == "out":
+                leaves.append(results.get(x, "o[%d]" % x))
+            else:
+                namespace["x%d" % k] = x
+                leaves.append("x%d()" % k if kind == "weak" else "x%d" % k)
+        if self._output_structure is None:
+            lines.append("return " + leaves[0])
+        else:
+            lines.append("return pack_as(structure, [%s])" % ", ".join(leaves))
+        source = "\n".join(lines)
+        if "inputs" in source:
+            lines.insert(1 if n_state else 0, "inputs = (%s)" % "".join(
+                s + ", " for s in inputs))
+        source = "def call(%s):\n" % ", ".join(params) + "".join(
+            "    %s\n" % line for line in lines)
+        exec(compile(source, "<rt.function call %s>" % graph.name, "exec"), namespace)
+        return namespace["call"]
 
     def direct_entry(self):
         """(callable, translate) when the executor can be called with the flat inputs and no
@@ -268,41 +346,6 @@ class ConcreteFunction:
         if not self._single_unfixed or unchecked is None:
             return None
         return unchecked(array)
-
-    def _call_general(self, inputs):
-        outputs = self.executable(*inputs)
-        for i, j in self._writebacks:
-            target, new = inputs[i], outputs[j]
-            if new is not target:
-                np.copyto(target, new)
-        if self._write_state is not None:
-            made = {}   # (one value the function left in several places is one object there)
-            values = []
-            for j, value in self._state_values:
-                if j is not None:
-                    if j not in made:   # (value: how the function holds it, or None)
-                        made[j] = value(outputs[j], inputs) if value else outputs[j]
-                    value = made[j]
-                values.append(value)
-            self._write_state(*values)
-        if self._returned is not None and not outputs[self._returned]:
-            return None
-        if self._fixes or self._returned_arguments:
-            outputs = list(outputs)
-            for i, fix in self._fixes:
-                outputs[i] = fix(outputs[i], inputs)
-            for k, i in self._returned_arguments.items():
-                outputs[k] = inputs[i]
-        if self._kinds:
-            outputs = list(outputs)
-            for i, tag in self._kinds:
-                outputs[i] = path_kinds.as_shown(outputs[i],
-                                                 self._kinds_by_code[int(outputs[tag])])
-        leaves = [outputs[x] if kind == "out" else x() if kind == "weak" else x
-                  for kind, x in self._output_leaves]
-        if self._output_structure is None:
-            return leaves[0]
-        return nest.pack_as(self._output_structure, leaves)
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
@@ -388,16 +431,18 @@ def functions_run_eagerly():
     return _run_eagerly
 
 
-def _fast_key(args, static):
+def _fast_key(args, static, object_types):
     """The dispatch key of positional arguments that are all plain leaves (exact ndarrays,
-    NumPy scalars, Python scalars), built without generic flattening; None otherwise.
-    `static`: the positions whose Python numbers are constants of the trace (not inputs),
-    or _ALL_STATIC.
+    NumPy scalars, Python scalars) or objects of `object_types` (types whose instances
+    the trace key holds by identity: a model, a layer), built without generic flattening;
+    None otherwise. `static`: the positions whose Python numbers are constants of the
+    trace (not inputs), or _ALL_STATIC.
 
     Per argument two items: (dtype, ndim) for an array, (dtype, -1) for a NumPy scalar,
     (type, _SYMBOLIC) for a Python number that is an input, (value, type) for another
-    Python scalar. The order differs on purpose: a dtype compares equal to a Python type
-    (np.dtype("f8") == float), never to a value paired with a type, nor to _SYMBOLIC.
+    Python scalar, (_OBJECT, id) for an object. The order differs on purpose: a dtype
+    compares equal to a Python type (np.dtype("f8") == float), never to a value paired
+    with a type, nor to _SYMBOLIC, nor to _OBJECT.
     """
     key = []
     append = key.append
@@ -416,12 +461,28 @@ def _fast_key(args, static):
             else:
                 append(a)
                 append(t)
+        elif t in object_types:
+            append(_OBJECT)
+            append(id(a))
         elif isinstance(a, np.generic):
             append(a.dtype)
             append(-1)
         else:
             return None
     return tuple(key)
+
+
+class _Object:
+    """The first item of an object's entry in a fast key (see _fast_key): equal to nothing
+    but itself."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "object"
+
+
+_OBJECT = _Object()
 
 
 # Python scalars that can be in a fast key (hashable; str hashes are cached by Python).
@@ -594,7 +655,8 @@ def _staged_call(self):
                         record = last = (a.dtype, a.ndim) + found
                         entry = found[0]
             else:
-                record = self._fast.get(_fast_key(args, self._static))   # None: new/no key
+                record = self._fast.get(_fast_key(args, self._static, self._object_types))
+                # (None: a new signature, or no fast key)
                 entry = None if record is None else record[0]
             if entry is not None:
                 try:
@@ -642,7 +704,7 @@ def _staged_call(self):
                 self._check_signature(arrays)
             result = concrete.call_arrays(*arrays)
             if key is not None and not kwargs and not self._static_shapes:
-                fast_key = _fast_key(args, self._static)
+                fast_key = self._fast_key_of(args, key)
                 if fast_key is not None:
                     new = fast_key not in self._fast
                     record = self._fast[fast_key] = self._fast_record(concrete, args)
@@ -735,6 +797,9 @@ class Function(functools.partial):
         # id -> (weakref, the keys holding it); key -> the ids of the objects it holds.
         self._watched = {}
         self._key_objects = {}
+        # The types of the objects (not arrays, scalars nor containers) that trace keys
+        # hold by identity, seen as positional arguments: _fast_key keys them by id.
+        self._object_types = set()
         # _fast_key(args) -> (entry, unchecked, translate): entry(*args) returns the result;
         # unchecked is the compiled code for one C-contiguous, aligned, writeable array
         # (see ConcreteFunction.unchecked_entry) or None; translate(error) gives the
@@ -823,6 +888,28 @@ class Function(functools.partial):
             finally:
                 self._stale_because = None
 
+    def _fast_key_of(self, args, key):
+        """The fast key of positional arguments `args` whose trace key is `key`, None where
+        the fast table cannot hold it. An object in it is keyed by its id, as in the trace
+        key, only while the function watches it (it is then weakly referenced, and its
+        death drops the records keyed by its id: _drop_fast); a call with an object that
+        cannot be weakly referenced takes the general path."""
+        for a, entry in zip(args, key):
+            if type(entry) is tuple and entry[0] is _ID:
+                watched = self._watched.get(id(a))
+                if watched is None or watched[0]() is not a:
+                    return None
+                self._object_types.add(type(a))
+        return _fast_key(args, self._static, self._object_types)
+
+    def _drop_fast(self, object_id):
+        """Drops the fast table's records keyed by the object `object_id` (it died, or is
+        not watched any more: its id may become another object's)."""
+        for fast_key in list(self._fast):
+            if any(fast_key[i] is _OBJECT and fast_key[i + 1] == object_id
+                   for i in range(0, len(fast_key), 2)):
+                self._fast.pop(fast_key, None)
+
     def _fast_record(self, concrete, args):
         """The fast table's record for calls with the same fast key as `args` (see
         __init__): (entry, unchecked, translate)."""
@@ -839,8 +926,10 @@ class Function(functools.partial):
         raise, when entry calls compiled code directly (else None). A trace with a guard (runtime/state_guards.py) checks it
         first, and raises _StaleTrace where it fails (the caller takes the general path)."""
         run = concrete.call_arrays
-        arrays = [i for i, a in enumerate(args) if type(a) not in _KEY_SCALARS
-                  or (self._numbers(i) and _is_number_input(a, type(a)))]
+        arrays = [i for i, a in enumerate(args)
+                  if type(a) not in _KEY_SCALARS and type(a) not in self._object_types
+                  or type(a) in _KEY_SCALARS and self._numbers(i)
+                  and _is_number_input(a, type(a))]
         check = self.input_signature is not None
         transform = self.output_transform
         guard = concrete.guard
@@ -1189,6 +1278,7 @@ class Function(functools.partial):
         if watched is None or watched[0] is not ref:
             return
         del self._watched[object_id]
+        self._drop_fast(object_id)
         for key in watched[1]:
             self._cache.pop(key, None)
             self._guarded.pop(key, None)
@@ -1198,6 +1288,7 @@ class Function(functools.partial):
                     entry[1].discard(key)
                     if not entry[1]:   # (no entry holds it: it is not watched any more)
                         del self._watched[other]
+                        self._drop_fast(other)
 
     def _raise_when_run(self, graph, error):
         """Records that `graph` raises `error`, raised while tracing, when it runs, and
@@ -1235,30 +1326,49 @@ class Function(functools.partial):
         return "<rt.function %s>" % getattr(self.python_function, "__name__", "?")
 
 
-class BoundFunction:
-    """A staged function accessed through an instance (a method): `self` is an argument of
-    the trace (its identity is part of the trace key)."""
+# A staged function accessed through an instance (a method): `self` is an argument of the
+# trace (its identity is part of the trace key). A functools.partial of the staged function
+# with the instance first: making one (`model.train_step`) and calling it add no Python
+# frame to the call (Function's per-call path keys the instance by id: see _fast_key).
+class BoundFunction(functools.partial):
 
-    def __init__(self, function, instance):
-        self._function = function
-        self._instance = instance
-        self.python_function = function.python_function.__get__(instance)
-        self.__name__ = getattr(function.python_function, "__name__", "method")
-        self.__qualname__ = getattr(function.python_function, "__qualname__", self.__name__)
-        self.__doc__ = getattr(function.python_function, "__doc__", None)
+    @property
+    def _function(self):
+        return self.func
 
-    def __call__(self, *args, **kwargs):
-        return self._function(self._instance, *args, **kwargs)
+    @property
+    def _instance(self):
+        return self.args[0]
+
+    @property
+    def python_function(self):
+        return self.func.python_function.__get__(self.args[0])
+
+    @property
+    def __name__(self):
+        return getattr(self.func.python_function, "__name__", "method")
+
+    @property
+    def __doc__(self):   # (the method's: this class's docstring is a comment above)
+        return getattr(self.func.python_function, "__doc__", None)
+
+    def __getattr__(self, name):
+        if name == "__qualname__":   # (a class body cannot define it as a property)
+            return getattr(self.func.python_function, "__qualname__", self.__name__)
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
 
     def get_concrete_function(self, *args, **kwargs):
-        return self._function.get_concrete_function(self._instance, *args, **kwargs)
+        return self.func.get_concrete_function(self.args[0], *args, **kwargs)
 
     @property
     def trace_count(self):
-        return self._function.trace_count
+        return self.func.trace_count
+
+    def __reduce__(self):
+        return (BoundFunction, (self.func, self.args[0]))
 
     def __repr__(self):
-        return "<bound %s of %r>" % (repr(self._function).strip("<>"), self._instance)
+        return "<bound %s of %r>" % (repr(self.func).strip("<>"), self.args[0])
 
 
 def function(fn=None, *, backend="numpy", input_signature=None, static_argnums=(),

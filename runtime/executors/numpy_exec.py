@@ -52,12 +52,17 @@ class CompiledGraph:
     """A graph ready to run: `compiled(*flat_inputs) -> tuple of flat outputs`.
 
     `owned_inputs[i]` says input i's buffer may be updated in place (the caller will not
-    read it again). After compiling, `owned_outputs[i]` says output i is a buffer nobody
-    else sees, and `written_inputs[i]` says input i may be written in place.
+    read it again); `copied_back` ([(input index, output index)]) that the caller copies
+    output j into input i after the run (rt.function's writebacks of mutated arrays): that
+    output may then be computed in the input's buffer (planning.Ownership.into). After
+    compiling, `owned_outputs[i]` says output i is a buffer nobody else sees, and
+    `written_inputs[i]` says input i may be written in place.
     """
 
-    def __init__(self, graph, owned_inputs=None, scalar_return=False, _context=None):
+    def __init__(self, graph, owned_inputs=None, scalar_return=False, _context=None,
+                 copied_back=()):
         self.graph = graph
+        self.copied_back = list(copied_back)
         self._context = _context or _Context(graph)
         inputs = graph.all_inputs
         self.owned_inputs = list(owned_inputs) if owned_inputs is not None else [False] * len(inputs)
@@ -84,7 +89,7 @@ class CompiledGraph:
         slot = {}
         for i, value in enumerate(graph.all_inputs):
             slot[value] = "a%d" % i
-        ownership = Ownership(graph, self.owned_inputs)
+        ownership = Ownership(graph, self.owned_inputs, self.copied_back)
         self.constants = {}
 
         def bind_literal(value, error):
@@ -115,7 +120,10 @@ class CompiledGraph:
                 ownership.control_flow_outputs(node, owned_outputs, written_inputs)
             else:
                 inplace = ownership.op_outputs(node, index)
-                kernel = op.kernel_for(node, inplace=inplace)
+                if inplace and op.inplace_input is None:   # (`x -= y`: Ownership.into)
+                    kernel = op.into_kernel
+                else:
+                    kernel = op.kernel_for(node, inplace=inplace)
                 if node.errstate is not None:
                     kernel = _under_errstate(kernel, node.errstate)
             self.steps.append(Step(node, kernel, [slot[v] for v in node.inputs],
@@ -241,10 +249,10 @@ def raise_with_node(error, root):
     raise error
 
 
-def compile_graph(graph, owned_inputs=None):
+def compile_graph(graph, owned_inputs=None, copied_back=()):
     """Executor interface: compile once, then call with flat NumPy inputs, get a tuple of
-    flat NumPy outputs."""
-    return CompiledGraph(graph, owned_inputs)
+    flat NumPy outputs (`copied_back`: see CompiledGraph)."""
+    return CompiledGraph(graph, owned_inputs, copied_back=copied_back)
 
 
 def _under_errstate(kernel, errstate):

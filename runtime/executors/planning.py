@@ -35,7 +35,7 @@ class Ownership:
         plan.owned_outputs(), plan.written_inputs()
     """
 
-    def __init__(self, graph, owned_inputs=None):
+    def __init__(self, graph, owned_inputs=None, copied_back=()):
         self.graph = graph
         inputs = graph.all_inputs
         owned_inputs = list(owned_inputs) if owned_inputs is not None else [False] * len(inputs)
@@ -55,6 +55,9 @@ class Ownership:
             if flag:
                 self._owned.add(r)
         self._input_roots = [self._root[v] for v in inputs]
+        # {graph output: the root of the input it is copied into after the run}, from
+        # `copied_back` ([(input index, output index)]: a mutated argument's new version).
+        self._copied_back = {graph.outputs[j]: self._input_roots[i] for i, j in copied_back}
 
     def _assign(self, value, r):
         self._root[value] = r
@@ -103,7 +106,8 @@ class Ownership:
 
     def op_outputs(self, node, index):
         """Assign the roots of an ordinary node's outputs; returns whether the node (an op
-        with `inplace_input`) may write its target in place."""
+        with `inplace_input`, or one computed into its input 0: `into`) may write its
+        target in place."""
         op = node.op
         root = self._root
         inplace = False
@@ -113,6 +117,8 @@ class Ownership:
             r = root.get(target)
             inplace = (r is not None and r in self._owned and self._dead_after(target, index)
                        and (target.kind == TENSOR_ARRAY or (target.shape or ()) != ()))
+        elif self._copied_back and self.into(node, index):
+            target, inplace = node.inputs[0], True
         for value in node.outputs:
             if inplace:
                 self._assign(value, root[target])
@@ -124,6 +130,22 @@ class Ownership:
                 if not op.unowned_output and op.name != "constant":
                     self._owned.add(r)
         return inplace
+
+    def into(self, node, index):
+        """May elementwise `node` compute its output into the buffer of its input 0 (its
+        op's `into_kernel`)? Where that is the output copied back into an input, input 0 is
+        that input's array (or a version of it written in place), owned and dead after the
+        node, and the output has its dtype and rank: the node is the user's `x -= y` on a
+        mutated argument or array of the state, done in place as Python does it (NumPy
+        raises for a shape `x` cannot hold, as for `x -= y`), and the copy back is none."""
+        if node.op.into_kernel is None or len(node.outputs) != 1:
+            return False
+        out, first = node.outputs[0], node.inputs[0]
+        r = self._root.get(first)
+        return (r is not None and self._copied_back.get(out) == r and r in self._owned
+                and self._dead_after(first, index) and bool(first.shape)
+                and out.shape is not None and len(out.shape) == len(first.shape)
+                and out.dtype == first.dtype and first.kind != TENSOR_ARRAY)
 
     def owned_outputs(self):
         """Per graph output: is it a buffer nobody else sees (owned, returned once)?"""

@@ -26,6 +26,17 @@ _FAST_KERNELS = {
     np.right_shift: operator.rshift, np.negative: operator.neg, np.invert: operator.invert,
 }
 
+# ... and Python's augmented assignments what the ufunc does with out= its first operand
+# (`x -= y` is np.subtract(x, y, out=x)): the kernels computing into input 0 (Op.into_kernel).
+_INTO_KERNELS = {
+    np.add: operator.iadd, np.subtract: operator.isub, np.multiply: operator.imul,
+    np.divide: operator.itruediv, np.floor_divide: operator.ifloordiv,
+    np.remainder: operator.imod, np.power: operator.ipow,
+    np.bitwise_and: operator.iand, np.bitwise_or: operator.ior,
+    np.bitwise_xor: operator.ixor, np.left_shift: operator.ilshift,
+    np.right_shift: operator.irshift,
+}
+
 UFUNC_OPS = {}   # np.ufunc -> Op
 
 
@@ -54,10 +65,11 @@ def _register_ufuncs():
         if not isinstance(ufunc, np.ufunc) or ufunc in seen or ufunc.signature is not None:
             continue
         seen.add(ufunc)
-        UFUNC_OPS[ufunc] = defop(
+        op = UFUNC_OPS[ufunc] = defop(
             ufunc.__name__, infer=_ufunc_infer(ufunc),
             kernel=_FAST_KERNELS.get(ufunc, ufunc),
             doc="np.%s, elementwise with broadcasting" % ufunc.__name__)
+        op.into_kernel = _INTO_KERNELS.get(ufunc)
 
 
 _register_ufuncs()

@@ -19,7 +19,10 @@ An `Op` has
   - aliasing facts the executors need: `view` (output may share memory with input 0),
     `inplace_input` (index of an input the op may update in place when that value is dead),
     `unowned_output` (output shares storage with something outside the graph, e.g. a
-    variable), `effect` (has side effects: never reordered or removed).
+    variable), `effect` (has side effects: never reordered or removed);
+  - `into_kernel`: for an elementwise op, a NumPy kernel computing its output into the
+    buffer of input 0 and returning it (`x -= y`), which the NumPy interpreter uses where
+    planning.Ownership says it may (a weight update copied back into the weight).
 
 Use `op.bind(inputs, **attrs)` while tracing to record a node in the current graph; it
 returns the output Values.
@@ -49,6 +52,7 @@ class Op:
         if format is not None:
             self.format = format
         self.doc = doc
+        self.into_kernel = None   # (see the module doc)
         # Numba lowering slot, filled by the Numba executor's author next to the op.
         self.numba = None
         # Derivative rule slot (reverse mode), filled next to the op: see def_vjp.

@@ -567,3 +567,69 @@ def test_arrays_through_loops_with_counters_next_to_in_place_writes(backend):
             np.testing.assert_array_equal(ours, theirs)
             assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
         result[1][:] = 7.0   # (what the caller does with a result touches no later call)
+
+
+class _Updater:
+    def __init__(self):
+        self.W = np.arange(6.0).reshape(2, 3)
+        self.b = np.ones(3)
+        self.weights = [self.W, self.b]
+
+    def step(self, x, d, lr):
+        seen = self.W                  # (the weight itself: sees the update)
+        row = self.W[0]                # (a view of it: sees it too)
+        old = self.b * 1.0             # (a copy: does not)
+        self.W -= lr * d               # (the interpreter computes it in the weight itself)
+        self.b += lr * d.sum(axis=0)
+        x -= lr                        # (a mutated argument, also returned)
+        self.b *= 2.0                  # (a second update of the same weight)
+        return seen.sum() + row.sum() + old.sum() + x.sum(), x, seen, row
+
+
+def _subtract_into(a, b):
+    a -= b
+    return a
+
+
+def _mutate_first(a, b):
+    a -= 1.0
+    return b * 1.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_in_place_updates_of_the_state_and_arguments_leave_python_s_objects(backend):
+    plain, model = _Updater(), _Updater()
+    staged = ag.function(model.step, backend=backend)
+    W = model.W
+    for k in range(3):
+        x, x_plain = np.arange(3.0), np.arange(3.0)
+        d = np.full((2, 3), 0.5 + k)
+        result, expected = staged(x, d, 0.1), plain.step(x_plain, d, 0.1)
+        assert np.isclose(result[0], expected[0])
+        np.testing.assert_array_equal(x, x_plain)
+        np.testing.assert_array_equal(result[3], expected[3])
+        assert result[1] is x and result[2] is model.W is W
+        assert model.weights[0] is model.W and model.weights[1] is model.b
+        for name in ("W", "b"):
+            np.testing.assert_array_equal(getattr(model, name), getattr(plain, name))
+    assert staged.trace_count == 1
+    # `a -= b` where b's shape is one `a` cannot hold: NumPy's error, the array unchanged.
+    staged = ag.function(_subtract_into, backend=backend)
+    np.testing.assert_array_equal(staged(np.ones(3), np.ones(3)), np.zeros(3))
+    a = np.ones(1)
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        _subtract_into(a.copy(), np.ones(3))
+    with pytest.raises(ValueError):
+        staged(a, np.ones(3))
+    np.testing.assert_array_equal(a, np.ones(1))
+    np.testing.assert_array_equal(staged(np.ones(3), np.ones(1)), np.zeros(3))
+
+
+def test_an_array_passed_twice_sees_its_in_place_update_as_in_python():
+    # (The NumPy interpreter subtracts in the array itself, so the second argument, the
+    # same array, sees it, as in Python.)
+    staged = ag.function(_mutate_first, backend="numpy")
+    for _ in range(2):
+        x, x_plain = np.arange(3.0), np.arange(3.0)
+        np.testing.assert_array_equal(staged(x, x), _mutate_first(x_plain, x_plain))
+        np.testing.assert_array_equal(x, x_plain)

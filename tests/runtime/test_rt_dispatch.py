@@ -187,10 +187,16 @@ def test_repeated_calls_do_not_grow_memory(backend):
     assert len(f._fast) == 1 and f.trace_count == 1
 
 
-def test_fast_key_is_none_for_structures_and_objects():
-    assert trace._fast_key((np.ones(2), 3, "a", None, np.int32(1)), frozenset()) is not None
-    assert trace._fast_key(([1],), frozenset()) is None
-    assert trace._fast_key((object(),), frozenset()) is None
+def test_fast_key_is_none_for_structures_and_unknown_objects():
+    assert trace._fast_key((np.ones(2), 3, "a", None, np.int32(1)), frozenset(),
+                           set()) is not None
+    assert trace._fast_key(([1],), frozenset(), set()) is None
+    assert trace._fast_key((object(),), frozenset(), set()) is None
+    # An object of a type the function keys by identity: its id, apart from any number.
+    model = Model(1.0)
+    key = trace._fast_key((model, 3), frozenset(), {Model})
+    assert key == (trace._OBJECT, id(model), int, trace._SYMBOLIC)
+    assert key != trace._fast_key((id(model), 3), frozenset(), {Model})
 
 
 def test_numba_one_array_calls_skip_type_dispatch_only_for_arrays_it_was_compiled_for():
@@ -212,3 +218,70 @@ def test_numba_one_array_calls_skip_type_dispatch_only_for_arrays_it_was_compile
     assert f.trace_count == 1
     with pytest.raises(rt.errors.OutOfRangeError):
         f(np.empty(0))
+
+
+class Model:
+    def __init__(self, scale):
+        self.w = np.full(3, scale)
+
+    @rt.function
+    def apply(self, x, lr):
+        return x * self.w + lr
+
+
+class SlotModel:
+    __slots__ = ("w",)   # (no __weakref__: the trace holds it while cached)
+
+    def __init__(self, scale):
+        self.w = np.full(3, scale)
+
+    @rt.function
+    def apply(self, x, lr):
+        return x * self.w + lr
+
+
+def test_methods_take_the_fast_table_keyed_by_the_instance():
+    x = np.arange(3.0)
+    a, b = Model(2.0), Model(3.0)
+    for lr in (0.5, 0.25):   # (the second call of each: the fast table)
+        np.testing.assert_array_equal(a.apply(x, lr), x * 2.0 + lr)
+        np.testing.assert_array_equal(b.apply(x, lr), x * 3.0 + lr)
+    assert Model.apply.trace_count == 2
+    assert sorted(k[1] for k in Model.apply._fast) == sorted([id(a), id(b)])
+    # A rebound array the trace captured: traced again, through the fast path's guard.
+    a.w = np.full(3, 5.0)
+    np.testing.assert_array_equal(a.apply(x, 1.0), x * 5.0 + 1.0)
+    assert Model.apply.trace_count == 3
+    # An instance that dies takes its records along: another object at its id traces.
+    del a
+    gc.collect()
+    assert [k[1] for k in Model.apply._fast] == [id(b)]
+    with pytest.warns(RuntimeWarning, match="traced 5 times"):
+        for scale in (7.0, 8.0):
+            c = Model(scale)
+            np.testing.assert_array_equal(c.apply(x, 0.0), x * scale)
+            np.testing.assert_array_equal(c.apply(x, 0.0), x * scale)
+            del c
+            gc.collect()
+    assert Model.apply.trace_count == 5
+
+
+def test_instances_that_cannot_be_weakly_referenced_take_the_general_path():
+    x = np.arange(3.0)
+    for scale in (2.0, 3.0):
+        m = SlotModel(scale)
+        for _ in range(2):
+            np.testing.assert_array_equal(m.apply(x, 1.0), x * scale + 1.0)
+    assert SlotModel.apply._fast == {} and SlotModel.apply.trace_count == 2
+
+
+def test_a_bound_staged_method_says_what_it_is():
+    m = Model(2.0)
+    bound = m.apply
+    assert bound.__name__ == "apply" and bound.__qualname__ == "Model.apply"
+    assert bound.python_function(np.ones(3), 1.0)[0] == 3.0
+    assert bound.get_concrete_function(np.ones(3), 1.0) is not None
+    assert bound.trace_count == Model.apply.trace_count
+    assert repr(bound).startswith("<bound rt.function apply of <")
+    with pytest.raises(AttributeError):
+        bound.no_such_attribute

@@ -232,3 +232,41 @@ def test_indexing_kernels_compiled_from_the_index_give_numpys_results():
         assert np.shares_memory(expected[0], x)
     with pytest.raises(IndexError, match="out of bounds"):
         rt.function(f)(x, 7, 1, 9.0)
+
+
+def _update_graph(x_dtype=np.float64, read_after=False):
+    """x - d, copied back into x (rt.function's writeback of `x -= d`), and x's old
+    contents read after the subtraction where `read_after`."""
+    graph = Graph("update")
+    with building(graph):
+        x = graph.add_input(x_dtype, (None,))
+        d = graph.add_input(np.float64, (None,))
+        new = ops.get("subtract").bind1([x, d])
+        outputs = [new]
+        if read_after:
+            outputs.append(ops.get("sum").bind1([x], axis=None, keepdims=False))
+    graph.outputs = outputs
+    return graph
+
+
+def test_an_update_copied_back_into_its_input_is_computed_in_the_input():
+    x, d = np.arange(3.0), np.ones(3)
+    compiled = CompiledGraph(_update_graph(), [True, True], copied_back=[(0, 0)])
+    assert [s.inplace for s in compiled.steps] == [True]
+    result, = compiled(x, d)
+    assert result is x
+    np.testing.assert_array_equal(x, [-1.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="non-broadcastable output operand"):
+        compiled(np.ones(1), np.ones(3))
+    # Not where the old contents are read later, the result is of another dtype, the output
+    # is not copied back, or the input is not the run's to write.
+    cases = [(_update_graph(read_after=True), [True, True], [(0, 0)]),
+             (_update_graph(np.int64), [True, True], [(0, 0)]),
+             (_update_graph(), [True, True], []),
+             (_update_graph(), [False, True], [(0, 0)])]
+    for graph, owned, copied_back in cases:
+        compiled = CompiledGraph(graph, owned, copied_back=copied_back)
+        assert [s.inplace for s in compiled.steps][:1] == [False]
+        x = np.arange(3, dtype=graph.inputs[0].dtype)
+        assert compiled(x, d)[0] is not x
+        np.testing.assert_array_equal(x, np.arange(3))
