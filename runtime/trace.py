@@ -194,9 +194,10 @@ class ConcreteFunction:
         self._state = state
         self._state_sets = list(state_sets)
         self.backend = backend
-        if backend == "numpy" and writebacks:
+        if backend in ("numpy", "auto") and writebacks:
             # (The interpreter computes a mutated array's new version in place where it
-            # may: `self.W -= lr * dW` as Python does it, with no copy back.)
+            # may: `self.W -= lr * dW` as Python does it, with no copy back. On auto, when
+            # the interpreter runs the graph.)
             self.executable = get_executor(backend)(graph, owned_inputs,
                                                     copied_back=writebacks)
         else:

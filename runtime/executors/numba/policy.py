@@ -52,11 +52,12 @@ def compile_graph(graph, owned_inputs=None):
     return NumbaCompiledGraph(graph, owned_inputs).call
 
 
-def compile_graph_auto(graph, owned_inputs=None):
+def compile_graph_auto(graph, owned_inputs=None, copied_back=()):
     """backend="auto": Numba for graphs with loops whose every op lowers (falling back to the
-    NumPy interpreter if Numba cannot compile them), the NumPy interpreter otherwise."""
+    NumPy interpreter if Numba cannot compile them), the NumPy interpreter otherwise
+    (`copied_back`: for it, see numpy_exec.CompiledGraph)."""
     def numpy_executor():
-        return numpy_exec.compile_graph(graph, owned_inputs)
+        return numpy_exec.compile_graph(graph, owned_inputs, copied_back=copied_back)
 
     if not has_loop(graph):
         # Worth timing against NumPy when Numba may fuse several array ops into one loop.
