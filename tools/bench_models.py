@@ -48,8 +48,8 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from models.training import load_program as _load  # noqa: E402
-from tools.bench_workloads import (Footnotes, _fmt, print_table, sample_round_robin,  # noqa: E402
-                                   settle)
+from tools.bench_workloads import (Footnotes, _fmt, fresh_process_environment,  # noqa: E402
+                                   print_table, sample_round_robin, settle)
 
 PROGRAMS = {"mlp_classifier": "MLPClassifier", "rnn_classifier": "RNNClassifier"}
 SETUPS = {"as written": {"prebuilt": False, "model_args": {}},
@@ -178,7 +178,7 @@ print(json.dumps(out))
 def first_call_fresh(name, setup, backend):
     """{"first", "startup", "traces"} or {"error"} of a new model's first train step and a
     two-epoch training run, in a fresh process with empty compile caches."""
-    env = dict(os.environ)
+    env = fresh_process_environment()
     env["AUTOGRAPH_CACHE_DIR"] = scratch_dir("ag-first-")
     env["NUMBA_CACHE_DIR"] = scratch_dir("nb-first-")
     code = _FIRST_CALL.format(root=_ROOT, examples=_EXAMPLES, name=name, setup=setup,
