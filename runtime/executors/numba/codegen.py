@@ -51,7 +51,8 @@ import numpy as np
 from runtime.executors import planning
 from runtime.executors.numba import advanced_indexing
 from runtime.executors.numba.bounds import Bounds
-from runtime.executors.numba.lowering import TA_PARTS, Unlowerable, literal_text, np_dtype
+from runtime.executors.numba.lowering import (TA_PARTS, Unlowerable, literal_text, loop_index,
+                                              np_dtype, numpy_loops)
 from runtime.executors.planning import Ownership
 from runtime.graph import TENSOR_ARRAY, describe_node
 
@@ -127,6 +128,7 @@ class CodeGen:
       g.inplace(node)              may this set_item / ta_write update its buffer in place?
       g.site(node, kind, **info)   a site number for GraphFail / object-mode callbacks
       g.object_arg(obj)            an object (a Generator) passed as an extra argument
+      g.numpy_loop(ufunc, dtype)   (table argument, row) of NumPy's loop of a ufunc, or None
       g.outputs(node)              the names the node's outputs get (for statement lowerings)
       g.checked_index(...)         a scalar index, bounds-checked (see its docstring)
       g.gather(node, entries, x)   x[index] with integer arrays or masks (advanced_indexing.py)
@@ -264,6 +266,14 @@ class CodeGen:
             if held is obj:
                 return name
         return self.constant_arg(obj)
+
+    def numpy_loop(self, ufunc, dtype):
+        """(name of the argument holding lowering.numpy_loops(), row) of NumPy's own loop
+        for `ufunc` (one of lowering.NUMPY_UNARY) on arrays of `dtype`, or None."""
+        row = loop_index(ufunc, dtype)
+        if row is None:
+            return None
+        return self.object_arg(numpy_loops()), row
 
     def variable_arg(self, variable):
         name = self._variable_args.get(id(variable))
