@@ -259,7 +259,8 @@ def _numba_ufunc_lowering(ufunc):
                 and out.dtype == x.dtype and not x.is_literal):
             loop = g.numpy_loop(ufunc, x.dtype)
             if loop is not None:   # NumPy's SIMD loop (lowering.NUMPY_UNARY says why)
-                return "_rt.numpy_unary(%s, %d, %s)" % (loop[0], loop[1], args[0])
+                return "_rt.numpy_unary%s(%s, %d, %s)" % (
+                    "_inplace" if g.fresh_temporary(x) else "", loop[0], loop[1], args[0])
         return nl.cast_result(g, node, text, natural[0])
     return lower
 

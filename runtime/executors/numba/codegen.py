@@ -49,7 +49,7 @@ import sys
 import numpy as np
 
 from runtime.executors import planning
-from runtime.executors.numba import advanced_indexing
+from runtime.executors.numba import advanced_indexing, fusion
 from runtime.executors.numba.bounds import Bounds
 from runtime.executors.numba.lowering import (TA_PARTS, Unlowerable, literal_text, loop_index,
                                               np_dtype, numpy_loops)
@@ -129,6 +129,7 @@ class CodeGen:
       g.site(node, kind, **info)   a site number for GraphFail / object-mode callbacks
       g.object_arg(obj)            an object (a Generator) passed as an extra argument
       g.numpy_loop(ufunc, dtype)   (table argument, row) of NumPy's loop of a ufunc, or None
+      g.fresh_temporary(value)     may the node being lowered write its result into value?
       g.outputs(node)              the names the node's outputs get (for statement lowerings)
       g.checked_index(...)         a scalar index, bounds-checked (see its docstring)
       g.gather(node, entries, x)   x[index] with integer arrays or masks (advanced_indexing.py)
@@ -159,6 +160,8 @@ class CodeGen:
         self.functions = []
         self._used = None
         self._bounds = None
+        self._fresh = set()       # outputs of fused loops (fusion.py)
+        self._uses = {}           # value -> number of reads in its graph
 
     # -- API for lowerings ---------------------------------------------------------------
     def emit(self, line):
@@ -237,6 +240,11 @@ class CodeGen:
 
     def scatter(self, node, entries, target, value, val, combine=None):
         advanced_indexing.scatter(self, node, entries, target, value, val, combine)
+
+    def fresh_temporary(self, value):
+        """Is `value` an array a fused loop wrote (new, C-contiguous) that nothing reads but
+        the node being lowered (which may then write its result into it)?"""
+        return value in self._fresh and self._uses.get(value) == 1
 
     def is_used(self, value):
         """Does any node or graph output read `value`?"""
@@ -324,8 +332,13 @@ class CodeGen:
         self._current_plan = plan
         for value, text in zip(graph.all_inputs, input_exprs):
             self.names[value] = text
+        trees, members, uses = fusion.plan(graph)
+        self._uses.update(uses)
         for node in graph.nodes:
-            self._node(node)
+            if node in trees:
+                self._fused(node, trees[node])
+            elif node not in members:   # (computed in a later node's loop)
+                self._node(node)
         result = [self.expr(v) for v in graph.outputs]
         self._current_plan = previous
         return result
@@ -365,6 +378,19 @@ class CodeGen:
                                           for part, sub in zip(TA_PARTS, text))
             else:
                 self.names[value] = self._local(text, "v")
+
+    def _fused(self, root, tree):
+        """`root` and the elementwise nodes of its tree as one loop (fusion.py)."""
+        out = root.outputs[0]
+        try:
+            self.names[out] = fusion.emit(self, root, tree)
+        except Unlowerable as error:
+            if not self.collect:
+                raise Unlowerable(_describe_unsupported(root, str(error)))
+            self.unsupported.append((root, str(error)))
+            self._bind_new(out)
+            return
+        self._fresh.add(out)
 
     def _local(self, text, prefix):
         """A local holding `text`: `text` itself when it is a name already (an array
