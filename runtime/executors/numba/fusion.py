@@ -62,7 +62,7 @@ def elementwise(node):
         return False
     if name == "power":   # x ** 2: NumPy's power squares (x * x) for an exponent of 2
         exponent = node.inputs[1]
-        if not (exponent.is_literal and not _is_array(exponent)
+        if not (exponent.is_literal and exponent.dtype.kind in "biuf"
                 and float(exponent.literal) == 2.0):
             return False
     for value in node.inputs:
