@@ -128,3 +128,26 @@ def test_only_one_float_dtype_fuses():
         np.ones(3, np.float32), np.ones(3, np.int64)).graph
     trees, members, _ = fusion.plan(graph)
     assert not members   # float32 + int64 arrays compute in float64: NumPy's cast, not fused
+
+
+def dead_work(a, b):
+    product = a @ b       # read by nothing (as a gradient nobody asked for)
+    total = a + b         # likewise
+    return a * 2.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_results_nobody_reads_still_give_numpys_errors(backend):
+    f = staged(dead_work, backend)
+    a = np.arange(4.0).reshape(2, 2)
+    np.testing.assert_array_equal(f(a, np.ones((2, 2))), dead_work(a, np.ones((2, 2))))
+    for b in (np.ones((3, 2)), np.ones((2, 3))):   # the product's misfit, then the sum's
+        with pytest.raises(ValueError) as expected:
+            dead_work(a, b)
+        with pytest.raises(ValueError) as raised:
+            f(a, b)
+        op = "matmul" if "matmul" in str(expected.value) else "add"
+        assert (" %s " % op) in raised.value.__notes__[-1]
+    if backend == "numba":
+        source = f.get_concrete_function(a, np.ones((2, 2))).executable.source
+        assert "np.dot" not in source and source.count("np.empty(") == 1

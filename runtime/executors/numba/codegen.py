@@ -384,15 +384,10 @@ class CodeGen:
     def _fused(self, root, tree):
         """`root` and the elementwise nodes of its tree as one loop (fusion.py)."""
         out = root.outputs[0]
-        try:
-            self.names[out] = fusion.emit(self, root, tree)
-        except Unlowerable as error:
-            if not self.collect:
-                raise Unlowerable(_describe_unsupported(root, str(error)))
-            self.unsupported.append((root, str(error)))
-            self._bind_new(out)
-            return
-        self._fresh.add(out)
+        name = fusion.emit(self, root, tree)
+        if name is not None:
+            self.names[out] = name
+            self._fresh.add(out)
 
     def _local(self, text, prefix):
         """A local holding `text`: `text` itself when it is a name already (an array

@@ -136,7 +136,8 @@ def plan(graph):
 
 
 def emit(g, root, tree):
-    """Emits the loop computing `root` (and the rest of `tree`); returns its result's name."""
+    """Emits the loop computing `root` (and the rest of `tree`); returns its result's name
+    (None for a result nothing reads: then only the checks are emitted)."""
     out = root.outputs[0]
     rank = len(out.shape)
     dtype = out.dtype
@@ -154,6 +155,8 @@ def emit(g, root, tree):
                                for axis, d in enumerate(value.shape)]
             operand_dims.append(dims[value])
         dims[node.outputs[0]] = _broadcast(g, node, operand_dims, len(node.outputs[0].shape))
+    if not g.is_used(out):   # dead: only NumPy's errors remain to give
+        return None
     shape = dims[out]
     for value, value_dims in dims.items():
         if value in in_tree:
