@@ -164,6 +164,7 @@ class CodeGen:
         self._bounds = None
         self._fresh = set()       # outputs of fused loops (fusion.py)
         self._uses = {}           # value -> number of reads in its graph
+        self._uncertain = None    # values whose rank the graph may not know (fusion.py)
 
     # -- API for lowerings ---------------------------------------------------------------
     def emit(self, line):
@@ -334,7 +335,9 @@ class CodeGen:
         self._current_plan = plan
         for value, text in zip(graph.all_inputs, input_exprs):
             self.names[value] = text
-        trees, members, uses = fusion.plan(graph)
+        if self._uncertain is None:
+            self._uncertain = fusion.uncertain_ranks(self.graph)
+        trees, members, uses = fusion.plan(graph, self._uncertain)
         self._uses.update(uses)
         for node in graph.nodes:
             if node in trees:

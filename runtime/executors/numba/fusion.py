@@ -48,8 +48,36 @@ def _is_array(value):
     return value.kind != TENSOR_ARRAY and value.shape is not None and value.shape != ()
 
 
-def elementwise(node):
-    """Can `node` be computed element by element in a fused loop?"""
+def uncertain_ranks(graph):
+    """The loop variables and cond outputs (of `graph` and its nested graphs) whose Values
+    disagree on their rank with what flows into them: generated code holds whatever came
+    (an array), so a loop must not read them as scalars. (A gradient's accumulator loop
+    variable can be typed f64[] while it starts as, and becomes, an f64[?].)"""
+    uncertain = set()
+    for node in graph.walk():
+        if node.op.name == "while":
+            body, cond = node.attrs["body"], node.attrs["cond"]
+            for i in range(node.attrs["n_loop_vars"]):
+                group = [node.inputs[i], node.outputs[i], body.outputs[i],
+                         body.all_inputs[i], cond.all_inputs[i]]
+                if len({_rank(v) for v in group}) > 1:
+                    uncertain.update(group)
+        elif node.op.name == "cond":
+            branches = (node.attrs["then_branch"], node.attrs["else_branch"])
+            for i, out in enumerate(node.outputs):
+                group = [out] + [branch.outputs[i] for branch in branches]
+                if len({_rank(v) for v in group}) > 1:
+                    uncertain.update(group)
+    return uncertain
+
+
+def _rank(value):
+    return None if value.kind == TENSOR_ARRAY or value.shape is None else len(value.shape)
+
+
+def elementwise(node, uncertain=()):
+    """Can `node` be computed element by element in a fused loop (not with an operand whose
+    rank is `uncertain`)?"""
     name = node.op.name
     if name not in ELEMENT_TEXT and name != "power":
         return False
@@ -66,7 +94,7 @@ def elementwise(node):
                 and float(exponent.literal) == 2.0):
             return False
     for value in node.inputs:
-        if value.kind == TENSOR_ARRAY:
+        if value.kind == TENSOR_ARRAY or value.shape is None or value in uncertain:
             return False
         if _is_array(value):
             if value.dtype != out.dtype or len(value.shape) > len(out.shape):
@@ -78,10 +106,12 @@ def elementwise(node):
     return True
 
 
-def _inert(node):
+def _inert(node, uncertain):
     """Does `node` neither write, nor raise, nor have effects (so a fused tree's reads and
     checks may move past it)?"""
     op = node.op
+    if any(v in uncertain for v in node.inputs):
+        return False
     if op.control_flow or op.effect or op.inplace_input is not None:
         return False
     if op.name in ("dim", "size"):
@@ -94,10 +124,10 @@ def _inert(node):
             and not any(_is_array(v) or v.kind == TENSOR_ARRAY for v in node.outputs))
 
 
-def plan(graph):
+def plan(graph, uncertain=()):
     """({root node: its tree's nodes in graph order}, the set of nodes computed inside a
     later root's loop, {value: its number of reads}) for the nodes of `graph` (not its
-    nested graphs)."""
+    nested graphs); `uncertain`: uncertain_ranks() of the outermost graph."""
     position = {node: i for i, node in enumerate(graph.nodes)}
     producer = {}
     uses = {}
@@ -111,7 +141,7 @@ def plan(graph):
     nodes = graph.nodes
     trees, members = {}, set()
     for root in reversed(nodes):
-        if root in members or not elementwise(root):
+        if root in members or not elementwise(root, uncertain):
             continue
         tree = {root}
         candidates = []
@@ -120,14 +150,14 @@ def plan(graph):
             for value in node.inputs:
                 source = producer.get(value)
                 if (source is not None and source not in members and uses.get(value) == 1
-                        and elementwise(source)):
+                        and elementwise(source, uncertain)):
                     heapq.heappush(candidates, (-position[source], id(source), source))
 
         offer(root)
         end = position[root]
         while candidates:   # nearest first: what lies between is decided before
             _, _, node = heapq.heappop(candidates)
-            if all(n in tree or _inert(n) for n in nodes[position[node] + 1:end]):
+            if all(n in tree or _inert(n, uncertain) for n in nodes[position[node] + 1:end]):
                 tree.add(node)
                 offer(node)
         members.update(tree - {root})
