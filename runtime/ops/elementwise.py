@@ -270,9 +270,10 @@ def _numba_ufunc_lowering(ufunc):
         x, out = node.inputs[0], node.outputs[0]
         if (ufunc in nl.NUMPY_UNARY_CODES and x.dtype in (np.float32, np.float64)
                 and out.dtype == x.dtype and not x.is_literal):
-            # Large arrays: NumPy's SIMD loop (support.numpy_unary); small: Numba's.
-            return "(_rt.numpy_unary(%s, %d) if %s.size >= %d else %s)" % (
-                args[0], nl.NUMPY_UNARY_CODES[ufunc], args[0], nl.NUMPY_UNARY_MIN, text)
+            loop = g.numpy_loop(ufunc, x.dtype)
+            if loop is not None:   # NumPy's SIMD loop (lowering.NUMPY_UNARY says why)
+                return "_rt.numpy_unary%s(%s, %d, %s)" % (
+                    "_inplace" if g.fresh_temporary(x) else "", loop[0], loop[1], args[0])
         return nl.cast_result(g, node, text, natural[0])
     return lower
 

@@ -103,6 +103,8 @@ def _numba_product_lowering(name):
             raise nl.Unlowerable("dot of rank-%d and rank-%d operands (Numba: 1-D and 2-D)"
                                  % ranks)
         _check_product_shapes(g, node, name)
+        if not g.is_used(out):   # (a gradient nobody reads: only NumPy's errors remain)
+            return None
         if out.dtype.kind in "iub":
             # (NumPy's exact loops, not BLAS.)
             return _product_of_stacks(g, node, "_rt.integer_matmul")

@@ -548,11 +548,15 @@ def transcendental(x):
     return np.tanh(x), np.exp(x), np.log1p(np.abs(x)), np.arctan(x), np.cbrt(x)
 
 
-def test_transcendental_ufuncs_on_large_arrays_give_numpys_bits():
-    # Above lowering.NUMPY_UNARY_MIN elements NumPy's SIMD loops compute them.
-    x = np.linspace(-3.0, 3.0, 1000)
-    for got, want in zip(staged(transcendental, "numba")(x), transcendental(x)):
-        np.testing.assert_array_equal(got, want)
+def test_transcendental_ufuncs_give_numpys_bits_at_every_size_and_layout():
+    # Generated code calls NumPy's own SIMD loops (lowering.NUMPY_UNARY): the bits plain
+    # NumPy gives, small arrays, transposed ones and float32 alike.
+    f = staged(transcendental, "numba")
+    grid = np.linspace(-3.0, 3.0, 1000)
+    for x in (grid, grid[:12].reshape(3, 4).T, grid[::7].astype(np.float32)):
+        for got, want in zip(f(x), transcendental(x)):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
 
 
 def put(x, idx, value):

@@ -16,6 +16,8 @@ Code generation
   an expression, a list of expressions (one per output), or None after emitting statements
   itself; it raises `Unlowerable` for attribute combinations it cannot handle. `cond` and `while` are generated here.
   The code is generic over dimension sizes: Numba specialises it on dtype, rank and layout.
+  Chains of elementwise float ops become one loop each (runtime/executors/numba/fusion.py,
+  which says why and when); their nodes are skipped here and emitted with the chain's last.
   This module imports no op module: it reaches each op's lowering through `node.op.numba`.
 
 Buffers
@@ -50,9 +52,10 @@ import sys
 import numpy as np
 
 from runtime.executors import planning
-from runtime.executors.numba import advanced_indexing
+from runtime.executors.numba import advanced_indexing, fusion
 from runtime.executors.numba.bounds import Bounds
-from runtime.executors.numba.lowering import TA_PARTS, Unlowerable, literal_text, np_dtype
+from runtime.executors.numba.lowering import (TA_PARTS, Unlowerable, literal_text, loop_index,
+                                              np_dtype, numpy_loops)
 from runtime.executors.planning import Ownership
 from runtime.graph import TENSOR_ARRAY, describe_node
 
@@ -128,6 +131,8 @@ class CodeGen:
       g.inplace(node)              may this set_item / ta_write update its buffer in place?
       g.site(node, kind, **info)   a site number for GraphFail / object-mode callbacks
       g.object_arg(obj)            an object (a Generator) passed as an extra argument
+      g.numpy_loop(ufunc, dtype)   (table argument, row) of NumPy's loop of a ufunc, or None
+      g.fresh_temporary(value)     may the node being lowered write its result into value?
       g.outputs(node)              the names the node's outputs get (for statement lowerings)
       g.checked_index(...)         a scalar index, bounds-checked (see its docstring)
       g.gather(node, entries, x)   x[index] with integer arrays or masks (advanced_indexing.py)
@@ -158,6 +163,9 @@ class CodeGen:
         self.functions = []
         self._used = None
         self._bounds = None
+        self._fresh = set()       # outputs of fused loops (fusion.py)
+        self._uses = {}           # value -> number of reads in its graph
+        self._uncertain = None    # values whose rank the graph may not know (fusion.py)
 
     # -- API for lowerings ---------------------------------------------------------------
     def emit(self, line):
@@ -237,6 +245,11 @@ class CodeGen:
     def scatter(self, node, entries, target, value, val, combine=None):
         advanced_indexing.scatter(self, node, entries, target, value, val, combine)
 
+    def fresh_temporary(self, value):
+        """Is `value` an array a fused loop wrote (new, C-contiguous) that nothing reads but
+        the node being lowered (which may then write its result into it)?"""
+        return value in self._fresh and self._uses.get(value) == 1
+
     def is_used(self, value):
         """Does any node or graph output read `value`?"""
         if self._used is None:
@@ -265,6 +278,14 @@ class CodeGen:
             if held is obj:
                 return name
         return self.constant_arg(obj)
+
+    def numpy_loop(self, ufunc, dtype):
+        """(name of the argument holding lowering.numpy_loops(), row) of NumPy's own loop
+        for `ufunc` (one of lowering.NUMPY_UNARY) on arrays of `dtype`, or None."""
+        row = loop_index(ufunc, dtype)
+        if row is None:
+            return None
+        return self.object_arg(numpy_loops()), row
 
     def variable_arg(self, variable):
         name = self._variable_args.get(id(variable))
@@ -315,8 +336,15 @@ class CodeGen:
         self._current_plan = plan
         for value, text in zip(graph.all_inputs, input_exprs):
             self.names[value] = text
+        if self._uncertain is None:
+            self._uncertain = fusion.uncertain_ranks(self.graph)
+        trees, members, uses = fusion.plan(graph, self._uncertain)
+        self._uses.update(uses)
         for node in graph.nodes:
-            self._node(node)
+            if node in trees:
+                self._fused(node, trees[node])
+            elif node not in members:   # (computed in a later node's loop)
+                self._node(node)
         result = [self.expr(v) for v in graph.outputs]
         self._current_plan = previous
         return result
@@ -356,6 +384,14 @@ class CodeGen:
                                           for part, sub in zip(TA_PARTS, text))
             else:
                 self.names[value] = self._local(text, "v")
+
+    def _fused(self, root, tree):
+        """`root` and the elementwise nodes of its tree as one loop (fusion.py)."""
+        out = root.outputs[0]
+        name = fusion.emit(self, root, tree)
+        if name is not None:
+            self.names[out] = name
+            self._fresh.add(out)
 
     def _local(self, text, prefix):
         """A local holding `text`: `text` itself when it is a name already (an array

@@ -11,6 +11,8 @@ do. Dtypes are the graph's: results are converted where Numba's typing rules dif
 NumPy 2's.
 """
 
+import ctypes
+
 import numpy as np
 
 from runtime.markers import DYN
@@ -64,15 +66,94 @@ def literal_text(value, dtype):
 
 # Ufuncs NumPy runs with SIMD kernels: 4-18x faster than the scalar libm loops Numba
 # compiles (measured, float64, 4096 elements: tanh 0.9 vs 10 ns per element, exp 0.7 vs 3.3,
-# cbrt 0.7 vs 12), and they give NumPy's exact bits. On float arrays of NUMPY_UNARY_MIN
-# elements or more, generated code has NumPy compute them (support.numpy_unary, an
-# object-mode call of ~2 us); below that, Numba's loop. A ufunc's index in this tuple is
-# part of generated code: append only.
+# cbrt 0.7 vs 12), and they give NumPy's exact bits. Generated code calls those loops
+# themselves on float arrays, the C functions the ufunc dispatches to, through their
+# addresses (support.numpy_unary): no object mode, whose ~2 us a call made them pay only on
+# large arrays (an RNN step's tanh of 256 elements took 2.5 us in Numba's loop, 0.25 us in
+# NumPy's). The addresses are read from the ufunc objects (the fields of PyUFuncObject that
+# NumPy's C API documents, numpy/ufuncobject.h) and reach generated code as an argument,
+# the table `numpy_loops()`, never as constants: they change from process to process, and
+# compiled code is cached on disk. A ufunc's index in this tuple is part of generated
+# code: append only.
 NUMPY_UNARY = (np.exp, np.log, np.tanh, np.expm1, np.log1p, np.arctan, np.exp2, np.log2,
                np.log10, np.sinh, np.cosh, np.arcsin, np.arccos, np.cbrt, np.tan, np.arctanh,
                np.arcsinh, np.arccosh)
 NUMPY_UNARY_CODES = {u: i for i, u in enumerate(NUMPY_UNARY)}
-NUMPY_UNARY_MIN = 512
+
+
+class _UFuncFields(ctypes.Structure):
+    """The leading fields of NumPy's PyUFuncObject (numpy/ufuncobject.h)."""
+    _fields_ = [("ob_refcnt", ctypes.c_ssize_t), ("ob_type", ctypes.c_void_p),
+                ("nin", ctypes.c_int), ("nout", ctypes.c_int), ("nargs", ctypes.c_int),
+                ("identity", ctypes.c_int), ("functions", ctypes.POINTER(ctypes.c_void_p)),
+                ("data", ctypes.POINTER(ctypes.c_void_p)), ("ntypes", ctypes.c_int),
+                ("reserved1", ctypes.c_int), ("name", ctypes.c_char_p),
+                ("types", ctypes.POINTER(ctypes.c_char))]
+
+
+_LOOP_TYPE = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p),
+                              ctypes.POINTER(ctypes.c_ssize_t),
+                              ctypes.POINTER(ctypes.c_ssize_t), ctypes.c_void_p)
+# Values the loop found for a ufunc must give NumPy's bits on before generated code uses it.
+_PROBE = np.array([-800.0, -30.5, -2.0, -1.0, -0.75, -0.1, -1e-300, -0.0, 0.0, 1e-300, 0.1,
+                   0.5, 0.75, 1.0, 1.5, 2.0, 3.7, 20.0, 100.5, 800.0, np.inf, -np.inf, np.nan])
+
+
+def _unary_loop(ufunc, dtype):
+    """(function, data) addresses of `ufunc`'s inner loop for `dtype` -> `dtype`, or None
+    when the ufunc has none or it does not give what the ufunc gives on _PROBE."""
+    fields = _UFuncFields.from_address(id(ufunc))
+    if fields.name != ufunc.__name__.encode() or fields.nin != 1 or fields.nout != 1:
+        return None
+    num = np.dtype(dtype).num
+    for i in range(fields.ntypes):
+        if ord(fields.types[2 * i]) == num and ord(fields.types[2 * i + 1]) == num:
+            function = fields.functions[i]
+            data = fields.data[i] if fields.data else None
+            break
+    else:
+        return None
+    if not function:
+        return None
+    x = _PROBE.astype(dtype)
+    out = np.empty_like(x)
+    args = (ctypes.c_void_p * 2)(x.ctypes.data, out.ctypes.data)
+    with np.errstate(all="ignore"):
+        _LOOP_TYPE(function)(args, (ctypes.c_ssize_t * 1)(x.size),
+                             (ctypes.c_ssize_t * 2)(x.itemsize, x.itemsize), data)
+        expected = ufunc(x)
+    if out.tobytes() != expected.tobytes():
+        return None
+    return function, data or 0
+
+
+_numpy_loops = None
+
+
+def numpy_loops():
+    """The table generated code finds NumPy's loops in: row 2 * code + (0 for float64, 1
+    for float32) of a ufunc's code (its index in NUMPY_UNARY) holds the addresses of its
+    loop's function and data; zeros where there is none (see `loop_index`)."""
+    global _numpy_loops
+    if _numpy_loops is None:
+        table = np.zeros((2 * len(NUMPY_UNARY), 2), np.intp)
+        for code, ufunc in enumerate(NUMPY_UNARY):
+            for column, dtype in enumerate((np.float64, np.float32)):
+                found = _unary_loop(ufunc, dtype)
+                if found is not None:
+                    table[2 * code + column] = found
+        table.flags.writeable = False
+        _numpy_loops = table
+    return _numpy_loops
+
+
+def loop_index(ufunc, dtype):
+    """The row of `ufunc`'s loop for `dtype` in numpy_loops(), or None when there is none
+    (generated code then uses Numba's own loop)."""
+    code = NUMPY_UNARY.index(ufunc)
+    row = 2 * code + (0 if np.dtype(dtype) == np.float64 else 1)
+    return row if numpy_loops()[row, 0] else None
+
 
 EXACT_SCALARS = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.complex128))
 # The NumPy ufuncs Numba 0.68 has no nopython implementation of (numba.np.ufunc_db): named

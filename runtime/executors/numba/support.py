@@ -5,14 +5,13 @@ Generated modules import this module as `_rt`; its source hash is part of every 
 module's content hash, because Numba bakes callees into the caller's cache entry.
 """
 
-import numba
 import numpy as np
+from llvmlite import ir as llvm_ir
 from numba import types
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 from runtime.executors.numba.disk_cache import jit
 from runtime.executors.numba.failures import GraphFail   # generated code raises _rt.GraphFail
-from runtime.executors.numba.lowering import NUMPY_UNARY
 
 _JIT = dict(nogil=True, error_model="numpy")
 
@@ -176,23 +175,54 @@ def rows_cumprod(x2):
     return out
 
 
-# --- NumPy's own loops for transcendental ufuncs on large arrays -----------------------------
+# --- NumPy's own loops for transcendental ufuncs ---------------------------------------------
 
-# NumPy runs the ufuncs of lowering.NUMPY_UNARY with SIMD kernels, 4-18x faster than the
-# scalar libm loops Numba compiles, and they give NumPy's exact bits; generated code calls
-# `numpy_unary` for arrays of NUMPY_UNARY_MIN elements or more.
+# Generated code calls NumPy's own inner loops of the ufuncs of lowering.NUMPY_UNARY, through
+# the addresses in the table lowering.numpy_loops() (an argument of the generated function).
 
-def _apply_unary(code, x, out):
-    NUMPY_UNARY[code](x, out=out)
+@intrinsic
+def _call_unary_loop(typingctx, function, data, source, target, n, itemsize):
+    """Calls a NumPy unary inner loop at address `function` (with its `data`) on `n`
+    contiguous elements of `itemsize` bytes from address `source` to `target`."""
+    sig = types.void(types.intp, types.intp, types.intp, types.intp, types.intp, types.intp)
+
+    def codegen(context, builder, signature, args):
+        function, data, source, target, n, itemsize = args
+        byte_ptr = llvm_ir.IntType(8).as_pointer()
+        intp = context.get_value_type(types.intp)
+        pointers = builder.alloca(byte_ptr, 2)
+        builder.store(builder.inttoptr(source, byte_ptr), builder.gep(pointers, [intp(0)]))
+        builder.store(builder.inttoptr(target, byte_ptr), builder.gep(pointers, [intp(1)]))
+        dims = builder.alloca(intp, 1)
+        builder.store(n, dims)
+        steps = builder.alloca(intp, 2)
+        builder.store(itemsize, builder.gep(steps, [intp(0)]))
+        builder.store(itemsize, builder.gep(steps, [intp(1)]))
+        loop_type = llvm_ir.FunctionType(llvm_ir.VoidType(), [
+            byte_ptr.as_pointer(), intp.as_pointer(), intp.as_pointer(), byte_ptr])
+        loop = builder.inttoptr(function, loop_type.as_pointer())
+        builder.call(loop, [pointers, dims, steps, builder.inttoptr(data, byte_ptr)])
+        return context.get_dummy_value()
+    return sig, codegen
 
 
-@jit(error_model="numpy")
-def numpy_unary(x, code):
-    """NUMPY_UNARY[code](x) for a float array, computed by NumPy (in object mode)."""
+@jit(**_JIT)
+def numpy_unary(loops, row, x):
+    """lowering.NUMPY_UNARY[row // 2](x), a new C-contiguous array computed by NumPy's loop."""
     out = np.empty(x.shape, x.dtype)
-    with numba.objmode():
-        _apply_unary(code, x, out)
+    source = np.ascontiguousarray(x)
+    _call_unary_loop(loops[row, 0], loops[row, 1], source.ctypes.data, out.ctypes.data,
+                     x.size, x.itemsize)
     return out
+
+
+@jit(**_JIT)
+def numpy_unary_inplace(loops, row, x):
+    """numpy_unary for an array nothing else sees (a fresh temporary): computed in x."""
+    x = np.ascontiguousarray(x)
+    _call_unary_loop(loops[row, 0], loops[row, 1], x.ctypes.data, x.ctypes.data, x.size,
+                     x.itemsize)
+    return x
 
 
 # --- np.arange ---------------------------------------------------------------------------------
