@@ -15,18 +15,9 @@ import autograph as ag
 from runtime import errors
 
 sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/runtime")
-from equivalence import run_both  # noqa: E402
+from equivalence import run_both, staged  # noqa: E402
 
 BACKENDS = ["numpy", "numba"]
-_STAGED = {}
-
-
-def staged(fn, backend):
-    """One ag.function per (function, backend) for the module: Numba compiles each once."""
-    key = (fn, backend)
-    if key not in _STAGED:
-        _STAGED[key] = ag.function(fn, backend=backend)
-    return _STAGED[key]
 
 
 def check(fn, backend, *args):

@@ -79,3 +79,16 @@ def run_both(fn, *args, backend=None, stage=rt.function, **kwargs):
     assert graph_out == eager_out
     assert_same(eager_args, graph_args, "mutated arguments")
     return actual, staged
+
+
+_STAGED = {}
+
+
+def staged(fn, backend):
+    """One ag.function per (function, backend) for the whole test session: Numba compiles
+    each once."""
+    import autograph as ag
+    key = (fn, backend)
+    if key not in _STAGED:
+        _STAGED[key] = ag.function(fn, backend=backend)
+    return _STAGED[key]

@@ -3,6 +3,7 @@ calls run on the NumPy interpreter meanwhile, give what plain Python gives befor
 the compiled code takes over, and a compile that fails or a worker that dies leaves the
 graph on the NumPy interpreter."""
 
+import inspect
 import logging
 import os
 import signal
@@ -177,21 +178,13 @@ import sys
 import numpy as np
 import autograph as ag
 
-def clipped_sum(x, limit):
-    total = 0.0
-    for i in range(x.shape[0]):
-        v = x[i]
-        if v > limit:
-            v = limit
-        total += v
-    return total
-
+%s
 f = ag.function(clipped_sum)
 x = np.array([0.5, 3.0, -1.0])
 print(f(x, 1.0) == clipped_sum(x, 1.0), "numba" in sys.modules)
 graph = f.get_concrete_function(x, 1.0).executable.compiled_graph
 print(graph.wait(%d), f(x, 1.0) == clipped_sum(x, 1.0), graph._compiled)
-""" % WAIT
+""" % (inspect.getsource(clipped_sum), WAIT)
 
 
 def test_the_first_call_does_not_import_numba(tmp_path):

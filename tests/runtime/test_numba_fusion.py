@@ -8,17 +8,10 @@ import numpy as np
 import pytest
 
 import autograph as ag
+from equivalence import staged
 from runtime.executors.numba import fusion
 
 BACKENDS = ["numpy", "numba"]
-_STAGED = {}
-
-
-def staged(fn, backend):
-    key = (fn, backend)
-    if key not in _STAGED:
-        _STAGED[key] = ag.function(fn, backend=backend)
-    return _STAGED[key]
 
 
 def chains(a, b, row, col, s, lr):
