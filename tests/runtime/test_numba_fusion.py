@@ -143,4 +143,20 @@ def test_results_nobody_reads_still_give_numpys_errors(backend):
         assert (" %s " % op) in raised.value.__notes__[-1]
     if backend == "numba":
         source = f.get_concrete_function(a, np.ones((2, 2))).executable.source
-        assert "np.dot" not in source and source.count("np.empty(") == 1
+        assert "np.dot" not in source and source.count("np.empty(") == 1   # only their checks
+
+
+def many_chains(x):
+    """More separate elementwise results than fusion.MAX_LOOPS."""
+    return tuple(x * float(k) + 1.0 for k in range(fusion.MAX_LOOPS + 4))
+
+
+def test_a_graph_gets_at_most_max_loops_fused_loops():
+    """Numba's compile time grows faster than the number of loops in one function."""
+    x = np.arange(6.0)
+    f = staged(many_chains, "numba")
+    results = f(x)
+    for got, expected in zip(results, many_chains(x)):
+        np.testing.assert_array_equal(got, expected)
+    source = f.get_concrete_function(x).executable.source
+    assert source.count("= np.empty(") == fusion.MAX_LOOPS
