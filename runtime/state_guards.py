@@ -102,11 +102,12 @@ class StateInputs:
         self._before = before     # {id(container): (container, a shallow copy)}
 
     @classmethod
-    def swap_in(cls, roots, skip, make_input, numbers=False):
+    def swap_in(cls, roots, make_input, numbers=False):
         """Swaps the arrays within reach of `roots` (and, with `numbers`, the Python
         numbers: runtime/specialise.py) for the tensors `make_input(value, place)` gives (a
-        graph input each), but the arrays whose id is in `skip` (the arguments) and those
-        in tuples."""
+        graph input each), but those in tuples. An array that is also an argument
+        (`model.step(model.W)`) is an input of its own too: when the graph changes one of
+        them, the call sees they share memory and runs as Python (trace._SharedInputs)."""
         before = {}
 
         def visited(obj, root, steps):
@@ -123,8 +124,6 @@ class StateInputs:
                 _set(root, steps, tensor)
                 places.append((root, steps, array, index))
                 swapped.append((root, steps, tensor))
-                continue
-            if id(array) in skip:
                 continue
             k = first.get(id(array))
             if k is not None:   # (an array seen at another place: the same tensor)

@@ -274,6 +274,12 @@ class ConcreteFunction:
         if n_state:
             namespace["fetch"] = state.fetch
             lines.append("%s = fetch()" % "".join(s + ", " for s in inputs[n_args:]))
+        if self._writebacks:
+            # (Checked before anything runs: see _SharedInputs.)
+            namespace.update(shares=_shares_memory, shared=_SharedInputs,
+                             written=tuple(sorted({i for i, _ in self._writebacks})))
+            lines += ["if shares((%s), written):" % "".join(s + ", " for s in inputs),
+                      "    raise shared(%r)" % graph.name]
         lines.append("o = run(%s)" % ", ".join(inputs))
         for i, j in self._writebacks:
             lines += ["n = o[%d]" % j, "if n is not %s:" % inputs[i],
@@ -360,6 +366,50 @@ class ConcreteFunction:
 
     def __repr__(self):
         return "<ConcreteFunction %s>" % self.graph.name
+
+
+class _SharedInputs(ValueError):
+    """Raised by a trace's call, before it runs anything, when an array the graph changes
+    in place shares memory with another of its inputs: one array passed as two arguments,
+    an argument that is a view of another or of an array of the function's state, a state
+    array that is a view of another (`self.V = self.W[:2]`).
+
+    A trace holds each input as an array of its own. Python changes the one memory all of
+    them see, so a read of the other input after the change sees the new contents, where
+    the graph would read the old ones: a wrong answer, silently. rt.Function runs such a
+    call as the plain function (Function._shared_inputs_call); a ConcreteFunction, which
+    has no plain function, raises this."""
+
+    def __init__(self, name):
+        super().__init__(
+            "%s changes an array in place that shares memory with another of its inputs "
+            "(one array passed as two arguments, or an argument or an array of its state "
+            "that is a view of another), and its graph holds each input as an array of its "
+            "own: call the staged function itself, which runs such a call as plain Python, "
+            "or pass separate arrays" % name)
+
+
+def _shares_memory(inputs, written):
+    """Does an array of `inputs` at the positions `written` share memory with another of
+    them? First the owners of the arrays' memory (NumPy makes a view's base the array
+    that owns the memory, or the buffer object it was made from): when each input has its
+    own, as in almost every call, nothing can overlap; else np.shares_memory decides, so a
+    view of the other half of an array does not count."""
+    owners = []
+    for a in inputs:
+        base = getattr(a, "base", None)   # (Python numbers have none)
+        if base is None:
+            owners.append(id(a))
+        else:
+            owners.append(id(base.obj if type(base) is memoryview else base))
+    if len(set(owners)) == len(owners):
+        return False
+    for w in written:
+        array = inputs[w]
+        for k, a in enumerate(inputs):
+            if k != w and owners[k] == owners[w] and (a is array or np.shares_memory(array, a)):
+                return True
+    return False
 
 
 def _result_paths(result):
@@ -664,6 +714,8 @@ def _staged_call(self):
                     return entry(*args)
                 except _StaleTrace:   # (its guard failed: the general path traces again)
                     last = (None, None, None, None, None)
+                except _SharedInputs:
+                    return self._shared_inputs_call(args, kwargs)
                 except Exception as error:
                     translate = record[-1]
                     if translate is not None:   # a direct call into compiled code
@@ -703,7 +755,10 @@ def _staged_call(self):
                     key, arrays = self._key(args, kwargs)
             elif self.input_signature is not None:
                 self._check_signature(arrays)
-            result = concrete.call_arrays(*arrays)
+            try:
+                result = concrete.call_arrays(*arrays)
+            except _SharedInputs:
+                return self._shared_inputs_call(args, kwargs)
             if key is not None and not kwargs and not self._static_shapes:
                 fast_key = self._fast_key_of(args, key)
                 if fast_key is not None:
@@ -754,6 +809,7 @@ class Function(functools.partial):
 
     _on_error = None
     _warned = False   # (the warning after _WARN_AFTER traces was given)
+    _warned_shared = False   # (the warning of _shared_inputs_call was given)
     _stale_because = None   # (while a failed guard traces again: what changed)
     output_transform = None
     # Are the arrays of the function's state (its arguments' attributes, closure, globals)
@@ -958,6 +1014,23 @@ class Function(functools.partial):
     def _eager_call(self, args, kwargs):
         return self.python_function(*args, **kwargs)
 
+    def _shared_inputs_call(self, args, kwargs):
+        """A call whose arrays share memory where the graph changes one in place
+        (_SharedInputs): runs the plain function, as the graph's answer could differ from
+        Python's. Warns once: the call is as slow as Python."""
+        if not self._warned_shared:
+            self._warned_shared = True
+            warnings.warn(
+                "%s changes an array in place that shares memory with another of its "
+                "inputs (one array passed as two arguments, or an argument or an array of "
+                "its state that is a view of another), so the call runs as plain Python: a "
+                "graph holds each input as an array of its own, and would read the old "
+                "contents of the other. Pass separate arrays (a copy), or keep no view of "
+                "a changed array in the state, to run the graph"
+                % getattr(self.python_function, "__qualname__", "the function"),
+                RuntimeWarning, stacklevel=errors.user_stacklevel())
+        return self._eager_call(args, kwargs)
+
     def _inline_call(self, args, kwargs):
         return self.python_function(*args, **kwargs)
 
@@ -1093,7 +1166,7 @@ class Function(functools.partial):
                     return handle, len(handles) - 1
                 state = state_guards.StateInputs.swap_in(
                     state_guards.roots_of(self.python_function, args, kwargs),
-                    {id(a) for a in arrays}, state_input, numbers=self._state_numbers)
+                    state_input, numbers=self._state_numbers)
             # (Random draws find their generators from the function's roots, and are
             # guarded where they sit: runtime/random_state.py.)
             draws = random_state.tracing(self.python_function, args, kwargs)
