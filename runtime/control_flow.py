@@ -39,6 +39,31 @@ def _call_body(body, loop_vars, single):
     return result
 
 
+def _python_iteration(graph, body, loop_vars, single):
+    """One iteration of a loop run as Python (no loop variable symbolic yet) while `graph`
+    is built. When the body asks for a restart (RestartLoop), what the iteration built is
+    undone: the handles it rebound point back at their values from before (an item write
+    into an argument, `x[-1] -= 1`, would be done twice: once here, once when the loop
+    runs again from the start) and the nodes it added go."""
+    if graph is None:
+        return _call_body(body, loop_vars, single)
+    start, outer_journal = len(graph.nodes), graph.journal
+    journal = graph.journal = {}
+    try:
+        return _call_body(body, loop_vars, single)
+    except RestartLoop:
+        for handle, before in journal.values():
+            handle._value = before
+        graph.discard_unused_since(start, undone=True)
+        journal = {}
+        raise
+    finally:
+        graph.journal = outer_journal
+        if outer_journal is not None:   # (an outer Python iteration may be undone too)
+            for key, entry in journal.items():
+                outer_journal.setdefault(key, entry)
+
+
 class RestartLoop(Exception):
     """Raised by a loop's cond or body while rt.while_loop runs or traces them: run the loop
     again from the start, with loop variables the caller could only choose after seeing a
@@ -95,7 +120,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, names):
                 return _graph_while(cond, body, loop_vars, remaining, names, single)
             if not test:
                 break
-            loop_vars = _call_body(body, loop_vars, single)
+            loop_vars = _python_iteration(graph, body, loop_vars, single)
             iterations += 1
             if any(_is_symbolic(x) for x in nest.flatten(loop_vars)):
                 remaining = None if maximum_iterations is None else maximum_iterations - iterations

@@ -128,6 +128,10 @@ class Graph:
         # {id(handle): (handle, value before the first rebind)}. Control flow uses it to
         # carry item assignments on outer arrays out of branches and loop bodies.
         self.rebound = {}
+        # While an iteration of a loop runs as Python in this graph (control_flow.while_loop):
+        # every handle rebound meanwhile, as `rebound`, so that a restart of the loop can
+        # point them back; else None.
+        self.journal = None
         # For the graph of a function differentiated (runtime/differentiation.py): its values
         # replayed in the graph around it ({Value: Value}). A value of it kept elsewhere (an
         # attribute the function set) stands for its replayed copy there.
@@ -192,16 +196,18 @@ class Graph:
         for outer, inner in new:
             self._capture_map.setdefault(outer, inner)
 
-    def discard_unused_since(self, start):
+    def discard_unused_since(self, start, undone=False):
         """Drop pure nodes added at index >= start whose outputs nothing uses (e.g. a loop
-        condition evaluated once before the loop turned out to be a graph loop)."""
+        condition evaluated once before the loop turned out to be a graph loop). `undone`:
+        what was built since is undone (an iteration a loop restart runs again), so nodes
+        with effects and control flow go too: a print in it must not run twice."""
         cached = {id(v) for v in self._cache.values()}
         index = len(self.nodes) - 1
         while index >= start:
             node = self.nodes[index]
             used = any(id(out) in cached for out in node.outputs) or any(
                 inp in node.outputs for later in self.nodes[index + 1:] for inp in later.inputs)
-            if not used and not node.op.effect and not node.op.control_flow:
+            if not used and (undone or not node.op.effect and not node.op.control_flow):
                 del self.nodes[index]
             index -= 1
 

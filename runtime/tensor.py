@@ -130,6 +130,9 @@ class Tensor:
             old = self._value
             if old.graph is not graph and id(self) not in graph.rebound:
                 graph.rebound[id(self)] = (self, old)
+            journal = graph.journal
+            if journal is not None and id(self) not in journal:
+                journal[id(self)] = (self, old)
         self._value = value
         return self
 

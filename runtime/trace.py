@@ -714,21 +714,24 @@ def _staged_call(self):
                     return entry(*args)
                 except _StaleTrace:   # (its guard failed: the general path traces again)
                     last = (None, None, None, None, None)
+                    translated = None
                 except _SharedInputs:
                     return self._shared_inputs_call(args, kwargs)
                 except Exception as error:
                     translate = record[-1]
-                    if translate is not None:   # a direct call into compiled code
-                        translated = translate(error)
-                        if translated is not error:
-                            translated.__suppress_context__ = True   # as `raise ... from None`
-                            if self._on_error is not None:
-                                self._on_error(translated)
-                            raise translated from None
-                    if self._on_error is None:
+                    # (A direct call into compiled code: the error to raise for its own.)
+                    translated = None if translate is None else translate(error)
+                    if translated is None or translated is error:
+                        if self._on_error is None:
+                            raise
+                        self._on_error(error)
                         raise
-                    self._on_error(error)
-                    raise
+                if translated is not None:
+                    # Raised here, outside the handler of the compiled code's error, as
+                    # Python raises the user's exception: with no context.
+                    if self._on_error is not None:
+                        self._on_error(translated)
+                    raise translated
         elif _run_eagerly:
             return self._eager_call(args, kwargs)
         elif current_graph() is not None:

@@ -79,10 +79,9 @@ def argument_iterated_augmented_and_rebound_in_nested_loops(x, y, flag):
                  marks=pytest.mark.xfail(strict=True, reason="seed 32309: an alias that one "
                                          "branch defines loses its array in a graph loop"),
                  id="seed32309"),
+    # (The loop's first iteration ran as Python, then restarted with the return value
+    # typed; the item write it did was not undone: control_flow._python_iteration.)
     pytest.param(early_return_in_a_python_loop_next_to_an_item_write, (np.array([2.5]),),
-                 marks=pytest.mark.xfail(strict=True, reason="seed 32989: an item write "
-                                         "after an early return's test in a Python loop "
-                                         "over an array runs once more"),
                  id="seed32989"),
     pytest.param(alias_made_in_a_branch_iterated_while_its_array_is_augmented,
                  (np.array([0.0, -3.0]),),
@@ -100,6 +99,26 @@ def argument_iterated_augmented_and_rebound_in_nested_loops(x, y, flag):
 ])
 def test_fuzzer_finds(fn, args):
     check(fn, *args)
+
+
+def _prints_and_writes_before_a_return_in_a_loop(x):
+    out = np.ones(2)
+    for i, _ in enumerate(out):
+        print("iteration", i, x[-1])
+        if np.all(out < 0.0):
+            return 3
+        x[-1] -= 1.0
+        for j in range(2):   # (a nested loop whose first iteration is undone too)
+            if x[0] > 10.0:
+                return j
+            x[0] += 0.5
+    return 5
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_restarted_loop_undoes_its_first_iteration_s_prints_and_writes(backend, capsys):
+    check(_prints_and_writes_before_a_return_in_a_loop, np.array([2.5, 1.0]),
+          capsys=capsys, backend=backend)
 
 
 @pytest.mark.xfail(strict=True, reason="seed 31675: `+=` on a value that is a Python float "

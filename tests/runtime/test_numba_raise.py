@@ -63,22 +63,26 @@ def test_raise_in_a_graph_loop_is_what_python_raises(fn, args):
         else:
             assert error.args == expected.args, backend
         assert error.__cause__ is None, backend
-        if backend == "numpy":   # (numba: test_a_raise_on_numba_has_no_context_as_in_python)
-            assert error.__suppress_context__ == expected.__suppress_context__
+        assert error.__suppress_context__ == expected.__suppress_context__, backend
+        assert error.__context__ is None, backend
     numpy_error, numba_error = errors["numpy"], errors["numba"]
     assert getattr(numba_error, "__notes__", None) == getattr(numpy_error, "__notes__", None)
     assert "test_numba_raise.py" in "".join(getattr(numba_error, "__notes__", []))
 
 
-@pytest.mark.xfail(strict=True, reason="numba: the exception of a graph's raise is raised in "
-                   "the handler of the GraphFail that carried it, `from None`: "
-                   "__suppress_context__ is True where Python's is False (tracebacks look "
-                   "the same)")
-def test_a_raise_on_numba_has_no_context_as_in_python():
+@pytest.mark.parametrize("fn", [first_above, ag.function(first_above, backend="numpy"),
+                                ag.function(first_above, backend="numba")],
+                         ids=["python", "numpy", "numba"])
+def test_a_raise_while_the_caller_handles_an_error_has_that_error_as_context(fn):
+    # (As in Python: the graph's exception is raised outside the handler of the compiled
+    # code's own, so the context is the caller's.)
     args = (np.array([0.5, 2.5, 1.0]), 2.0)
-    expected = _raised(first_above, *args)
-    error = _raised(ag.function(first_above, backend="numba"), *args)
-    assert error.__suppress_context__ == expected.__suppress_context__
+    try:
+        raise KeyError("handled")
+    except KeyError as e:
+        handled, error = e, _raised(fn, *args)
+    assert type(error) is ValueError
+    assert error.__context__ is handled and not error.__suppress_context__
 
 
 def test_a_raise_of_scalars_compiles_without_object_mode():

@@ -317,7 +317,11 @@ def dummy_like(value):
     if rt.is_tensor(value):
         shape = tuple(d if d is not None else 0 for d in value.static_shape)
         zeros = np.zeros(shape, dtype=value.dtype)
-        return zeros[()] if not shape and not rt.is_ndarray(value) else zeros
+        if shape or rt.is_ndarray(value):
+            return zeros
+        # (A Python number on the paths that set it, a range item returned early: a Python
+        # zero, so that the joined value stays a Python number, as Python's is.)
+        return zeros.item() if rt.is_python_scalar(value) else zeros[()]
     if isinstance(value, np.ndarray):
         return np.zeros_like(value)
     if isinstance(value, np.generic):

@@ -33,8 +33,7 @@ import numpy as np
 
 from runtime.executors.numba import background as _background
 from runtime.executors.numba import codegen, module_cache
-from runtime.executors.numba.failures import (GraphFail, failure_error, located_error,
-                                              raise_failure)
+from runtime.executors.numba.failures import GraphFail, failure_error, located_error
 from runtime.graph import TENSOR_ARRAY
 from runtime.tensor_array_buffer import TensorArrayBuffer
 
@@ -121,21 +120,26 @@ class NumbaCompiledGraph:
                 args.append("_scalar(%s)" % name)     # 0-d arrays become scalars
             else:
                 args.append(name)
+        # The error the graph raises is raised after the try statement, outside the handler
+        # of the compiled code's error, as Python raises it: with no context (_raise).
+        lines.append("    _e = None")
         lines.append("    try:")
         lines.append("        r = _disp(%s)" % ", ".join(args))
         lines.append("    except _GraphFail as e:")
-        lines.append("        _fail(e)")
+        lines.append("        _e = e")
         lines.append("    except _Fallback:")
         if self._variables:
             lines.append("        _bufs = ()   # the NumPy interpreter updated the variables")
         lines.append("        return _fallback(%s)" % ", ".join(params))
         if self._uses_err:
             lines.append("    except Exception as e:")
-            lines.append("        _locate(e)")
+            lines.append("        _e = e")
         if self._variables:
             lines.append("    finally:")
             lines.append("        for v, b in zip(_vars, _bufs):")
             lines.append("            _var_out(v, b)")
+        lines.append("    if _e is not None:")
+        lines.append("        _raise(_e)")
         # The dispatcher returns a bare value when the graph has one (boxing a 1-tuple in
         # nopython code costs ~0.5 us per call), else a tuple.
         outs = []
@@ -165,8 +169,7 @@ class NumbaCompiledGraph:
             lines.append("    return %s" % outs[0])
         namespace = {
             "_disp": self._first_dispatch,
-            "_GraphFail": GraphFail, "_Fallback": _Fallback, "_fail": self._raise_failure,
-            "_locate": self._raise_located,
+            "_GraphFail": GraphFail, "_Fallback": _Fallback, "_raise": self._raise,
             "_fallback": self._run_fallback,
             "_k": self._constants, "_vars": self._variables, "_var_in": _variable_in,
             "_var_out": _variable_out, "_scalar": _to_scalar, "_ta": _tensor_array_out,
@@ -390,11 +393,10 @@ class NumbaCompiledGraph:
             return failure_error(error, self.sites, self.graph, self._err)
         return located_error(error, self.sites, self.graph, self._err)
 
-    def _raise_located(self, error):
-        new = located_error(error, self.sites, self.graph, self._err)
-        if new is error:
-            raise error
-        raise new from None
+    def _raise(self, error):
+        """Raises the exception for `error` from the compiled code (translate), called
+        outside its handler: Python's exception has no context."""
+        raise self.translate(error)
 
     def _run_fallback(self, *inputs):
         if self._fallback_exec is None:
@@ -419,9 +421,6 @@ class NumbaCompiledGraph:
 
     def __call__(self, *inputs):
         return self.call(*inputs)
-
-    def _raise_failure(self, failure):
-        raise_failure(failure, self.sites, self.graph, self._err)
 
     def __repr__(self):
         return "<NumbaCompiledGraph %s %s>" % (self.graph.name, self.module_name)

@@ -22,14 +22,6 @@ class GraphFail(Exception):
     error the NumPy executor raises for the node of that site."""
 
 
-def raise_failure(failure, sites, graph, err=None):
-    """Turn a GraphFail from generated code into the NumPy interpreter's exception."""
-    error = failure_error(failure, sites, graph, err)
-    if error.__cause__ is not None or error.__suppress_context__:
-        raise error        # a user's `raise ... from`: its cause as the user gave it
-    raise error from None
-
-
 def _shape_text(shape):
     """A shape as NumPy's broadcasting errors print it: (3,) or (3,2)."""
     return "(%s%s)" % (",".join(str(d) for d in shape), "," if len(shape) == 1 else "")
