@@ -72,14 +72,15 @@ class RestartLoop(Exception):
 
     rt.while_loop points every handle the trace bound back at its value from before, calls
     `restart()` (in the graph around the loop), which returns the new `(cond, body,
-    loop_vars, names)`, and runs the loop with them; at most _MAX_RESTARTS times."""
+    loop_vars, names)` (and `ending`, see while_loop, as a fifth), and runs the loop with
+    them; at most _MAX_RESTARTS times."""
 
     def __init__(self, restart):
         super().__init__("internal: restart the loop")
         self.restart = restart
 
 
-def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
+def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None, ending=()):
     """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`; returns loop_vars.
 
     Plain Python while no loop variable and no condition is symbolic (switching to a graph
@@ -88,20 +89,26 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, names=None):
     the body is widened to the promoted dtype, and dims that change become unknown; other
     changes raise TypeError naming the variable (`names` gives names for messages). The
     body may raise RestartLoop to run the loop again with other loop variables.
+
+    `ending` (indexes into loop_vars) are variables the body sets only in the iteration
+    after which the loop stops (a function's return value, set where a `return` ends the
+    loop): what they are set to is not read by a later iteration, so one may be an earlier
+    array the loop writes into (after the loop it is that array where it was set to it).
     """
     for _ in range(_MAX_RESTARTS):
         try:
-            return _while_loop(cond, body, loop_vars, maximum_iterations, names)
+            return _while_loop(cond, body, loop_vars, maximum_iterations, names, ending)
         except RestartLoop as request:
-            cond, body, loop_vars, names = request.restart()
+            cond, body, loop_vars, names, *rest = request.restart()
+            ending = rest[0] if rest else ()
     try:
-        return _while_loop(cond, body, loop_vars, maximum_iterations, names)
+        return _while_loop(cond, body, loop_vars, maximum_iterations, names, ending)
     except RestartLoop:
         raise TypeError("rt.while_loop: the loop variables did not settle after %d restarts"
                         % _MAX_RESTARTS) from None
 
 
-def _while_loop(cond, body, loop_vars, maximum_iterations, names):
+def _while_loop(cond, body, loop_vars, maximum_iterations, names, ending):
     single = not isinstance(loop_vars, (tuple, list)) or nest.is_namedtuple(loop_vars)
     was_list = isinstance(loop_vars, list)
     if single:
@@ -117,18 +124,18 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, names):
             if is_tensor(test):
                 graph.discard_unused_since(start)
                 remaining = None if maximum_iterations is None else maximum_iterations - iterations
-                return _graph_while(cond, body, loop_vars, remaining, names, single)
+                return _graph_while(cond, body, loop_vars, remaining, names, single, ending)
             if not test:
                 break
             loop_vars = _python_iteration(graph, body, loop_vars, single)
             iterations += 1
             if any(_is_symbolic(x) for x in nest.flatten(loop_vars)):
                 remaining = None if maximum_iterations is None else maximum_iterations - iterations
-                return _graph_while(cond, body, loop_vars, remaining, names, single)
+                return _graph_while(cond, body, loop_vars, remaining, names, single, ending)
         if single:
             return loop_vars[0]
         return list(loop_vars) if was_list else tuple(loop_vars)
-    return _graph_while(cond, body, loop_vars, maximum_iterations, names, single)
+    return _graph_while(cond, body, loop_vars, maximum_iterations, names, single, ending)
 
 
 class _LoopVar:
@@ -170,6 +177,8 @@ class _LoopVar:
         # it returned, and whether it wrote into the handle it got.
         self.passed = self.placeholder = self.returned = self.end = None
         self.written = False
+        # Set by the body only in the iteration that ends the loop (while_loop's `ending`).
+        self.ends_loop = False
 
     def type_text(self):
         return type_str(self.dtype, self.shape, self.kind)
@@ -178,7 +187,7 @@ class _LoopVar:
         return self.passed is not None and self.returned is self.passed
 
 
-def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
+def _graph_while(cond, body, loop_vars, maximum_iterations, names, single, ending=()):
     outer = current_graph()
     if outer is None:
         raise RuntimeError("rt.while_loop on symbolic values outside a trace")
@@ -217,6 +226,16 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single):
             continue
         leaves.append(("var", len(variables) - 1))
     user_count = len(variables)
+    ending_leaves = set()
+    start = 0
+    for index, item in enumerate(loop_vars):
+        count = len(nest.flatten(item))
+        if index in ending:
+            ending_leaves.update(range(start, start + count))
+        start += count
+    for position, (kind, x) in enumerate(leaves):
+        if kind == "var" and position in ending_leaves:
+            variables[x].ends_loop = True
     flags = []           # per undefined variable: "the body has run at least once"
     for v in variables:
         if v.undefined is not None:

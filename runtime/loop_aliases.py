@@ -57,7 +57,7 @@ def check(variables, implicit, body_graph, cond_graph):
     EarlierArrays follows.)"""
     written_outer = {id(v.handle): v for v in variables + implicit
                      if v.keeps_handle and v.written}
-    read = {id(value) for graph in (body_graph, cond_graph) for value, _ in graph.captured}
+    read = _read_from_outside((body_graph, cond_graph))
     for v in variables:
         if v.passed is None:
             continue
@@ -66,6 +66,17 @@ def check(variables, implicit, body_graph, cond_graph):
             _alias_error(v, "starts as the same array as %s, which the loop writes into in "
                          "place, while it rebinds %s"
                          % (_var_text(written_outer[id(v.handle)]), v.name),
+                         "give %s an array of its own before the loop: %s = %s.copy()"
+                         % (v.name, _code(v), _code(v)))
+        # (Or, on some paths, the array of one: `if c: y = x` before the loop.)
+        aliased = [written_outer[id(h)] for h in getattr(v.handle, "aliased_arrays",
+                                                         lambda: [])()
+                   if id(h) in written_outer]
+        if not v.keeps_handle and aliased:
+            _alias_error(v, "is, on some paths, the same array as %s (an if before the "
+                         "loop made it so), which the loop writes into in place, while it "
+                         "rebinds %s: in Python %s sees those writes until it is rebound"
+                         % (_var_text(aliased[0]), v.name, v.name),
                          "give %s an array of its own before the loop: %s = %s.copy()"
                          % (v.name, _code(v), _code(v)))
         if not v.keeps_handle and v.written and v.handle is not None:
@@ -89,8 +100,10 @@ def check(variables, implicit, body_graph, cond_graph):
                          "where the graph loop makes a new value" % (v.name, _code(v)),
                          "set it to a copy (%s = ....copy())" % _code(v))
         aliased = getattr(returned, "aliased_arrays", None)   # an rt.cond's CondAlias
-        if aliased is not None and not (v.keeps_handle and returned is v.passed):
-            # (One the variable starts the loop as and keeps is written where it is.)
+        if aliased is not None and not (v.keeps_handle and returned is v.passed) and not (
+                v.ends_loop):
+            # (One the variable starts the loop as and keeps is written where it is; one
+            # set only in the last iteration is not read by a next one.)
             # (The body reads such an array as it was before the loop: what the variable
             # wrote into it in an earlier iteration, or another name, would be missed.)
             written = {id(u.passed) for u in variables + implicit if u.written}
@@ -118,6 +131,20 @@ def check(variables, implicit, body_graph, cond_graph):
                              % ("%s is also set to" % _var_text(sharing[0]) if sharing
                                 else "exists outside the loop"),
                              "set it to a copy (%s = ....copy())" % _code(v))
+
+
+def _read_from_outside(graphs):
+    """The ids of the outer values `graphs` capture, and of what those are captures of
+    (a loop in a branch reads the branch's capture of a value from before the branch)."""
+    found = set()
+    for graph in graphs:
+        for value, _ in graph.captured:
+            while value is not None and id(value) not in found:
+                found.add(id(value))
+                owner = value.graph
+                value = None if owner is None else next(
+                    (outer for outer, inner in owner.captured if inner is value), None)
+    return found
 
 
 def _reads(graphs, value):

@@ -430,6 +430,8 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
     description = next(m.description for m in marks if m is not None)
     # (A Python operator on Python scalars gives Python scalars on every path.)
     python = bool(_python_operators[0]) and all(not v.shape and is_python(v) for v in inputs)
+    # (An in-place operator, `k += 1`, into a value that is a 0-d array on some paths.)
+    inplace = bool(_inplace_targets) and bool(inputs) and inputs[0] is _inplace_targets[-1]
     tags = []   # the distinct tags of the marked inputs, each once
     for m in marks:
         if m is not None and not any(m.tag is t for t in tags):
@@ -458,8 +460,16 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
             if _raise_where is not None and len(combinations) > 1:
                 _raise_where(types, _codes_test(tags, combination, bind))
             continue
+        if inplace and kinds[0] is not None and kinds[0][2]:
+            # (Into a 0-d array there: it stays that array, of its dtype.)
+            tables[0][combination] = kinds[0]
+            continue
+        # (A Python operator on what is a Python scalar on this path gives one here.)
+        python_here = python or bool(_python_operators[0]) and all(
+            not v.shape and (is_python(v) if kind is None else kind[1])
+            for v, kind in zip(inputs, kinds))
         for table, t in zip(tables, types):
-            table[combination] = (np.dtype(t[0]), python, False)
+            table[combination] = (np.dtype(t[0]), python_here, False)
     for value, table in zip(outputs, tables):
         if None in table.values():   # (where an input is None: the op's kind elsewhere)
             known = [kind for kind in table.values() if kind is not None]
@@ -541,6 +551,12 @@ def raise_where_none(name, inputs, attrs, bind):
                 test = equal if test is None else bind("logical_or", [test, equal])
         if _raise_where is not None:
             _raise_where(_none_error(name, found.description, inputs, value), test)
+
+
+def partly_0d_array(value):
+    """Is Value `value` a 0-d array on some paths (and a scalar on others)?"""
+    found = mixed(value)
+    return found is not None and any(kind[2] for kind in found.kinds)
 
 
 # The Values that in-place operators (`y -= r` on an array) write into, innermost last.

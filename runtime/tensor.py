@@ -81,15 +81,15 @@ class Tensor:
         if view is not None:
             base_value = view[0]._value
             link = view[1]
-            if base_value is not view[2] and _usable(link.values):
+            if base_value is not view[2] and _usable([base_value] + list(link.values)):
                 view[2] = base_value
                 # Read in the innermost graph that defines the base or an index, so the new
                 # contents stay usable after a branch or loop body being traced ends.
                 with building(_defining_graph([base_value] + list(link.values))):
                     self._raw = link.read(base_value)
-            # (A view whose index a finished branch or loop body made, `d = q[:, :j]` in a
-            # loop over j, is read no more outside it: it reads as it was, as plain handles
-            # made there do.)
+            # (A view whose index or base version a finished branch or loop body made,
+            # `d = q[:, :j]` in a loop over j, `v = out[1:]` of a loop's own `out`, is read
+            # no more outside it: it reads as it was, as plain handles made there do.)
         try:
             return self._raw
         except AttributeError:
@@ -489,16 +489,18 @@ def _apply_inplace(target, op, other):
     """`target op= other` with NumPy's rules: NumPy scalars are immutable (a new value is
     returned); arrays, also 0-d ones, keep their dtype (same_kind casting) and shape, and
     the handle is rebound, so its aliases see the write."""
+    # (A value that is a 0-d array on some paths only is written on those: path_kinds.)
+    array = is_ndarray(target) or path_kinds.partly_0d_array(target._value)
     if not is_ndarray(target) and not target._value.is_literal:
         augmented_scalars.add(target._value)
-    if is_ndarray(target):
+    if array:
         if _held_by_value:
             _check_not_held(target)
         with path_kinds.inplace_into(target._value):
             result = _apply(op, target, other)
     else:
         result = _apply(op, target, other)
-    if result is NotImplemented or not is_ndarray(target):
+    if result is NotImplemented or not array:
         return result
     _check_inplace_result(target, op, other, result)
     if _view_of(target) is None:

@@ -2,6 +2,7 @@
 graph values of variables that some paths did not define."""
 
 import runtime as rt
+from runtime import conditionals as rt_conditionals
 from runtime import control_flow as rt_control_flow
 
 
@@ -125,6 +126,22 @@ class MaybeUndefinedAlias(MaybeUndefined):
     def rebind(self, new):
         self.alias.rebind(new)
         return self
+
+
+def maybe_undefined(value, defined, symbol, error, reason):
+    """`value` (a handle, or a number) as the value of a variable the path taken may not
+    have defined: a MaybeUndefinedAlias where it is rt.cond's alias of an earlier array."""
+    if isinstance(value, rt_conditionals.CondAlias):
+        return MaybeUndefinedAlias(value, defined, symbol, error, reason)
+    return MaybeUndefined(rt.constant(value).graph_value, defined, symbol, error, reason)
+
+
+def defined_part(value):
+    """The handle a MaybeUndefined stands for on the paths that define it, unchecked (the
+    alias itself for a MaybeUndefinedAlias)."""
+    if isinstance(value, MaybeUndefinedAlias):
+        return value.alias
+    return rt.Tensor(value.graph_value)
 
 
 class Unbound(MaybeUndefined):

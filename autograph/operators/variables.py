@@ -1,5 +1,6 @@
 """Reading variables that may be undefined: Python's own error, not a sentinel object."""
 
+import runtime as rt
 from autograph.operators.special_values import MaybeUndefined, Undefined
 
 
@@ -12,5 +13,9 @@ def ld(value):
             f"cannot access local variable '{value.symbol_name}' where it is not associated "
             "with a value")
     if isinstance(value, MaybeUndefined):
-        return value.check()
+        checked = value.check()
+        # An array stays the object the name holds, so what is written into it (`last[i]
+        # = v`, `y = last; y += 1`) is written into the variable, and into the earlier
+        # array it is on some paths (MaybeUndefinedAlias); its later uses check again.
+        return value if rt.is_ndarray(value) else checked
     return value

@@ -97,8 +97,8 @@ def test_float_argument_is_not_made_a_constant_by_a_retrace():
                backends=NUMPY)
 
 
-# -- Graph mode itself (the forward ag.function fails the same way): found through the
-# gradients, reported for the graph-mode converter.
+# -- Graph mode itself (the forward ag.function failed the same way), found through the
+# gradients.
 
 def write_through_a_row_in_a_branch(y):
     out = y.copy()
@@ -117,9 +117,8 @@ def view_of_a_rebound_array_in_a_loop(y):
     return out.sum()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "graph mode: out[i][0] = v in a graph loop inside a graph if raises "
-    "UndefinedVariableError for the loop variable i"))
+# (Fixed: the if's state functions read `out[i]` to see whether `out[i][0]` is an item of
+# an array, which read the loop's i, unbound there: common.without_array_items.)
 def test_write_through_a_row_in_a_loop_in_a_branch():
     y = np.array([[0.392, -0.689], [0.187, -0.457]])
     assert ag.function(write_through_a_row_in_a_branch, backend="numpy")(y.copy()) == \
@@ -127,9 +126,8 @@ def test_write_through_a_row_in_a_loop_in_a_branch():
     check_grad(write_through_a_row_in_a_branch, y, backends=NUMPY)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "graph mode: a view of a loop variable rebound in the body, then an in-place write to "
-    "it, raises ValueError 'a symbolic tensor ... from another trace' (internal)"))
+# (Fixed: the view, a temporary of the body, re-read its base's version of the finished
+# body after the loop: a view reads as it was where its base's version is not usable.)
 def test_view_of_an_array_rebound_in_a_loop_then_written():
     y = np.array([1.0, 2.0])
     assert ag.function(view_of_a_rebound_array_in_a_loop, backend="numpy")(y.copy()) == \

@@ -1,10 +1,15 @@
 """Programs the differential fuzzer (tools/fuzz_graph_mode.py) found giving another answer
 than Python, minimised, each named by its seed. Fixed ones live with the tests of what they
-exercise; these are open: strict xfails, so each flips when it is fixed."""
+exercise; these are open: strict xfails, so each flips when it is fixed (or, where a graph
+cannot do what Python does, the refusal is checked)."""
+
+import copy
 
 import numpy as np
 import pytest
 
+from autograph.impl.function import function
+from autograph.operators.graph import LoopVariableError
 from graph_equivalence import check
 
 
@@ -70,32 +75,17 @@ def argument_iterated_augmented_and_rebound_in_nested_loops(x, y, flag):
 
 
 @pytest.mark.parametrize("fn, args", [
+    # (The helper's return value, an alias of its argument where `a` held, was made a plain
+    # value: a graph if keeps aliases of return values: conditionals.if_stmt.)
     pytest.param(alias_returned_by_a_helper_then_augmented, (4, np.array(1.0)),
-                 marks=pytest.mark.xfail(strict=True, reason="seed 32148: an argument a "
-                                         "helper returns on some paths loses its alias"),
                  id="seed32148"),
+    # (A graph loop carried the maybe-undefined alias as a plain value: graph/loops.py.)
     pytest.param(alias_made_in_one_branch_augmented_in_a_loop,
-                 (np.array([-0.5, 1.5]), np.array([-0.5, 2.0])),
-                 marks=pytest.mark.xfail(strict=True, reason="seed 32309: an alias that one "
-                                         "branch defines loses its array in a graph loop"),
-                 id="seed32309"),
+                 (np.array([-0.5, 1.5]), np.array([-0.5, 2.0])), id="seed32309"),
     # (The loop's first iteration ran as Python, then restarted with the return value
     # typed; the item write it did was not undone: control_flow._python_iteration.)
     pytest.param(early_return_in_a_python_loop_next_to_an_item_write, (np.array([2.5]),),
                  id="seed32989"),
-    pytest.param(alias_made_in_a_branch_iterated_while_its_array_is_augmented,
-                 (np.array([0.0, -3.0]),),
-                 marks=pytest.mark.xfail(strict=True, reason="seed 40363: a name a graph if "
-                                         "made an alias of the argument, iterated by a graph "
-                                         "loop that augments the argument, reads it stale"),
-                 id="seed40363"),
-    pytest.param(argument_iterated_augmented_and_rebound_in_nested_loops,
-                 (np.array([2.5, 1.0, 0.0, 0.0]), np.array([0.5, 0.0, 1.5, -0.5]), True),
-                 marks=pytest.mark.xfail(strict=True, reason="seed 40923: an argument "
-                                         "iterated while augmented in place and rebound in "
-                                         "a branch, inside a graph while, ends with other "
-                                         "contents"),
-                 id="seed40923"),
 ])
 def test_fuzzer_finds(fn, args):
     check(fn, *args)
@@ -121,10 +111,34 @@ def test_a_restarted_loop_undoes_its_first_iteration_s_prints_and_writes(backend
           capsys=capsys, backend=backend)
 
 
-@pytest.mark.xfail(strict=True, reason="seed 31675: `+=` on a value that is a Python float "
-                   "or a 0-d array by the path taken gives a 0-d array on every path")
-def test_fuzzer_find_31675_a_float_or_0d_array_by_the_path_keeps_its_type():
-    from autograph.impl.function import function
-    args = (np.array([3.0]), np.array(-0.5))
+@pytest.mark.parametrize("x", [[3.0], []])
+def test_fuzzer_find_31675_a_float_or_0d_array_by_the_path_keeps_its_type(x):
+    # (`+=` made a 0-d array on every path: path_kinds.propagate, in place into a value
+    # that is a 0-d array on some paths.)
+    args = (np.array(x), np.array(-0.5))
     assert type(function(number_or_array_after_a_loop_augmented, backend="numpy")(
-        *args)) is type(number_or_array_after_a_loop_augmented(*args))
+        *copy.deepcopy(args))) is type(number_or_array_after_a_loop_augmented(
+            *copy.deepcopy(args)))
+    check(number_or_array_after_a_loop_augmented, *args)
+
+
+# Refused, at the loop: a graph loop cannot follow these aliases (runtime/loop_aliases.py).
+
+@pytest.mark.parametrize("fn, args, message", [
+    # seed 40363: the name is the argument where the if held; the loop rebinds it, so in
+    # Python it reads the loop's writes into the argument until then.
+    (alias_made_in_a_branch_iterated_while_its_array_is_augmented, (np.array([0.0, -3.0]),),
+     r"loop variable 'out1' is, on some paths, the same array as 'x' \(an if before the "
+     r"loop made it so\), which the loop writes into in place, while it rebinds 'out1'.*"
+     r"out1 = out1.copy\(\)"),
+    # seed 40923: the for loop iterates the array y starts as, which its first iteration
+    # writes into; an inner loop (in a graph if) is refused as one at the top is.
+    (argument_iterated_augmented_and_rebound_in_nested_loops,
+     (np.array([2.5, 1.0, 0.0, 0.0]), np.array([0.5, 0.0, 1.5, -0.5]), True),
+     r"loop variable 'y' is written into in place and rebound in the loop body, and the "
+     r"loop reads, through another name, the array it starts as"),
+], ids=["seed40363", "seed40923"])
+def test_fuzzer_finds_refused(fn, args, message):
+    with pytest.raises(LoopVariableError, match=message) as info:
+        function(fn, backend="numpy")(*copy.deepcopy(args))
+    assert "test_fuzz_finds.py" in str(info.value)   # (the user's loop)

@@ -2,6 +2,7 @@
 to a branch, variables defined by a loop. Each example runs as plain Python and through
 ag.function on the NumPy and the Numba backend, and must give the same results."""
 
+import copy
 import inspect
 
 import numpy as np
@@ -1244,3 +1245,132 @@ def test_an_if_in_a_loop_testing_a_value_from_before_it_keeps_the_argument_writt
     for n in (4, 0):
         check(augmented_or_rebound_by_a_flag_from_before_the_loop, np.array([2.0, -3.0]),
               np.array([2.0, -0.5, 1.0]), n)
+
+
+# --- an earlier array through a helper's return, a name one branch defines, `+=` by path ------
+
+def _returns_its_argument_on_some_paths(a, n):
+    if n[0] > 0:
+        return a
+    return None
+
+
+def _returns_its_argument_from_a_loop(a, n):
+    out = np.zeros(2)
+    for i in range(n.shape[0]):
+        if n[i] > 0:
+            return a        # (a return in a graph loop ends it: a later write is not seen)
+        out += a
+        a[0] += 1.0
+    return out
+
+
+def writes_what_a_helper_returned(a, n):
+    k = _returns_its_argument_on_some_paths(a, n)
+    if k is not None:
+        k += 1.0            # the caller's array where the helper returned it
+    return a
+
+
+def writes_what_a_helper_returned_from_a_loop(a, n):
+    k = _returns_its_argument_from_a_loop(a, n)
+    k += 1.0
+    k[1] = 5.0
+    return a
+
+
+def alias_one_branch_defines_written_in_a_loop(x, k0):
+    if np.any(x > 0):
+        last = k0
+    for i in range(x.shape[0]):
+        last[i] += 1.0      # (read through ag__.ld: still the variable, and k0 there)
+    return x
+
+
+def alias_one_branch_defines_augmented_in_a_while_under_an_if(x, k0):
+    if np.any(x > 0):
+        last = k0
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > 1.0:
+            last *= 2.0
+        i += 1
+    k0 += 1.0
+    return last
+
+
+def array_one_branch_defines_written_by_item(x, k0):
+    if np.any(x > 0):
+        last = np.zeros(2)
+    last[0] += 1.0
+    y = last
+    y[1] = 3.0              # (y is last)
+    return last
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [[-0.5, 1.5], [-0.5, -1.0], [1.0, -1.0]])
+def test_an_earlier_array_a_helper_or_a_branch_leaves_a_name_on_is_written(n, backend):
+    # (fuzzer seeds 32148, 32309 and their neighbours: the writes were lost)
+    for fn in (writes_what_a_helper_returned, writes_what_a_helper_returned_from_a_loop):
+        check(fn, np.array([-0.5, 2.0]), np.array(n), backend=backend)
+    for fn in (alias_one_branch_defines_written_in_a_loop,
+               alias_one_branch_defines_augmented_in_a_while_under_an_if,
+               array_one_branch_defines_written_by_item):
+        check_either(fn, np.array(n), np.array([-0.5, 2.0]), backend=backend)
+
+
+def alias_an_if_made_read_in_a_loop_writing_its_array(x):
+    out1 = np.zeros(len(x))
+    if x[0] > 0:
+        out1 = x
+    for i in range(x.shape[0]):
+        x += out1           # (out1 is x there, and the loop does not rebind it)
+    return out1
+
+
+def alias_an_if_made_rebound_in_a_loop_writing_its_array(x):
+    out1 = np.zeros(len(x))
+    if x[0] > 0:
+        out1 = x
+    for i in range(x.shape[0]):
+        x += out1
+        out1 = out1 * 2.0
+    return out1
+
+
+def test_an_alias_an_if_made_of_an_array_a_loop_writes_is_read_or_refused():
+    # (fuzzer seed 40363's neighbours)
+    for x in ([1.0, 2.0], [-1.0, 2.0]):
+        check(alias_an_if_made_read_in_a_loop_writing_its_array, np.array(x))
+    with pytest.raises(LoopVariableError, match="'out1' is, on some paths, the same array "
+                                                "as 'x'"):
+        function(alias_an_if_made_rebound_in_a_loop_writing_its_array,
+                 backend="numpy")(np.array([1.0, 2.0]))
+
+
+def number_then_0d_array_augmented(x, k0):
+    k0 = 1.5
+    for _ in range(x.shape[0]):
+        k0 = np.array(3.0)
+    k0 += 2.0               # a new float, or into the 0-d array, by the path taken
+    return k0
+
+
+def argument_or_number_augmented(x, k0):
+    if x[0] > 0:
+        k0 = 3.0
+    k0 *= 2.0               # into the argument where it is still k0
+    return k0
+
+
+@pytest.mark.parametrize("x", [[3.0], [-1.0], []])
+def test_augmented_assignment_to_a_number_or_a_0d_array_by_the_path(x):
+    # (fuzzer seed 31675's neighbours: the result is the path's type, the argument
+    # written where it is the argument)
+    for fn in (number_then_0d_array_augmented, argument_or_number_augmented):
+        args = (np.array(x), np.array(-0.5))
+        check_either(fn, *args)
+        if x:
+            assert type(function(fn, backend="numpy")(*copy.deepcopy(args))) is type(
+                fn(*copy.deepcopy(args)))

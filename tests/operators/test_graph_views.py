@@ -134,3 +134,54 @@ def test_views_in_combination_with_early_returns_and_state(backend):
     for _ in range(2):
         assert staged() == plain.flip_first_column()
         np.testing.assert_array_equal(held.W, plain.W)
+
+
+# --- views and item writes in loops and branches (the gradient fuzzer's finds, neighbours) -----
+
+def view_of_a_rebound_array_used_after_the_loop(y):
+    out = np.zeros(3)
+    for i in range(y.shape[0]):
+        out = out * 1.0
+        v = out[1:]         # (a view of the body's own out)
+        out[1] += y[0]
+    return v.sum() + out.sum()
+
+
+def view_of_a_rebound_array_written(y):
+    out = np.zeros(3)
+    v = out[1:]
+    for i in range(y.shape[0]):
+        out = out * 1.0
+        v = out[1:]
+        out[1] += y[i]
+        v[0] += 1.0
+    return v, out
+
+
+def view_written_in_a_loop_in_a_branch(y):
+    out = np.zeros(3)
+    if y[0] > 0:
+        for i in range(y.shape[0]):
+            out = out + 1.0
+            v = out[:2]
+            v[1] = y[i]
+    return out
+
+
+def row_written_in_a_loop_in_a_branch_next_to_a_return(y):
+    out = np.zeros((2, 2))
+    if y[0] > 0:
+        for i in range(y.shape[0]):
+            if y[i] > 1.0:
+                return out
+            out[i][0] = y[i]        # (the if's state: `out[i]` read no i before the loop)
+    return out
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("y", [[1.0, 2.0], [-1.0, 0.5], [0.5, 0.25]])
+def test_views_and_rows_of_arrays_a_loop_rebinds_or_writes(y, backend):
+    for fn in (view_of_a_rebound_array_used_after_the_loop, view_of_a_rebound_array_written,
+               view_written_in_a_loop_in_a_branch,
+               row_written_in_a_loop_in_a_branch_next_to_a_return):
+        check(fn, np.array(y), backend=backend)

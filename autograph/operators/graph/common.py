@@ -613,6 +613,24 @@ def _subscript_root(name):
     return None
 
 
+def _array_item(root, env):
+    """Is the object `root` names (in `env`) an array, an item of one (`out[i]` for the
+    target `out[i][0]`), or not found? The outermost object is looked at first, so an index
+    that the statement defines (`i`, a loop's) is not read: reading it would record the
+    graph's error for an undefined variable."""
+    roots = [root]
+    while _subscript_root(roots[-1]) is not None:
+        roots.append(_subscript_root(roots[-1]))
+    for part in reversed(roots):
+        try:
+            owner = eval(compile(part, "<state>", "eval"), env)
+        except Exception:
+            return True
+        if owner is None or rt.is_tensor(owner) or isinstance(owner, np.ndarray):
+            return True
+    return False
+
+
 def without_array_items(get_state, set_state, symbol_names):
     """(get_state, set_state, names) of a statement whose code generated state functions,
     leaving out item targets of graph arrays (see _ClosureState)."""
@@ -624,13 +642,8 @@ def without_array_items(get_state, set_state, symbol_names):
     env = state.env()
     keep = []
     for name, root in zip(names, roots):
-        if root is not None:
-            try:
-                owner = eval(compile(root, "<state>", "eval"), env)
-            except Exception:
-                owner = None
-            if owner is None or rt.is_tensor(owner) or isinstance(owner, np.ndarray):
-                continue
+        if root is not None and _array_item(root, env):
+            continue
         keep.append(name)
     if len(keep) == len(names):
         return state.get, state.set, names

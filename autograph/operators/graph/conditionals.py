@@ -133,11 +133,6 @@ def _if_stmt(pred, body, orelse, get_state, set_state, names, location):
     final = [value.value if isinstance(value, _Same) else
              lists.rewrap_like(value, outputs[0][0][k], outputs[1][0][k])
              for k, value in enumerate(result[:len(names)])]
-    for k, name in enumerate(names):
-        if common.is_return_value_name(name):
-            # Nothing runs between a `return` and the function's end: the value returned
-            # need not follow later writes into an array it is on some path.
-            final[k] = _without_aliases(final[k])
     end = len(result) - len(returned)
     defined = result[end - len(flagged):end]
     for (k, source), flag in zip(flagged, defined):

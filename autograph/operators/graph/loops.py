@@ -27,7 +27,7 @@ from autograph.operators.graph import common, conditionals, iterables, lists
 
 # What one run of rt.while_loop takes (cond, body, loop_vars, names) and what sets the
 # statement's state from its results (finish).
-_Loop = collections.namedtuple("_Loop", "cond body loop_vars names finish")
+_Loop = collections.namedtuple("_Loop", "cond body loop_vars names finish ending")
 
 
 class _Static(common.StateMarker):
@@ -89,7 +89,9 @@ class _GraphLoop:
         for k, value in enumerate(init):
             if isinstance(value, special_values.MaybeUndefined):
                 self.maybe[k] = (value.defined, (value.symbol, value.error, value.reason))
-                prepared[k] = rt.Tensor(value.graph_value)
+                # (An earlier array on the paths that define it stays that array's alias:
+                # the loop's writes into it land there.)
+                prepared[k] = special_values.defined_part(value)
         self.attributes = []   # (label, object, attribute) carried as extra loop variables
         at_entry = common.WatchedAttributes((self.body,))
 
@@ -101,14 +103,15 @@ class _GraphLoop:
             self.set_state(init)
             self._apply(fixes, init, prepared)
             current[0] = self._prepare(init, prepared, test, step_body, counter_init, restart)
-            return current[0][:4]
+            return current[0][:4] + (current[0].ending,)
 
         # The loop rt.while_loop runs (the last one, after restarts).
         current = [self._prepare(init, prepared, test, step_body, counter_init, restart)]
-        cond_fn, body_fn, loop_vars, names, _ = current[0]
+        cond_fn, body_fn, loop_vars, names = current[0][:4]
         try:
             results = rt.while_loop(cond_fn, body_fn, loop_vars, names=names,
-                                    maximum_iterations=self.opts.get("maximum_iterations"))
+                                    maximum_iterations=self.opts.get("maximum_iterations"),
+                                    ending=current[0].ending)
         except TypeError as e:
             if isinstance(e, common.StagingError) or not str(e).startswith(
                     ("loop variable", "rt.while_loop")):
@@ -190,8 +193,8 @@ class _GraphLoop:
             state = [prepared[k] if k in statics else v
                      for k, v in enumerate(loop_values[n_extra:])]
             for k, defined in zip(maybe, loop_values[n_flags:]):
-                state[k] = special_values.MaybeUndefined(rt.constant(state[k]).graph_value,
-                                                         defined, *self.maybe[k][1])
+                state[k] = special_values.maybe_undefined(state[k], defined,
+                                                          *self.maybe[k][1])
             return tuple(state)
 
         def cond_fn(*loop_values):
@@ -277,6 +280,10 @@ class _GraphLoop:
                 head.append(loop_values[n_flags + maybe.index(k)] if value is state[k] else
                             value.defined if isinstance(value, special_values.MaybeUndefined)
                             else np.True_)
+                if value is state[k] and isinstance(value, special_values.MaybeUndefinedAlias):
+                    # (The handle the iteration got, which its writes went to: rt.while_loop
+                    # sees it kept, so they land in the earlier array.)
+                    result[k] = value.alias
             head += [getattr(obj, attribute) for _, obj, attribute in self.attributes]
             return tuple(head + result)
 
@@ -299,7 +306,10 @@ class _GraphLoop:
                      + ["<loop ran>"] * bool(self.must_iterate)
                      + ["<%s is defined>" % names[k] for k in maybe]
                      + [label for label, _, _ in self.attributes]
-                     + common.display_names(names), finish)
+                     + common.display_names(names), finish,
+                     # (A return value is set where a `return` ends the loop.)
+                     [n_extra + k for k, name in enumerate(names)
+                      if common.is_return_value_name(name) and k not in statics])
 
     def _add_attribute(self, label, obj, attribute):
         value = getattr(obj, attribute, None)
