@@ -59,6 +59,8 @@ CONSTRUCTS = {
     "mixed_return": (0.5, "results of mixed types: (True, 1), tuples, None"),
     "maybe_none": (0.5, "helpers that fall off their end on some paths (None), results "
                         "tested with `is None`"),
+    "shared_args": (0.3, "one array passed as both x and y in the second call (drawn last: the "
+                         "programs of other seeds stay as they were)"),
 }
 
 MAX_NESTING = 3  # statements nest at most this deep (loops at most 2 deep)
@@ -648,6 +650,14 @@ class Generator(Expressions):
         lengths = [self.rng.choice((0, 1, 2, 3, 3, 4, 4, 5, 5, 5, 2, 3, 4, 5, 1, 2)) for _ in range(2)]
         variants = ["    (%s)," % " ".join(self.argument(name, length) + "," for name, _ in params)
                     for length in lengths]
+        names = [name for name, _ in params]
+        if "y" in names and self.chance("shared_args"):
+            # (The same object in both places: the comparison's deepcopy keeps it one.)
+            self.used.add("shared_args")
+            lines += ["", "", "SHARED = %s" % self.argument("x", lengths[1])]
+            variants[1] = "    (%s)," % " ".join(
+                ("SHARED" if name in ("x", "y") else self.argument(name, lengths[1])) + ","
+                for name in names)
         lines += ["", "", "ARGS = ["] + variants + ["]"]
         return "\n".join(lines) + "\n"
 
