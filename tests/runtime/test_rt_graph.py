@@ -120,7 +120,7 @@ def test_every_op_declares_inference_and_a_numpy_kernel():
         if not op.control_flow:
             assert op.kernel is not None or op.make_kernel is not None, name
         else:
-            assert callable(op.make_control_kernel), name
+            assert callable(op.plan_control), name
         assert op.numba is None or callable(op.numba), name
 
 
