@@ -173,7 +173,12 @@ class CompiledGraph:
                 if inplace and op.inplace_input is None:   # (`x -= y`: Ownership.into)
                     kernel = op.into_kernel
                     if self.carried:
-                        kernel = _into_or_new(kernel, op.kernel_for(node))
+                        # (Where NumPy refuses to broadcast into x, a new array.)
+                        kernel = _new_unless_fits(op.kernel_for(node))
+                        if node.errstate is not None or op.augmented is None:
+                            kernel = _into_or_new(op.into_kernel, kernel)
+                    if node.errstate is None and op.augmented is not None:
+                        expression = op.augmented
                 else:
                     kernel = op.kernel_for(node, inplace=inplace)
                 if node.errstate is not None:
@@ -231,6 +236,9 @@ class CompiledGraph:
             if step.node.op.control_flow:
                 emit = _emit_cond if isinstance(step.kernel, CondPlan) else _emit_while
                 emit(source, step, "%ss%d_" % (prefix, index), args, outs, depth)
+            elif step.inplace and step.node.op.inplace_input is None and step.expression:
+                _emit_augmented(source, step, "%sk%d" % (prefix, index), args, outs[0],
+                                depth, self.carried)
             else:
                 if step.expression is not None:
                     call = step.expression.format(*args)
@@ -377,21 +385,50 @@ def compile_graph(graph, owned_inputs=None, copied_back=()):
     return CompiledGraph(graph, owned_inputs, copied_back=copied_back)
 
 
-def _into_or_new(into, kernel):
-    """`into(x, y)` (x updated in place), or `kernel(x, y)` where the result's shape is not
-    x's: NumPy refuses to broadcast into x before it writes anything. Other errors are
-    raised as they are."""
+def _emit_augmented(source, step, kernel, args, out, depth, carried):
+    """`out = x; out -= y`: an update computed in x's buffer (Ownership.into). In a loop
+    body (`carried`), where NumPy refuses to broadcast the result into x (a loop variable
+    may change shape), the step's kernel (_new_unless_fits) decides."""
+    x, y = args
+    source.add(depth, "%s = %s" % (out, x), step)
+    if not carried:
+        source.add(depth, "%s %s %s" % (out, step.expression, y), step)
+        return
+    source.namespace[kernel] = step.kernel
+    source.add(depth, "try:", step)
+    source.add(depth + 1, "%s %s %s" % (out, step.expression, y), step)
+    source.add(depth, "except ValueError:", step)
+    source.add(depth + 1, "%s = %s(%s, %s)" % (out, kernel, x, y), step)
+
+
+def _new_unless_fits(kernel):
+    """Called where NumPy refused to compute `x op= y` (a ValueError, raised before it
+    writes anything): that error again where the result has x's shape, else `kernel(x,
+    y)`, a new array, as Python's `x = x op y` makes (or NumPy's error for it, raised as
+    Python raises it, with no other error as its context)."""
+    def new_unless_fits(x, y):
+        try:
+            fits = np.broadcast_shapes(x.shape, np.shape(y)) == x.shape
+        except ValueError:
+            fits = False
+        if fits:
+            raise   # (the error being handled)
+        try:
+            return kernel(x, y)
+        except Exception as error:
+            error.__context__ = None
+            raise
+    return new_unless_fits
+
+
+def _into_or_new(into, new_unless_fits):
+    """`into(x, y)`, or where NumPy refuses it, `new_unless_fits(x, y)`: an update the
+    interpreter does not write as an augmented assignment (_emit_augmented)."""
     def run(x, y):
         try:
             return into(x, y)
         except ValueError:
-            try:
-                fits = np.broadcast_shapes(x.shape, np.shape(y)) == x.shape
-            except ValueError:
-                fits = False
-            if fits:
-                raise
-        return kernel(x, y)
+            return new_unless_fits(x, y)
     return run
 
 

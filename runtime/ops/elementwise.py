@@ -85,6 +85,8 @@ def _register_ufuncs():
         expression = _OPERATOR_EXPRESSIONS.get(op.kernel)
         if expression is not None:
             op.expression = lambda node, expression=expression: expression
+            if op.into_kernel is not None:
+                op.augmented = expression.split()[1] + "="
 
 
 _register_ufuncs()

@@ -342,9 +342,38 @@ def test_loop_variable_updates_are_computed_in_their_buffer_where_the_result_fit
     updates = [s for s in _body_steps(_accumulate, xs, np.ones((2, 3)), np.ones((2, 3)))
                if s.node.op.name == "add" and s.node.outputs[0].shape]
     assert [s.inplace for s in updates] == [True, True, False]
-    # A shape no broadcast fits raises NumPy's error, as in Python.
+    # A shape no broadcast fits raises NumPy's error, as in Python (not the refused
+    # in-place update's, nor with it as its context).
     run_both(_accumulate, xs, np.ones((2, 3)), np.ones((3, 3)), backend="numpy",
              stage=staged)
+    with pytest.raises(ValueError) as python_error:
+        _accumulate(xs, np.ones((2, 3)), np.ones((3, 3)))
+    with pytest.raises(ValueError) as graph_error:
+        staged(_accumulate, "numpy")(xs, np.ones((2, 3)), np.ones((3, 3)))
+    assert str(graph_error.value).startswith(str(python_error.value))
+    assert graph_error.value.__context__ is None
+
+
+def _divide_under_errstate(xs, z):
+    h = np.ones(xs.shape[1])
+    g = np.ones(xs.shape[1])
+    with np.errstate(divide="ignore"):
+        for t in range(xs.shape[0]):
+            g = g / z + xs[t]
+            h = h / z
+    return g, h
+
+
+def test_loop_variable_updates_under_errstate_are_computed_in_place_under_it():
+    import warnings
+    xs = np.arange(6.0).reshape(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for z in (np.array([1.0, 0.0, 2.0]), np.array([-1.0, 2.0, 0.0])):
+            run_both(_divide_under_errstate, xs, z, backend="numpy", stage=staged)
+    divides = [s for s in _body_steps(_divide_under_errstate, xs, xs[0])
+               if s.node.op.name == "divide"]
+    assert [s.inplace for s in divides] == [False, True]
 
 
 def _update_read_after(xs):
