@@ -171,14 +171,16 @@ class CompiledGraph:
                         and len(node.outputs) == 1):
                     expression = op.expression(node)
                 if inplace and op.inplace_input is None:   # (`x -= y`: Ownership.into)
+                    # Written as `v = x; v -= y` (_emit_augmented), or under its errstate
+                    # a call of the kernel.
+                    written = node.errstate is None
+                    expression = op.augmented if written else None
                     kernel = op.into_kernel
                     if self.carried:
                         # (Where NumPy refuses to broadcast into x, a new array.)
                         kernel = _new_unless_fits(op.kernel_for(node))
-                        if node.errstate is not None or op.augmented is None:
+                        if not written:
                             kernel = _into_or_new(op.into_kernel, kernel)
-                    if node.errstate is None and op.augmented is not None:
-                        expression = op.augmented
                 else:
                     kernel = op.kernel_for(node, inplace=inplace)
                 if node.errstate is not None:

@@ -23,7 +23,8 @@ An `Op` has
   - `into_kernel`: for an elementwise op, a NumPy kernel computing its output into the
     buffer of input 0 and returning it (`x -= y`), which the NumPy interpreter uses where
     planning.Ownership says it may (a weight update copied back into the weight), and
-    `augmented`, the augmented assignment it is (`-=`), which the interpreter writes;
+    `augmented`, the augmented assignment it is (`-=`, set with it), which the interpreter
+    writes;
   - `expression(node)`: for an op whose kernel is one Python expression of its inputs, that
     expression with `{0}`, `{1}`, ... for them (`{0} + {1}`, `{0}[:, {1}]`), or None for a
     node that needs its kernel: the NumPy interpreter writes it in place of a call of the

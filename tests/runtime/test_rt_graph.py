@@ -122,6 +122,8 @@ def test_every_op_declares_inference_and_a_numpy_kernel():
         else:
             assert callable(op.plan_control), name
         assert op.numba is None or callable(op.numba), name
+        # (The interpreter writes an update into its input as the augmented assignment.)
+        assert (op.into_kernel is None) == (op.augmented is None), name
 
 
 def test_numba_lowering_slot_is_filled_beside_the_op():
