@@ -4,6 +4,11 @@ writes, loop variables) may update a buffer in place instead of copying it.
 A value's storage ("root") may be written in place when this run owns it (an owned
 argument, or a buffer an op allocated) and no value sharing that storage is used later.
 Views share their base's root; an in-place write's output keeps its target's root.
+
+An owned argument is the caller's array: it is written only where Python writes it (an item
+assignment, the new version of a mutated array copied back into it). A buffer the run
+allocated itself ("private") may also hold a value Python computes in a new array: a loop
+variable's update (`dkernel += dk`, `h = h + b`) computed in its old buffer (`into`).
 """
 
 import itertools
@@ -35,10 +40,12 @@ class Ownership:
         plan.owned_outputs(), plan.written_inputs()
     """
 
-    def __init__(self, graph, owned_inputs=None, copied_back=()):
+    def __init__(self, graph, owned_inputs=None, copied_back=(), carried=(),
+                 private_inputs=None):
         self.graph = graph
         inputs = graph.all_inputs
         owned_inputs = list(owned_inputs) if owned_inputs is not None else [False] * len(inputs)
+        private_inputs = private_inputs or [False] * len(inputs)
         self._last_use = last_use = {}
         for index, node in enumerate(graph.nodes):
             for value in node.inputs:
@@ -49,15 +56,20 @@ class Ownership:
         self._members = {}       # root -> values with that root
         self._owned = set()      # roots this run may write in place
         self._written = set()    # roots written in place
+        self._private = set()    # owned roots no caller sees (the module doc)
         self._new_root = itertools.count()
-        for flag, value in zip(owned_inputs, inputs):
+        for flag, private, value in zip(owned_inputs, private_inputs, inputs):
             r = self._fresh(value)
             if flag:
                 self._owned.add(r)
+                if private:
+                    self._private.add(r)
         self._input_roots = [self._root[v] for v in inputs]
         # {graph output: the root of the input it is copied into after the run}, from
-        # `copied_back` ([(input index, output index)]: a mutated argument's new version).
+        # `copied_back` ([(input index, output index)]: a mutated argument's new version),
+        # and of a loop body, from `carried`: the input that the next iteration gets it as.
         self._copied_back = {graph.outputs[j]: self._input_roots[i] for i, j in copied_back}
+        self._carried = {graph.outputs[j]: self._input_roots[i] for i, j in carried}
 
     def _assign(self, value, r):
         self._root[value] = r
@@ -83,17 +95,24 @@ class Ownership:
                          and sum(1 for v in node.inputs if root.get(v) == r) == 1)
         return flags
 
-    def control_flow_outputs(self, node, owned_outputs, written_inputs):
+    def private_flags(self, node):
+        """Per input of a control-flow node: is its buffer private (the module doc)?"""
+        return [self._root.get(value) in self._private for value in node.inputs]
+
+    def control_flow_outputs(self, node, owned_outputs, written_inputs, private_outputs=()):
         """Record a control-flow node's planned nested graphs: which inputs they write and
-        which outputs are buffers of their own."""
+        which outputs are buffers of their own (and private)."""
         root = self._root
         for value, was_written in zip(node.inputs, written_inputs):
             if was_written and value in root:
                 self._written.add(root[value])
-        for value, is_owned in zip(node.outputs, owned_outputs):
+        private_outputs = list(private_outputs) or [False] * len(node.outputs)
+        for value, is_owned, private in zip(node.outputs, owned_outputs, private_outputs):
             r = self._fresh(value)
             if is_owned:
                 self._owned.add(r)
+                if private:
+                    self._private.add(r)
         if not all(owned_outputs):
             # An output that is not a buffer of its own may be one of the inputs passed
             # through, one of its dtype and rank: pin those (a loop's scalar counter pins
@@ -117,7 +136,7 @@ class Ownership:
             r = root.get(target)
             inplace = (r is not None and r in self._owned and self._dead_after(target, index)
                        and (target.kind == TENSOR_ARRAY or (target.shape or ()) != ()))
-        elif self._copied_back and self.into(node, index):
+        elif (self._copied_back or self._carried) and self.into(node, index):
             target, inplace = node.inputs[0], True
         for value in node.outputs:
             if inplace:
@@ -129,6 +148,7 @@ class Ownership:
                 r = self._fresh(value)
                 if not op.unowned_output and op.name != "constant":
                     self._owned.add(r)
+                    self._private.add(r)
         return inplace
 
     def into(self, node, index):
@@ -137,12 +157,18 @@ class Ownership:
         that input's array (or a version of it written in place), owned and dead after the
         node, and the output has its dtype and rank: the node is the user's `x -= y` on a
         mutated argument or array of the state, done in place as Python does it (NumPy
-        raises for a shape `x` cannot hold, as for `x -= y`), and the copy back is none."""
+        raises for a shape `x` cannot hold, as for `x -= y`), and the copy back is none.
+        In a loop body, where the output is a loop variable's next value and input 0 its
+        value now, in a private buffer (the executor falls back to a new array where the
+        shape does not fit: a loop variable may change shape)."""
         if node.op.into_kernel is None or len(node.outputs) != 1:
             return False
         out, first = node.outputs[0], node.inputs[0]
         r = self._root.get(first)
-        return (r is not None and self._copied_back.get(out) == r and r in self._owned
+        target = self._copied_back.get(out)
+        if target is None and r in self._private:
+            target = self._carried.get(out)
+        return (r is not None and target == r and r in self._owned
                 and self._dead_after(first, index) and bool(first.shape)
                 and out.shape is not None and len(out.shape) == len(first.shape)
                 and out.dtype == first.dtype and first.kind != TENSOR_ARRAY)
@@ -152,6 +178,11 @@ class Ownership:
         output_roots = [self._root.get(v) for v in self.graph.outputs]
         return [r is not None and r in self._owned and output_roots.count(r) == 1
                 for r in output_roots]
+
+    def private_outputs(self):
+        """Per graph output: is it a private buffer, returned once?"""
+        output_roots = [self._root.get(v) for v in self.graph.outputs]
+        return [r in self._private and output_roots.count(r) == 1 for r in output_roots]
 
     def written_inputs(self):
         """Per graph input: may this run write its buffer in place?"""

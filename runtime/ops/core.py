@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from runtime import path_kinds
 from runtime.executors.numba import lowering as nl
 from runtime.ops.registry import defop, get
 
@@ -33,6 +34,11 @@ cast = defop(
     infer=lambda x, dtype: [(dtype, x.shape)],
     make_kernel=_cast_kernel,
     doc="x.astype(dtype): always a new array (NumPy's default copy=True)")
+# (A scalar of its own dtype made a Python scalar's Value, as an item of `range` is, is
+# the scalar itself: nobody sees the array a copy would be.)
+cast.expression = lambda node: (
+    "{0}" if node.inputs[0].shape == () and node.inputs[0].dtype == node.attrs["dtype"]
+    and path_kinds.is_python(node.outputs[0]) else None)
 
 
 copy = defop(

@@ -37,6 +37,18 @@ _INTO_KERNELS = {
     np.right_shift: operator.irshift,
 }
 
+# ... and the expressions of those operators (Op.expression).
+_OPERATOR_EXPRESSIONS = {
+    operator.add: "{0} + {1}", operator.sub: "{0} - {1}", operator.mul: "{0} * {1}",
+    operator.truediv: "{0} / {1}", operator.floordiv: "{0} // {1}",
+    operator.mod: "{0} % {1}", operator.pow: "{0} ** {1}",
+    operator.lt: "{0} < {1}", operator.le: "{0} <= {1}", operator.gt: "{0} > {1}",
+    operator.ge: "{0} >= {1}", operator.eq: "{0} == {1}", operator.ne: "{0} != {1}",
+    operator.and_: "{0} & {1}", operator.or_: "{0} | {1}", operator.xor: "{0} ^ {1}",
+    operator.lshift: "{0} << {1}", operator.rshift: "{0} >> {1}",
+    operator.neg: "-{0}", operator.invert: "~{0}",
+}
+
 UFUNC_OPS = {}   # np.ufunc -> Op
 
 
@@ -70,6 +82,11 @@ def _register_ufuncs():
             kernel=_FAST_KERNELS.get(ufunc, ufunc),
             doc="np.%s, elementwise with broadcasting" % ufunc.__name__)
         op.into_kernel = _INTO_KERNELS.get(ufunc)
+        expression = _OPERATOR_EXPRESSIONS.get(op.kernel)
+        if expression is not None:
+            op.expression = lambda node, expression=expression: expression
+            if op.into_kernel is not None:
+                op.augmented = expression.split()[1] + "="
 
 
 _register_ufuncs()

@@ -257,12 +257,24 @@ def _get_item_kernel(index):
     return lambda x, *dynamic: x[build(dynamic)]
 
 
+def _get_item_expression(node):
+    # (The kernel's own expression: `{0}[:, {1}]` for x[:, t].)
+    found = index_source(node.attrs["index"])
+    if found is None:
+        return None
+    subscript, n = found
+    for k in reversed(range(n)):   # (d10 before d1)
+        subscript = subscript.replace("d%d" % k, "{%d}" % (k + 1))
+    return "{0}" + subscript
+
+
 get_item = defop(
     "get_item", infer=_get_item_infer, make_kernel=_get_item_kernel,
     view=lambda node: is_basic(node.attrs["index"], node.inputs[1:]),
     format=lambda node, namer: "get_item %s%s" % (
         namer(node.inputs[0]), format_index(node.attrs["index"], node.inputs[1:], namer)),
     doc="x[index]")
+get_item.expression = _get_item_expression
 
 
 # --- set_item -------------------------------------------------------------------------------

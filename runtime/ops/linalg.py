@@ -34,6 +34,8 @@ def _matmul_infer(a, b):
 
 
 matmul = defop("matmul", infer=_matmul_infer, kernel=np.matmul, doc="a @ b")
+# (An ndarray's `@` is np.matmul; the inference refused rank 0, which a NumPy scalar is.)
+matmul.expression = lambda node: "{0} @ {1}"
 
 
 def _dot_infer(a, b):

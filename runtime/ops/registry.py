@@ -22,7 +22,13 @@ An `Op` has
     variable), `effect` (has side effects: never reordered or removed);
   - `into_kernel`: for an elementwise op, a NumPy kernel computing its output into the
     buffer of input 0 and returning it (`x -= y`), which the NumPy interpreter uses where
-    planning.Ownership says it may (a weight update copied back into the weight).
+    planning.Ownership says it may (a weight update copied back into the weight), and
+    `augmented`, the augmented assignment it is (`-=`, set with it), which the interpreter
+    writes;
+  - `expression(node)`: for an op whose kernel is one Python expression of its inputs, that
+    expression with `{0}`, `{1}`, ... for them (`{0} + {1}`, `{0}[:, {1}]`), or None for a
+    node that needs its kernel: the NumPy interpreter writes it in place of a call of the
+    kernel (a call costs more than a small array's `a + b` does in NumPy).
 
 Use `op.bind(inputs, **attrs)` while tracing to record a node in the current graph; it
 returns the output Values.
@@ -53,6 +59,8 @@ class Op:
             self.format = format
         self.doc = doc
         self.into_kernel = None   # (see the module doc)
+        self.augmented = None
+        self.expression = None    # (see the module doc)
         # Numba lowering slot, filled by the Numba executor's author next to the op.
         self.numba = None
         # Derivative rule slot (reverse mode), filled next to the op: see def_vjp.

@@ -98,6 +98,18 @@ transpose = defop("transpose", infer=_transpose_infer, view=True,
                   make_kernel=_transpose_kernel, doc="np.transpose(x, axes)")
 
 
+def _transpose_expression(node):
+    axes = node.attrs["axes"]
+    if axes is None:
+        return "{0}.transpose()"
+    if all(type(a) is int for a in axes):
+        return "{0}.transpose((%s))" % "".join("%d, " % a for a in axes)
+    return None
+
+
+transpose.expression = _transpose_expression
+
+
 def _swapaxes_infer(x, axis1, axis2):
     a = normalize_axis(axis1, len(x.shape))
     b = normalize_axis(axis2, len(x.shape))

@@ -348,7 +348,29 @@ def loops_over_builtins(x, n):
     return total
 
 
-@pytest.mark.parametrize("fn", [builtin_values, extremes_as_python, loops_over_builtins])
+def loops_over_reversed(x, n):
+    total = 0.0
+    for t in reversed(range(n)):
+        total = total * 0.5 + t
+    for t in reversed(range(n, -1, -2)):
+        total -= t
+    for i, t in enumerate(reversed(range(2, n))):
+        total += i * t
+    for a, b in zip(reversed(x), x):
+        total += a * b
+    for v in reversed(x):
+        total = total * 0.5 - v
+    backwards = reversed(range(n))    # made before the branch its loop is in
+    if total > 0:
+        for t in backwards:
+            if t % 2:
+                for s in reversed(range(t)):
+                    total += s * 0.25
+    return total
+
+
+@pytest.mark.parametrize("fn", [builtin_values, extremes_as_python, loops_over_builtins,
+                                loops_over_reversed])
 def test_builtins_of_symbolic_values_equal_python(fn):
     assert_same_in_graphs(fn, (np.array([1.25, -2.5, 3.5]), np.int64(7)),
                           (np.array([-0.5, 2.5, -3.25]), np.int64(-4)))
@@ -455,3 +477,11 @@ def test_int_of_a_value_that_is_a_bool_or_an_int_by_the_path_is_a_python_int():
         staged = check(int_of_a_bool_or_an_int, y, False)
         result = staged(y, True)
         assert (type(result[0]), type(result[1])) == (int, float)
+
+
+def test_a_reversed_range_computes_its_length_once_not_per_iteration():
+    staged = check(loops_over_reversed, np.array([1.25, -2.5, 3.5]), np.int64(7))
+    graph = staged.get_concrete_function(np.array([1.25, -2.5, 3.5]), np.int64(7)).graph
+    loop = [n for n in graph.nodes if n.op.name == "while"][0]
+    ops_in_body = {n.op.name for n in loop.attrs["body"].walk()}
+    assert "floor_divide" not in ops_in_body and "maximum" not in ops_in_body

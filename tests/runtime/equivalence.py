@@ -30,6 +30,11 @@ def assert_same(expected, actual, path="result"):
     if expected is None or isinstance(expected, str):
         assert actual == expected, path
         return
+    if type(expected).__module__ != "numpy" and hasattr(expected, "__dict__"):
+        # An object (a model, a state holder): its attributes after the call.
+        assert type(actual) is type(expected), "%s: %r vs %r" % (path, expected, actual)
+        assert_same(vars(expected), vars(actual), path + ".__dict__")
+        return
     # Python types: an array (also 0-d) stays an array, a NumPy scalar a NumPy scalar; a
     # Python scalar stays one, or is the NumPy scalar of its kind when the graph computed
     # it (the dtype test below: a bool never becomes an int).

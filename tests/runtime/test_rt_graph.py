@@ -120,8 +120,10 @@ def test_every_op_declares_inference_and_a_numpy_kernel():
         if not op.control_flow:
             assert op.kernel is not None or op.make_kernel is not None, name
         else:
-            assert callable(op.make_control_kernel), name
+            assert callable(op.plan_control), name
         assert op.numba is None or callable(op.numba), name
+        # (The interpreter writes an update into its input as the augmented assignment.)
+        assert (op.into_kernel is None) == (op.augmented is None), name
 
 
 def test_numba_lowering_slot_is_filled_beside_the_op():

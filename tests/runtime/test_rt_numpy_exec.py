@@ -5,9 +5,11 @@ import time
 import numpy as np
 import pytest
 
+import autograph as ag
 import runtime as rt
+from equivalence import run_both, staged
 from runtime import benchmarks, ops
-from runtime.executors import get_executor
+from runtime.executors import get_executor, numpy_exec
 from runtime.executors.numpy_exec import CompiledGraph
 from runtime.graph import Graph, building
 
@@ -29,7 +31,7 @@ def test_executor_interface_on_a_hand_built_graph():
     scaled, summed = compiled(np.arange(3.0))
     np.testing.assert_array_equal(scaled, [0.0, 3.0, 6.0])
     assert summed == 9.0
-    assert "k0(a0, c0)" in compiled.source
+    assert "v0_0 = a0 * c0" in compiled.source   # (an operator written as itself)
 
 
 def test_dead_array_is_updated_in_place():
@@ -270,3 +272,143 @@ def test_an_update_copied_back_into_its_input_is_computed_in_the_input():
         x = np.arange(3, dtype=graph.inputs[0].dtype)
         assert compiled(x, d)[0] is not x
         np.testing.assert_array_equal(x, np.arange(3))
+
+
+# --- control flow written into the graph's function -----------------------------------------
+
+class _State:
+    def __init__(self):
+        self.total = np.zeros(3)
+        self.steps = 0
+
+
+def _loops_in_branches(state, xs, lengths, flag):
+    a = b = np.zeros(3)       # two names for one array, then loop variables
+    if flag:
+        for t in reversed(range(xs.shape[0])):
+            state.total += xs[t]          # an array of the state, updated in place
+            if t < lengths[0]:
+                a = a + xs[t]
+            else:
+                b = b * 0.5
+        state.steps += 1
+    else:
+        for row in xs:
+            if row.sum() > 5.0:
+                return a, b               # (an early return from a graph loop)
+            a += row                      # (b is a: Python updates both)
+    return a, b
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_loops_in_branches_and_branches_in_loops_match_python(backend):
+    xs = np.arange(12.0).reshape(4, 3) / 4
+    for flag in (True, False):
+        for scale in (1.0, 3.0):          # (3.0: the early return)
+            run_both(_loops_in_branches, _State(), xs * scale, np.array([2, 1]),
+                     np.bool_(flag), backend=backend, stage=staged)
+    if backend == "numpy":
+        # One function: the loops are Python `while`s, the branches `if`s, inlined.
+        source = staged(_loops_in_branches, "numpy").get_concrete_function(
+            _State(), xs, np.array([2, 1]), np.bool_(True)).executable.source
+        assert source.count("while True:") == 2 and "        if " in source
+        assert "run(" not in source.split("\n", 1)[1]
+
+
+def _accumulate(xs, h0, b):
+    acc = np.zeros(xs.shape[1])
+    h = h0 * 1.0          # a new array: the loop may compute h's next value in it
+    g = h0                # the caller's array: never written
+    for t in range(xs.shape[0]):
+        acc += xs[t]
+        h = h + b
+        g = g + b
+    return acc, h, g
+
+
+def _body_steps(fn, *args):
+    """The steps of the body of the first loop of `fn`'s trace for `args`."""
+    executable = staged(fn, "numpy").get_concrete_function(*args).executable
+    loop, = [s for s in executable.steps if s.node.op.name == "while"]
+    return loop.kernel.body.steps
+
+
+def test_loop_variable_updates_are_computed_in_their_buffer_where_the_result_fits():
+    xs = np.arange(12.0).reshape(4, 3)
+    # h + b fits h (2 rows), or gives a new shape on the first iteration (h0 has 1 row):
+    # NumPy's `h += b` would refuse it, Python's `h = h + b` makes a new array.
+    for h0 in (np.ones((2, 3)), np.ones((1, 3))):
+        run_both(_accumulate, xs, h0, np.full((2, 3), 0.5), backend="numpy", stage=staged)
+    updates = [s for s in _body_steps(_accumulate, xs, np.ones((2, 3)), np.ones((2, 3)))
+               if s.node.op.name == "add" and s.node.outputs[0].shape]
+    assert [s.inplace for s in updates] == [True, True, False]
+    # A shape no broadcast fits raises NumPy's error, as in Python (not the refused
+    # in-place update's, nor with it as its context).
+    run_both(_accumulate, xs, np.ones((2, 3)), np.ones((3, 3)), backend="numpy",
+             stage=staged)
+    with pytest.raises(ValueError) as python_error:
+        _accumulate(xs, np.ones((2, 3)), np.ones((3, 3)))
+    with pytest.raises(ValueError) as graph_error:
+        staged(_accumulate, "numpy")(xs, np.ones((2, 3)), np.ones((3, 3)))
+    assert str(graph_error.value).startswith(str(python_error.value))
+    assert graph_error.value.__context__ is None
+
+
+def _divide_under_errstate(xs, z):
+    h = np.ones(xs.shape[1])
+    g = np.ones(xs.shape[1])
+    with np.errstate(divide="ignore"):
+        for t in range(xs.shape[0]):
+            g = g / z + xs[t]
+            h = h / z
+    return g, h
+
+
+def test_loop_variable_updates_under_errstate_are_computed_in_place_under_it():
+    import warnings
+    xs = np.arange(6.0).reshape(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for z in (np.array([1.0, 0.0, 2.0]), np.array([-1.0, 2.0, 0.0])):
+            run_both(_divide_under_errstate, xs, z, backend="numpy", stage=staged)
+    divides = [s for s in _body_steps(_divide_under_errstate, xs, xs[0])
+               if s.node.op.name == "divide"]
+    assert [s.inplace for s in divides] == [False, True]
+
+
+def _update_read_after(xs):
+    h = np.zeros(xs.shape[1])
+    deltas = np.zeros(xs.shape[1])
+    for t in range(xs.shape[0]):
+        previous = h
+        h = h + xs[t]                 # the old h is read below: not in its buffer
+        deltas = deltas + (h - previous)
+    return h, deltas
+
+
+def test_a_loop_variable_whose_old_value_is_read_later_is_not_updated_in_place():
+    xs = np.arange(12.0).reshape(4, 3)
+    run_both(_update_read_after, xs, backend="numpy", stage=staged)
+    first_add = [s for s in _body_steps(_update_read_after, xs) if s.node.op.name == "add"][0]
+    assert not first_add.inplace
+
+
+def _nested_loops(x, n, depth):
+    if depth == 0:
+        return x + 1.0
+
+    def body(i, y):
+        return i + 1, _nested_loops(y, n, depth - 1)
+    return rt.while_loop(lambda i, y: i < n, body, (0, x))[1]
+
+
+def test_loops_nested_deeper_than_python_allows_inlining_are_called():
+    # (Python allows 20 nested loops in a function; past _MAX_DEPTH a nested graph is a
+    # function of its own, called from the loop.)
+    def f(x, n):
+        return _nested_loops(x, n, 14)
+    result, staged_f = run_both(f, np.zeros(2), np.int64(2), backend="numpy")
+    np.testing.assert_array_equal(result, [2.0 ** 14] * 2)
+    source = staged_f.get_concrete_function(np.zeros(2), np.int64(2)).executable.source
+    inlined = source.count("while True:")
+    assert inlined == numpy_exec._MAX_DEPTH and "run(" in source.split("\n", 1)[1]

@@ -176,7 +176,7 @@ class SymbolicReversed(SymbolicIterable):
     last, the element at index i being the inner one at length - 1 - i (`for t in
     reversed(range(T))`, a backward pass through time)."""
 
-    __slots__ = ("inner",)
+    __slots__ = ("inner", "_length")
 
     def __init__(self, sequence):
         if isinstance(sequence, (SymbolicEnumerate, SymbolicZip, SymbolicReversed)):
@@ -184,15 +184,23 @@ class SymbolicReversed(SymbolicIterable):
                 "list_reverseiterator" if isinstance(sequence, SymbolicReversed)
                 else type(sequence).__name__[len("Symbolic"):].lower()))
         self.inner = as_iterable(sequence)
+        self._length = None
 
     def __repr__(self):
         return "reversed(%r)" % (self.inner,)
 
     def loop_length(self):
-        return self.inner.loop_length()
+        # (Kept for loop_element: a loop computes its length before it starts, and each
+        # iteration's index then reads it from there instead of computing it again, a
+        # range's length being five scalar ops.)
+        self._length = self.inner.loop_length()
+        return self._length
 
     def loop_element(self, index):
-        return self.inner.loop_element(self.inner.loop_length() - 1 - index)
+        length = self._length
+        if length is None or not common.is_graph_value(length):   # (another graph's)
+            length = self.inner.loop_length()
+        return self.inner.loop_element(length - 1 - index)
 
 
 def as_iterable(value):
