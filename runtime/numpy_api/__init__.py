@@ -719,7 +719,11 @@ def ravel(a, order="C"):
 
 @implements(np.copy)
 def copy(a, order="K", subok=False):
-    return _array(ops.get("copy").bind1([a]))
+    if order not in ("K", "A", "C", "F"):
+        raise ValueError("order must be one of 'C', 'F', 'A', or 'K' (got %r)" % (order,))
+    if order == "A":   # (F where the input is F-contiguous, as 'K' for the arrays a graph has)
+        order = "K"
+    return _array(ops.get("copy").bind1([a], **({} if order == "K" else {"order": order})))
 
 
 @implements(np.copyto)

@@ -1,5 +1,7 @@
 """Basic ops: constants, casts, copies and shape queries."""
 
+import functools
+
 import numpy as np
 
 from runtime import path_kinds
@@ -41,11 +43,15 @@ cast.expression = lambda node: (
     and path_kinds.is_python(node.outputs[0]) else None)
 
 
+def _copy_kernel(order="K"):
+    return np.copy if order == "K" else functools.partial(np.copy, order=order)
+
+
 copy = defop(
     "copy",
-    infer=lambda x: [(x.dtype, x.shape)],
-    kernel=np.copy,
-    doc="np.copy(x)")
+    infer=lambda x, order="K": [(x.dtype, x.shape)],
+    make_kernel=_copy_kernel,
+    doc="np.copy(x) (memory order 'K': the input's), or x.copy() (order='C')")
 
 
 def _dim_kernel(axis):
@@ -130,5 +136,5 @@ def _cast_vjp(inputs, outputs, cts, dtype):
 
 
 @get("copy").def_vjp
-def _copy_vjp(inputs, outputs, cts):
+def _copy_vjp(inputs, outputs, cts, order="K"):
     return [d.cotangent_for(cts[0], inputs[0], broadcast=False)]

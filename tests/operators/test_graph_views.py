@@ -185,3 +185,17 @@ def test_views_and_rows_of_arrays_a_loop_rebinds_or_writes(y, backend):
                view_written_in_a_loop_in_a_branch,
                row_written_in_a_loop_in_a_branch_next_to_a_return):
         check(fn, np.array(y), backend=backend)
+
+
+def _copies(x):
+    return x.copy(), np.copy(x), np.copy(x, order="C"), np.copy(x, order="F")
+
+
+def test_copies_have_numpy_s_memory_order():
+    # (x.copy() is C-ordered, np.copy(x) keeps the input's order: NumPy's defaults.)
+    staged = ag.function(_copies, backend="numpy")
+    for x in (np.arange(6.0).reshape(2, 3), np.asfortranarray(np.arange(6.0).reshape(2, 3))):
+        for got, want in zip(staged(x), _copies(x)):
+            np.testing.assert_array_equal(got, want)
+            assert (got.flags.c_contiguous, got.flags.f_contiguous) == \
+                (want.flags.c_contiguous, want.flags.f_contiguous)
