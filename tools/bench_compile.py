@@ -19,13 +19,14 @@ How it measures: each workload runs once on backend "numba" (which also compiles
 runtime's kernels, support.py, that generated code calls), then its generated `run_graph`
 and the plain function are compiled `--repeat` times each by fresh dispatchers
 (`numba.njit(...)(fn).compile(signature)`, no disk cache), taking turns so load changes on
-a shared machine shift both alike, after a garbage collection. Figures are medians of
-wall time; the passes are Numba's own timings of the last compile
-(`overloads[sig].metadata["pipeline_times"]`), grouped: front end (bytecode to SSA IR),
-type inference, lowering (Numba IR to LLVM IR, LLVM's optimisation and machine code),
-other. "blocks" is the number of basic blocks of the Numba IR after the pipeline (Numba's
-SSA reconstruction is about quadratic in it), "LLVM lines" the size of the optimised
-module.
+a shared machine shift both alike, after a garbage collection. Figures are medians of the
+process's CPU time (time.process_time: a compile runs on one thread, and on a machine
+shared with other work its wall time follows the load). The passes are Numba's own
+timings (wall time) of the last compile (`overloads[sig].metadata["pipeline_times"]`),
+grouped: front end (bytecode to SSA IR), typing, lowering (Numba IR to LLVM IR, LLVM's
+optimisation and machine code), other. "blocks" is the number of basic blocks of the
+Numba IR after the pipeline (Numba's SSA reconstruction is about quadratic in it), "LLVM
+lines" the size of the optimised module (with the kernels it calls).
 """
 
 import argparse
@@ -77,7 +78,8 @@ def loop100_source():
              "        c1 = x[(i + 1) % n]"]
     for k in range(2, 48):
         template = _TEMPLATES[k % len(_TEMPLATES)]
-        lines.append("        c%d = %s" % (k, template.format(a="c%d" % (k - 1), b="c%d" % (k - 2))))
+        text = template.format(a="c%d" % (k - 1), b="c%d" % (k - 2))
+        lines.append("        c%d = %s" % (k, text))
     lines += ["        s += c47", "    return s", ""]
     return "\n".join(lines)
 
@@ -136,9 +138,10 @@ BIG = {"unary_mix_grad": _unary_mix_grad}
 
 _GROUPS = (("front end", ("translate_bytecode", "fixup_args", "ir_processing",
                           "with_lifting", "inline_closure_likes", "rewrite_semantic_constants",
-                          "dead_branch_prune", "generic_rewrites", "make_function_op_code_to_jit_function",
-                          "inline_inlinables", "find_literally", "literal_unroll",
-                          "reconstruct_ssa", "literal_propagation_subpipeline")),
+                          "dead_branch_prune", "generic_rewrites",
+                          "make_function_op_code_to_jit_function", "inline_inlinables",
+                          "find_literally", "literal_unroll", "reconstruct_ssa",
+                          "literal_propagation_subpipeline")),
            ("typing", ("nopython_type_inference",)),
            ("lowering", ("native_lowering",)))
 
