@@ -318,7 +318,14 @@ def _numba_where(g, node, ins):
     x = g.expr(node.inputs[1], out.dtype)
     y = g.expr(node.inputs[2], out.dtype)
     if all(nl.is_scalar(g, v) for v in node.inputs):
-        return g.scalar_cast("(%s if %s else %s)" % (x, c, y), out.dtype)
+        exact = out.dtype in nl.EXACT_SCALARS and all(
+            v.dtype == out.dtype or v.is_literal for v in node.inputs[1:])
+        builtin = _python_extreme(node)
+        if builtin is not None:
+            text = "%s(%s, %s)" % (builtin, y, x)
+        else:
+            text = "(%s if %s else %s)" % (x, c, y)
+        return text if exact else g.scalar_cast(text, out.dtype)
     if nl.is_scalar(g, node.inputs[0]):
         raise nl.Unlowerable("np.where with a scalar condition and array operands")
     if not nl.is_scalar(g, node.inputs[1]) and node.inputs[1].dtype != out.dtype:
@@ -330,6 +337,31 @@ def _numba_where(g, node, ins):
     if nl.is_scalar(g, node.inputs[2]):
         y = g.scalar_cast(y, out.dtype)
     return "np.where(%s, %s, %s)" % (c, x, y)
+
+
+def _python_extreme(node):
+    """"max" for a scalar `where(x > y, x, y)` (Python's `max(y, x)`: ag's max and min of
+    scalars, autograph/operators/graph/builtins.py), "min" for `where(x < y, x, y)`, of one
+    int or float dtype; else None. Numba's builtin computes exactly that, the later operand
+    where it compares greater (less), a NaN never: one select, where the conditional
+    expression makes three blocks and a phi for Numba (a 100-op loop body of min and max
+    compiled in 0.18 s against 0.22 s: tools/bench_compile.py)."""
+    condition, x, y = node.inputs
+    test = condition.node
+    if (test is None or test.op.name not in ("greater", "less") or x.dtype != y.dtype
+            or x.dtype != node.outputs[0].dtype or x.dtype.kind not in "iuf"):
+        return None
+    if not (_same_value(test.inputs[0], x) and _same_value(test.inputs[1], y)):
+        return None
+    return "max" if test.op.name == "greater" else "min"
+
+
+def _same_value(a, b):
+    """The same Value, or literals of the same type and text (so 0.0 is not -0.0)."""
+    if a is b:
+        return True
+    return (a.is_literal and b.is_literal and a.dtype == b.dtype and a.weak == b.weak
+            and repr(a.literal) == repr(b.literal))
 
 
 def _numba_clip_lowering(kind):

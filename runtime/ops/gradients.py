@@ -200,26 +200,10 @@ def _broadcast_like_vjp(inputs, outputs, cts):
 
 
 def _numba_sum_to(g, node, ins):
-    ct, x = node.inputs
+    ct = node.inputs[0]
     if nl.is_scalar(g, ct):
         return ins[0]
-    ndim = len(ct.shape)
-    out, src = g.tmp(), g.tmp()
-    g.emit("%s = np.ascontiguousarray(%s)" % (src, ins[0]))
-    # (Most often nothing was broadcast: the cotangent itself, no copy.)
-    g.emit("if %s.shape == %s.shape:" % (src, ins[1]))
-    g.emit("    %s = %s" % (out, src))
-    g.emit("else:")
-    dims = ", ".join("1 if %s.shape[%d] == 1 else %s.shape[%d]" % (ins[1], i, src, i)
-                     for i in range(ndim))
-    g.emit("    %s = np.zeros((%s%s), %s)" % (out, dims, "," if ndim == 1 else "",
-                                              nl.np_dtype(ct.dtype)))
-    index = ", ".join("i%d" % i for i in range(ndim))
-    target = ", ".join("0 if %s.shape[%d] == 1 else i%d" % (out, i, i) for i in range(ndim))
-    for i in range(ndim):
-        g.emit("    %sfor i%d in range(%s.shape[%d]):" % ("    " * i, i, src, i))
-    g.emit("    %s%s[%s] += %s[%s]" % ("    " * ndim, out, target, src, index))
-    return out
+    return "_rt.sum_to(%s, %s)" % (ins[0], ins[1])
 
 
 def _numba_broadcast_like(g, node, ins):

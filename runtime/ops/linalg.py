@@ -66,29 +66,20 @@ def _check_product_shapes(g, node, name):
     """Before a product of arrays in generated code: NumPy's error (the compiled graph's
     "product" site, runtime/executors/numba/compiled.py) when the inner dims differ or,
     for a matmul of stacks, the batch dims do not broadcast; Numba's own checks would name
-    neither the node nor NumPy's message. Dims inference proved equal need no check."""
+    neither the node nor NumPy's message. Dims inference proved equal need no check. The
+    check is a call (support.check_product), not inline: an `if` and a raise would add
+    blocks, which Numba's compile time grows with (tools/bench_compile.py)."""
     a, b = node.inputs
-    xa, xb = g.arg(node, 0), g.arg(node, 1)
     inner_a, inner_b = len(a.shape) - 1, 0 if len(b.shape) == 1 else len(b.shape) - 2
-    tests = []
-    if a.shape[inner_a] is None or b.shape[inner_b] is None:
-        tests.append("%s.shape[%d] != %s.shape[%d]" % (xa, inner_a, xb, inner_b))
-    if name == "matmul" and len(a.shape) == 3 and len(b.shape) == 3 and (
-            a.shape[0] is None or b.shape[0] is None or a.shape[0] != b.shape[0]):
-        tests.append("(%s.shape[0] != %s.shape[0] and %s.shape[0] != 1 and %s.shape[0] != 1)"
-                     % (xa, xb, xa, xb))
-    if not tests:
+    inner = a.shape[inner_a] is None or b.shape[inner_b] is None
+    stacks = name == "matmul" and len(a.shape) == 3 and len(b.shape) == 3 and (
+        a.shape[0] is None or b.shape[0] is None or a.shape[0] != b.shape[0])
+    if not (inner or stacks):
         return
     site = g.site(node, "product", name=name, axes=(inner_a, inner_b))
     g.uses_err = True
-    g.emit("if %s:" % " or ".join(tests))
-    position = 0
-    for x, rank in ((xa, len(a.shape)), (xb, len(b.shape))):   # both shapes, for the message
-        g.emit("    err[%d] = %d" % (position, rank))
-        for axis in range(rank):
-            g.emit("    err[%d] = %s.shape[%d]" % (position + 1 + axis, x, axis))
-        position += 1 + rank
-    g.emit("    raise _rt.GraphFail(%d)" % site)
+    g.emit("_rt.check_product(%s, %s, %d, %d, %s, err, %d)" % (
+        g.arg(node, 0), g.arg(node, 1), inner_a, inner_b, stacks, site))
 
 
 def _numba_product_lowering(name):

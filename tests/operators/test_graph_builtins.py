@@ -396,6 +396,21 @@ def test_min_and_max_keep_pythons_nan_rule_and_empty_error():
     assert_same_in_graphs(empty_min, np.array([1.0]), np.array([]))
 
 
+def scalar_extremes(x):
+    return max(x[0], x[1]), min(x[0], x[1]), max(x[1], x[0]), min(x[1], x[0])
+
+
+def test_min_and_max_of_two_scalars_keep_pythons_rule_on_numba():
+    # (The numba backend computes these with Numba's builtins max and min: elementwise.py,
+    # _python_extreme.) A NaN is kept only where it comes first; of equal values of different
+    # signs, the first.
+    for pair in ([np.nan, 1.0], [1.0, np.nan], [-0.0, 0.0], [0.0, -0.0], [2.0, 1.0]):
+        x = np.array(pair)
+        assert_same_in_graphs(scalar_extremes, x, backends=("numpy", "numba"))
+        got = function(scalar_extremes, backend="numba")(x)
+        assert [str(v) for v in got] == [str(v) for v in scalar_extremes(x)]
+
+
 def writes_into_the_max_of_arrays(a, b):
     best = max(a, b)         # a or b itself, as Python returns one of the candidates
     best += 1.0

@@ -781,3 +781,22 @@ def test_the_ufuncs_named_as_lacking_are_those_numba_lacks():
     from numba.np import ufunc_db
     from runtime.executors.numba import lowering
     assert lowering.numba_ufuncs() == frozenset(ufunc_db.get_ufuncs())
+
+
+def test_a_kernel_is_compiled_once_whatever_literals_its_callers_pass():
+    """Generated code passes site numbers and table rows as literals; a kernel compiled per
+    literal value (Numba's default) cost the MLP's train step ten compiles of one kernel."""
+    import numba
+    from numba import types
+    from runtime.executors.numba import support
+
+    @numba.njit
+    def dims(n):
+        return support.broadcast_dim(n, 3) + support.broadcast_dim(n, 4)
+
+    assert dims(1) == 7
+    with pytest.raises(ValueError, match="operands could not be broadcast together"):
+        dims(3)
+    assert support.broadcast_dim.signatures
+    assert not any(isinstance(t, types.Literal)
+                   for signature in support.broadcast_dim.signatures for t in signature)

@@ -34,7 +34,7 @@ the bounds are checked in a pass of their own first).
 
 import numpy as np
 
-from runtime.executors.numba.lowering import Unlowerable, np_dtype, scalar_index
+from runtime.executors.numba.lowering import Unlowerable, broadcast_step, np_dtype, scalar_index
 from runtime.markers import DYN
 
 
@@ -236,9 +236,7 @@ def _broadcast(g, node, plan, rank):
             if static == 1:
                 array.steps[e] = "0"
             elif static is None:
-                step = g.tmp("m")
-                g.emit("%s = 0 if %s.shape[%d] == 1 else 1" % (step, array.text, e))
-                array.steps[e] = step
+                array.steps[e] = broadcast_step(g, array.text, e)
 
 
 def _fail_broadcast(g, node, plan):
@@ -285,9 +283,7 @@ def _check_value(g, node, plan, value, val):
         if static is not None:      # not 1: the check makes it the result's dim
             steps.append((None, dr))
             continue
-        step = g.tmp("m")
-        g.emit("%s = 0 if %s.shape[%d] == 1 else 1" % (step, val, dv))
-        steps.append((step, dr))
+        steps.append((broadcast_step(g, val, dv), dr))
     if tests:
         g.uses_err = True
         g.emit("if %s:" % " or ".join(tests))
@@ -325,9 +321,7 @@ def _check_mask_values(g, node, plan, value, val):
     g.emit("if %s.shape[0] != 1 and %s.shape[0] != %s:" % (val, val, count))
     g.emit("    raise _rt.GraphFail(%d, %s.shape[0], %s)" % (
         g.site(node, "mask_values"), val, count))
-    step = g.tmp("m")
-    g.emit("%s = 0 if %s.shape[0] == 1 else 1" % (step, val))
-    return [(step, 0)]
+    return [(broadcast_step(g, val, 0), 0)]
 
 
 def _check_indices(g, plan):

@@ -33,6 +33,7 @@ import pickle
 import sys
 
 import numba
+from numba import types
 from numba.core import caching
 
 import agcache
@@ -52,8 +53,24 @@ def jit(function=None, **options):
         dispatcher = numba.njit(**options)(fn)
         # What Dispatcher.enable_caching() does (numba.njit(cache=True)), with this cache.
         dispatcher._cache = _cache_for(fn)
+        if not fn.__module__.startswith(module_cache.MODULE_PREFIX):
+            _typed_without_literals(dispatcher)
         return dispatcher
     return decorate if function is None else decorate(function)
+
+
+def _typed_without_literals(dispatcher):
+    """Calls of a kernel from compiled code type its arguments without their literal values
+    (an int 16 as int64, not Literal[int](16)). Numba otherwise compiles the kernel, and
+    caches it, once per literal value a caller passes: generated code passes site numbers
+    and table rows as literals, and the MLP's train step compiled support.check_indices ten
+    times, once per site. (Calls from Python are typed without literals anyway.)"""
+    get_call_template = dispatcher.get_call_template
+
+    def without_literals(args, kws):
+        return get_call_template(tuple(types.unliteral(a) for a in args),
+                                 {k: types.unliteral(v) for k, v in kws.items()})
+    dispatcher.get_call_template = without_literals
 
 
 def _cache_for(fn):

@@ -26,7 +26,7 @@ import heapq
 
 import numpy as np
 
-from runtime.executors.numba.lowering import literal_text, np_dtype
+from runtime.executors.numba.lowering import broadcast_step, literal_text, np_dtype
 from runtime.graph import TENSOR_ARRAY
 
 # The element expression of each fusable op ({0}, {1}: its operands' elements). Numba's
@@ -218,9 +218,7 @@ def emit(g, root, tree):
             elif d is not None or shape[rank - len(value.shape) + axis] == value_dims[axis]:
                 multipliers.append("")      # (equal to the loop's dim)
             else:
-                m = g.tmp("m")
-                g.emit("%s = 0 if %s.shape[%d] == 1 else 1" % (m, name, axis))
-                multipliers.append(m)
+                multipliers.append(broadcast_step(g, name, axis))
         leaves[value] = (name, multipliers)
     result = g.tmp("f")
     g.emit("%s = np.empty((%s), %s)" % (result, "".join(d + ", " for d in shape),
@@ -252,7 +250,10 @@ def _broadcast(g, node, operand_dims, rank):
 
 def _combine(g, node, a, b, marked):
     """The text of the broadcast of dims a and b, after a check where they may differ
-    (the first check of a node marks it as running)."""
+    (the first check of a node marks it as running). The check is a call of a support
+    helper, not an `if` and a `raise`: Numba's compile time grows with the blocks of the
+    function, about quadratically in its SSA reconstruction, and a model's train step has
+    dozens of these checks (tools/bench_compile.py)."""
     if a == b or b == "1":
         return a
     if a == "1":
@@ -261,10 +262,8 @@ def _combine(g, node, a, b, marked):
         marked[0] = True
         g.uses_err = True
         g.emit("err[%d] = %d" % (g.node_slot, g.site(node, "node") + 1))
-    g.emit("if %s != %s and %s != 1 and %s != 1:" % (a, b, a, b))
-    g.emit("    raise ValueError(\"operands could not be broadcast together\")")
     name = g.tmp("d")
-    g.emit("%s = %s if %s == 1 else %s" % (name, a, b, b))
+    g.emit("%s = _rt.broadcast_dim(%s, %s)" % (name, a, b))
     return name
 
 

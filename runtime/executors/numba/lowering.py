@@ -242,6 +242,16 @@ PREDICATES = {"less", "less_equal", "greater", "greater_equal", "equal", "not_eq
               "isfinite", "signbit"}
 
 
+def broadcast_step(g, array, axis):
+    """A new local that is 0 where `array`'s dim `axis` is 1 (broadcast: a loop reads its
+    element 0 along that axis), else 1; the loop index is multiplied by it. A bool, not
+    `0 if ... else 1`: no branch, so no blocks for Numba, whose compile time of the generated
+    function grows with its blocks (tools/bench_compile.py)."""
+    step = g.tmp("m")
+    g.emit("%s = %s.shape[%d] != 1" % (step, array, axis))
+    return step
+
+
 def shape_text(g, template, dynamic):
     """A shape tuple: static dims as ints, None dims from the dynamic inputs."""
     it = iter(dynamic)

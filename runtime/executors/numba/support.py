@@ -8,6 +8,7 @@ module's content hash, because Numba bakes callees into the caller's cache entry
 import numpy as np
 from llvmlite import ir as llvm_ir
 from numba import types
+from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import intrinsic, overload
 
 from runtime.executors.numba.disk_cache import jit
@@ -56,6 +57,64 @@ def may_share_memory(a, b):
     a_lo, a_hi = _byte_extent(a)
     b_lo, b_hi = _byte_extent(b)
     return a_lo < b_hi and b_lo < a_hi
+
+
+# --- broadcasting -----------------------------------------------------------------------------
+# Called, not written inline, because Numba's compile time of the generated function grows
+# with its blocks (its SSA reconstruction about quadratically): an inline check and its raise
+# add several per use, a call none (tools/bench_compile.py has the figures).
+
+@jit(**_JIT)
+def broadcast_dim(a, b):
+    """The broadcast of dims a and b, with NumPy's error where they do not broadcast (a
+    fused loop's check, runtime/executors/numba/fusion.py; the generated code marks the
+    node running first, so the error names it)."""
+    if a != b and a != 1 and b != 1:
+        raise ValueError("operands could not be broadcast together")
+    return a if b == 1 else b
+
+
+@jit(**_JIT)
+def sum_to(ct, like):
+    """The op sum_to (runtime/ops/gradients.py): `ct` summed, keeping dims, over the axes
+    where `like` (of the same rank) has 1 and `ct` does not; `ct` itself (C-contiguous)
+    where nothing was broadcast, most often."""
+    src = np.ascontiguousarray(ct)
+    if src.shape == like.shape:
+        return src
+    dims = src.shape
+    for axis in range(src.ndim):
+        if like.shape[axis] == 1:
+            dims = tuple_setitem(dims, axis, 1)
+    out = np.zeros(dims, src.dtype)
+    flat_out = out.reshape(out.size)
+    flat_src = src.reshape(src.size)
+    position = 0
+    for index in np.ndindex(src.shape):
+        offset = 0
+        for axis in range(src.ndim):
+            offset = offset * dims[axis] + (0 if dims[axis] == 1 else index[axis])
+        flat_out[offset] += flat_src[position]
+        position += 1
+    return out
+
+
+@jit(**_JIT)
+def check_product(a, b, inner_a, inner_b, stacks, err, site):
+    """NumPy's error before a product of arrays (runtime/ops/linalg.py): where the inner
+    dims a.shape[inner_a] and b.shape[inner_b] differ or, for rank-3 `stacks` (a matmul),
+    the batch dims do not broadcast, both shapes go to `err` (each rank, then its dims) and
+    GraphFail(site) is raised, which failures.py makes into NumPy's message."""
+    if a.shape[inner_a] == b.shape[inner_b] and not (
+            stacks and a.shape[0] != b.shape[0] and a.shape[0] != 1 and b.shape[0] != 1):
+        return
+    err[0] = a.ndim
+    for axis in range(a.ndim):
+        err[1 + axis] = a.shape[axis]
+    err[1 + a.ndim] = b.ndim
+    for axis in range(b.ndim):
+        err[2 + a.ndim + axis] = b.shape[axis]
+    raise GraphFail(site)
 
 
 # --- reductions over an axis (Numba has no axis= for most reductions) ------------------------
