@@ -841,6 +841,9 @@ class Function(functools.partial):
         refusal = staging_refusal(fn)
         if refusal is not None:
             raise TypeError(refusal)
+        # (First: it copies the attributes of `fn` too, which those set below must not
+        # take from it: a staged callable object's own `backend`, an ag gradient's.)
+        functools.update_wrapper(self, fn)
         self.python_function = fn
         self.backend = backend
         self.input_signature = None if input_signature is None else list(input_signature)
@@ -865,7 +868,6 @@ class Function(functools.partial):
         # (see ConcreteFunction.unchecked_entry) or None; translate(error) gives the
         # exception to raise when entry calls compiled code directly, else None.
         self._fast = {}
-        functools.update_wrapper(self, fn)
 
     def __get__(self, instance, owner):
         if instance is None:

@@ -182,6 +182,26 @@ def loud(x):
     return s.sum()
 
 
+def _sine_sum(x):
+    return np.sin(x).sum()
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_an_ag_function_of_a_gradient_keeps_its_own_backend(backend):
+    # (The gradient object's `backend` attribute, "auto", was copied onto the ag.function
+    # wrapping it by functools.update_wrapper.)
+    staged = ag.function(ag.value_and_grad(_sine_sum), backend=backend)
+    x = np.arange(3.0)
+    value, grad = staged(x)
+    assert value == _sine_sum(x)
+    np.testing.assert_allclose(grad, np.cos(x))
+    assert staged.backend == backend
+    compiled = getattr(staged.get_concrete_function(x).executable, "compiled_graph", None)
+    assert (compiled is not None) == (backend == "numba")
+    if compiled is not None:
+        assert compiled.dispatcher is not None   # (compiled by the call, not in the background)
+
+
 def test_prints_of_the_loss_function_run_once(capsys):
     loud(X)
     expected = capsys.readouterr().out
