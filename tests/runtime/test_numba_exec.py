@@ -450,6 +450,26 @@ def test_negative_indices_at_the_bounds_read_and_write_like_numpy(backend):
         g(np.zeros(0), np.int64(-1))
 
 
+def read_wrapped(x, k):
+    n = x.shape[0]
+    return x[k % n] + x[(k + np.int64(1)) % n]
+
+
+def test_an_index_modulo_the_axis_size_needs_no_check_only_for_python_ints():
+    # (`k % n` with Python ints raises ZeroDivisionError where n is 0 before the read, so
+    # it is in bounds: runtime/executors/numba/bounds.py; NumPy's int64 gives 0 there, so
+    # the read keeps its check.)
+    f = rt.function(read_wrapped, backend="numba")
+    x = np.arange(4.0)
+    for k in (-9, -1, 0, 3, 11):
+        assert f(x, k) == read_wrapped(x, k)
+    with pytest.raises(ZeroDivisionError):
+        f(np.zeros(0), 2)
+    source = f.get_concrete_function(x, 1).executable.source
+    checked = [line for line in source.splitlines() if "err[" in line and "] = v" in line]
+    assert len(checked) == 1, source   # (the read at the NumPy int64 remainder only)
+
+
 def test_out_of_range_read_raises_like_numpy(backend):
     f = staged(read_at, backend)
     x = np.arange(3.0)

@@ -12,6 +12,7 @@ Sound up to int64 overflow of index arithmetic.
 
 import numpy as np
 
+from runtime import path_kinds
 from runtime.graph import TENSOR_ARRAY
 from runtime.markers import DYN
 
@@ -189,7 +190,7 @@ class Bounds:
             self.sym[out] = Lin.atom(Atom(lb=0))
             return
         if _is_int_scalar(out):
-            lin = self._int_op(name, ins)
+            lin = self._int_op(name, ins, path_kinds.is_python(out))
             if lin is not None:
                 self.sym[out] = lin
             return
@@ -218,7 +219,7 @@ class Bounds:
         for index, axis in index_axes(node.attrs["index"], dynamic, len(x.shape)):
             self.decisions[(node, _key(index), axis)] = self._decide(index, x, axis)
 
-    def _int_op(self, name, ins):
+    def _int_op(self, name, ins, python=False):
         if name in ("cast", "copy") and len(ins) == 1:
             return self.lin(ins[0]) if ins[0].dtype.kind in "iu" else None
         if len(ins) != 2:
@@ -239,6 +240,18 @@ class Bounds:
             if la is not None and lb_ is not None and la >= 0 and lb_ >= 0:
                 return Lin.atom(Atom(lb=la * lb_))
             return None
+        if name == "remainder":
+            # An integer `a % b` takes b's sign: in [0, b - 1] for b >= 1. Where b is a size
+            # (>= 0) and the operands Python ints (`python`), b == 0 raises Python's
+            # ZeroDivisionError (the trace's check, before the op) before anything uses the
+            # result, so `x[(i + 1) % n]` with n the size of x's axis needs no bounds check.
+            # (NumPy's integers give 0 there: no bound.)
+            lb_b = lower_bound(b)
+            if not python or lb_b is None or lb_b < 0:
+                return None
+            atom = Atom(lb=0)
+            atom.upper.append(b - Lin(1))
+            return Lin.atom(atom)
         if name == "floor_divide" and not b.terms and b.const > 0:
             if b.const == 1:
                 return a
