@@ -49,13 +49,14 @@ class StateGuard:
     arrays it captured (or the generators it draws from: runtime/random_state.py), held
     weakly where Python allows it (an array no place holds any more has no need to live)."""
 
-    __slots__ = ("places", "holds")
+    __slots__ = ("places", "holds", "checked")
 
     def __init__(self, places):
         self.places = [(root, steps, _getter(obj)) for root, steps, obj in places]
         # holds(): does each place still hold the object the trace captured from it?
-        self.holds = _compile_places([(root, steps) for root, steps, _ in self.places],
-                                     [("object", get) for _, _, get in self.places])
+        self.checked = ([(root, steps) for root, steps, _ in self.places],
+                        [("object", get) for _, _, get in self.places])
+        self.holds = _compile_places(*self.checked)
 
     def what_changed(self):
         """Where holds() fails, in the user's terms (None where it holds)."""
@@ -85,7 +86,7 @@ class StateInputs:
     they held (a built layer then traces again, with its weights as inputs)."""
 
     __slots__ = ("places", "aliases", "new_places", "appended", "_swapped", "_roots",
-                 "_before", "fetch", "_holds")
+                 "_before", "fetch", "_holds", "_checked")
 
     def __init__(self, places, aliases, swapped, roots, before):
         self.places = places
@@ -188,9 +189,15 @@ class StateInputs:
                   else ("number", type(value)) for _, _, value, _ in self.places]
         checks += [("same", k) for _, _, k in self.aliases]
         checks += [("list",)] * len(self.appended)
-        self._holds = _compile_places(
-            [place[:2] for place in self.places] + [alias[:2] for alias in self.aliases]
-            + list(self.appended), checks)
+        self._checked = ([place[:2] for place in self.places]
+                         + [alias[:2] for alias in self.aliases] + list(self.appended), checks)
+        self._holds = _compile_places(*self._checked)
+
+    @property
+    def checked(self):
+        """(paths, checks) of _compile_places that are all of holds(), or None where
+        holds() checks more (new places: one may be absent)."""
+        return None if self.new_places else self._checked
 
     def _held_before(self, root, steps):
         """(what the place held before the trace, or _ABSENT), or None where that is not
@@ -450,13 +457,14 @@ class ValueGuard:
     numbers too for rt.function, or where a trace needed their values): a call finding
     another value, or another type, there traces again."""
 
-    __slots__ = ("places", "holds")
+    __slots__ = ("places", "holds", "checked")
 
     def __init__(self, places):
         self.places = places
         # holds(): does each place still hold its value (of its type)?
-        self.holds = _compile_places([(root, steps) for root, steps, _ in places],
-                                     [("value", value) for _, _, value in places])
+        self.checked = ([(root, steps) for root, steps, _ in places],
+                        [("value", value) for _, _, value in places])
+        self.holds = _compile_places(*self.checked)
 
     def what_changed(self):
         """Where holds() fails, in the user's terms (None where it holds)."""
@@ -713,13 +721,26 @@ def _path_text(root, steps):
 
 
 class _Guards:
-    __slots__ = ("guards",)
+    """Guards that hold together. Where each says what it checks (`checked`: the paths and
+    checks of _compile_places), `holds` is one function generated for all of them, so an
+    object on the paths of several (`self`, `self.layers[0]`) is read once: a model's step
+    checks its weights, its random generators and its flags on every call."""
+
+    __slots__ = ("guards", "holds")
 
     def __init__(self, guards):
         self.guards = guards
-
-    def holds(self):
-        return all(guard.holds() for guard in self.guards)
+        checked = [getattr(guard, "checked", None) for guard in guards]
+        if all(c is not None for c in checked):
+            paths, checks = [], []
+            for guard_paths, guard_checks in checked:
+                offset = len(paths)   # ("same", k) names a path of its own guard's
+                paths += guard_paths
+                checks += [("same", check[1] + offset) if check and check[0] == "same"
+                           else check for check in guard_checks]
+            self.holds = _compile_places(paths, checks)
+        else:
+            self.holds = lambda: all(guard.holds() for guard in guards)
 
     def what_changed(self):
         for guard in self.guards:
