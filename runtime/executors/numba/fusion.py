@@ -250,10 +250,9 @@ def _broadcast(g, node, operand_dims, rank):
 
 def _combine(g, node, a, b, marked):
     """The text of the broadcast of dims a and b, after a check where they may differ
-    (the first check of a node marks it as running). The check is a call of a support
-    helper, not an `if` and a `raise`: Numba's compile time grows with the blocks of the
-    function, about quadratically in its SSA reconstruction, and a model's train step has
-    dozens of these checks (tools/bench_compile.py)."""
+    (the first check of a node marks it as running). Inline, not a call of a support
+    helper, which would compile faster (fewer blocks) but makes the loop slower
+    (lowering.broadcast_step says why)."""
     if a == b or b == "1":
         return a
     if a == "1":
@@ -263,7 +262,9 @@ def _combine(g, node, a, b, marked):
         g.uses_err = True
         g.emit("err[%d] = %d" % (g.node_slot, g.site(node, "node") + 1))
     name = g.tmp("d")
-    g.emit("%s = _rt.broadcast_dim(%s, %s)" % (name, a, b))
+    g.emit("if %s != %s and %s != 1 and %s != 1:" % (a, b, a, b))
+    g.emit("    raise ValueError(\"operands could not be broadcast together\")")
+    g.emit("%s = %s if %s == 1 else %s" % (name, a, b, b))
     return name
 
 

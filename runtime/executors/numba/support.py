@@ -59,20 +59,10 @@ def may_share_memory(a, b):
     return a_lo < b_hi and b_lo < a_hi
 
 
-# --- broadcasting -----------------------------------------------------------------------------
+# --- checks and gradients' sums ------------------------------------------------------------
 # Called, not written inline, because Numba's compile time of the generated function grows
 # with its blocks (its SSA reconstruction about quadratically): an inline check and its raise
 # add several per use, a call none (tools/bench_compile.py has the figures).
-
-@jit(**_JIT)
-def broadcast_dim(a, b):
-    """The broadcast of dims a and b, with NumPy's error where they do not broadcast (a
-    fused loop's check, runtime/executors/numba/fusion.py; the generated code marks the
-    node running first, so the error names it)."""
-    if a != b and a != 1 and b != 1:
-        raise ValueError("operands could not be broadcast together")
-    return a if b == 1 else b
-
 
 @jit(**_JIT)
 def sum_to(ct, like):
