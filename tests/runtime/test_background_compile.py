@@ -116,6 +116,29 @@ def test_the_fast_path_calls_the_compiled_code_once_it_is_ready():
     assert record[0] is graph.dispatcher                # no Python layer left
 
 
+def test_every_way_of_calling_the_trace_hands_over_to_the_compiled_graph():
+    """The first call runs on the NumPy interpreter's executable; the next call after the
+    code is generated hands the trace over (pending.py) and runs the compiled graph, and so
+    do the general path (the fast path's record was dropped), the fast path (its new
+    record) and the trace called itself."""
+    x = np.array([0.5, 3.0, -1.0, 2.5])
+    f = ag.function(clipped_sum)
+    expected = clipped_sum(x, 1.0)
+    result = f(x, 1.0)
+    assert type(result) is type(expected) and result == expected
+    concrete = f.get_concrete_function(x, 1.0)
+    pending = concrete.executable
+    graph = _compiled_graph(f, x, 1.0)
+    assert graph.wait(WAIT) and concrete.executable is pending     # (not handed over yet)
+    for call in ("hand-over", "general path", "fast path", "trace"):
+        result = concrete(x, 1.0) if call == "trace" else f(x, 1.0)
+        assert type(result) is type(expected) and result == expected, call
+        assert concrete.executable is graph.call and graph._compiled, call
+        assert not f._fast if call == "hand-over" else list(f._fast.values())[0][0] in (
+            concrete.call_arrays, graph.dispatcher), call
+    assert f.trace_count == 1
+
+
 class Counter:
     def __init__(self):
         self.total = np.zeros(3)

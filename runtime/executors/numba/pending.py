@@ -96,10 +96,11 @@ class PendingGraph:
     def _run(self, run, inputs, name):
         if self._successor is not None:
             self._hand_over()
-            if self._successor.owned_outputs == self.owned_outputs:
+            successor = getattr(self._successor, name, None)
+            if successor is not None and self._successor.owned_outputs == self.owned_outputs:
                 # (It runs this call too where the trace that called needs no other fixes
                 # of the outputs.)
-                return getattr(self._successor, name)(*inputs)
+                return successor(*inputs)
         try:
             return run(*inputs)
         finally:
@@ -140,19 +141,22 @@ class PendingGraph:
 
     def when_replaced(self, callback):
         """Calls `callback(executable)` when `executable` takes over from this one."""
-        self._register(self._replaced, callback, self._successor)
+        if not self._keep(self._replaced, callback):
+            callback(self._successor)
 
     def when_compiled(self, callback):
         """Calls `callback()` when another executable takes over from this one (what
         `direct()` gives changes then: compiled.py)."""
-        self._register(self._changed, callback)
+        if not self._keep(self._changed, callback):
+            callback()
 
-    def _register(self, callbacks, callback, *arguments):
+    def _keep(self, callbacks, callback):
+        """Keeps `callback` for the hand-over; False if that happened already."""
         with self._lock:
-            if not self._handed_over:
-                callbacks.append(callback)
-                return
-        callback(*arguments)
+            if self._handed_over:
+                return False
+            callbacks.append(callback)
+            return True
 
     def built(self, timeout=None):
         """Waits until the builder is done with this graph (tests, benchmarks; after the
