@@ -45,10 +45,15 @@ def _settle(fn, args, timeout=600):
     start = time.perf_counter()
     for _ in range(100):
         executable = fn.get_concrete_function(*copy.deepcopy(args)).executable
-        graph = getattr(executable, "compiled_graph", None)
-        if graph is None or graph.settled:
+        # (The code is generated after the first call, and the call after that hands the
+        # trace over to the compiled graph: runtime/executors/numba/pending.py.)
+        built = getattr(executable, "built", None)
+        graph = built(timeout) if built is not None else getattr(executable,
+                                                                 "compiled_graph", None)
+        if built is None and (graph is None or graph.settled):
             return None if graph is None else time.perf_counter() - start
-        graph.wait(timeout)
+        if graph is not None:
+            graph.wait(timeout)
         fn(*copy.deepcopy(args))
     return time.perf_counter() - start
 

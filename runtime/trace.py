@@ -198,13 +198,9 @@ class ConcreteFunction:
             # (The interpreter computes a mutated array's new version in place where it
             # may: `self.W -= lr * dW` as Python does it, with no copy back. On auto, when
             # the interpreter runs the graph.)
-            self.executable = get_executor(backend)(graph, owned_inputs,
-                                                    copied_back=writebacks)
+            executable = get_executor(backend)(graph, owned_inputs, copied_back=writebacks)
         else:
-            self.executable = get_executor(backend)(graph, owned_inputs)
-        run = self.executable
-        owned = getattr(self.executable, "owned_outputs", [False] * len(graph.outputs))
-        fixes = []
+            executable = get_executor(backend)(graph, owned_inputs)
         # A returned array that is a mutated argument's new version, or a 0-d array argument
         # itself, is returned as the caller's array (as the plain function returns that same
         # object; executors return rank-0 values as scalars, and arrays of rank >= 1 that
@@ -219,18 +215,35 @@ class ConcreteFunction:
             if id(value) in final_versions:
                 returned_arguments[k] = final_versions[id(value)]
         self._returned_arguments = returned_arguments
-        returned_outputs = {i for kind, i in output_leaves if kind == "out"}
+        self._ndarray_outputs = ndarray_outputs
+        self._python_outputs = python_outputs
+        self._write_state = state.setter([k for k, _, _ in self._state_sets]) \
+            if self._state_sets else None
+        self._single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
+                        and output_structure is None and not writebacks
+                        and not returned_arguments and returned is None and not kinds
+                        and not state_sets)
+        self._bind(executable)
+
+    def _bind(self, executable):
+        """Makes `executable` run this trace's calls: the result fixes its outputs need (by
+        what it owns) and `call_arrays`. On auto, the NumPy interpreter's executable comes
+        first and the compiled graph's replaces it after the first call
+        (runtime/executors/numba/pending.py: `when_replaced`)."""
+        graph = self.graph
+        owned = getattr(executable, "owned_outputs", [False] * len(graph.outputs))
+        fixes = []
+        returned_outputs = {i for kind, i in self._output_leaves if kind == "out"}
         for i, value in enumerate(graph.outputs):
-            if i in returned_arguments or i not in returned_outputs:
+            if i in self._returned_arguments or i not in returned_outputs:
                 continue   # (outputs only set in the state or written back: see below)
             if value.kind != "tensor":
                 fixes.append((i, _stack_tensor_array))
             elif not value.shape:
-                fixes.append((i, _as_ndarray if i in ndarray_outputs else
-                              _as_python if i in python_outputs else _as_scalar))
+                fixes.append((i, _as_ndarray if i in self._ndarray_outputs else
+                              _as_python if i in self._python_outputs else _as_scalar))
             elif not owned[i]:
                 fixes.append((i, _copy_unless_input))
-        self._fixes = fixes
         # The values set in the state per call: (output index, how the function holds it or
         # None) or (None, the Python value); an owned array of rank >= 1 is set as it is
         # (as the function sets the object it made), a 0-d one in its own buffer, one that
@@ -240,20 +253,21 @@ class ConcreteFunction:
             if j is not None and value is _as_ndarray and graph.outputs[j].shape != ():
                 value = None if owned[j] else _copy_unless_input
             state_values.append((j, value))
+        self.executable = executable
+        self._fixes = fixes
         self._state_values = state_values
-        self._write_state = state.setter([k for k, _, _ in self._state_sets]) \
-            if self._state_sets else None
-        single = (len(output_leaves) == 1 and output_leaves[0][0] == "out"
-                  and output_structure is None and not writebacks and not returned_arguments
-                  and returned is None and not kinds and not state_sets)
-        self._single_unfixed = single and not fixes and state is None
+        self._single_unfixed = self._single and not fixes and self._state is None
         # `call_arrays(*flat_arrays) -> result`: the per-call path, specialised here once so
         # a call does only what this trace needs.
-        if single and not fixes and state is None:
-            bare = getattr(run, "single_output_call", None)   # returns output 0 unboxed
-            self.call_arrays = bare if bare is not None else (lambda *inputs: run(*inputs)[0])
+        if self._single_unfixed:
+            bare = getattr(executable, "single_output_call", None)   # returns output 0 unboxed
+            self.call_arrays = bare if bare is not None else (
+                lambda *inputs: executable(*inputs)[0])
         else:
             self.call_arrays = self._generate_call()
+        when_replaced = getattr(executable, "when_replaced", None)
+        if when_replaced is not None:
+            when_replaced(self._bind)
 
     def _generate_call(self):
         """`call(*flat_arrays) -> result`, generated once per trace: reads the state's

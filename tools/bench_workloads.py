@@ -92,8 +92,13 @@ def settle(f, inputs, timeout=600):
     for _ in range(100):
         traces = f.trace_count
         f(*inputs)
-        graph = getattr(get_concrete(*inputs).executable, "compiled_graph", None)
-        if f.trace_count == traces and (graph is None or graph.settled):
+        executable = get_concrete(*inputs).executable
+        # (On auto, the code of a graph it compiles is generated after its first call, and
+        # the call after that hands the trace over: runtime/executors/numba/pending.py.)
+        built = getattr(executable, "built", None)
+        graph = built(timeout) if built is not None else getattr(executable,
+                                                                 "compiled_graph", None)
+        if f.trace_count == traces and built is None and (graph is None or graph.settled):
             return
         if graph is not None:
             graph.wait(timeout)

@@ -2,10 +2,13 @@
 
 Interface: `get_executor(backend)(graph, owned_inputs=None)` returns a callable
 `compiled(*flat_inputs) -> tuple of flat outputs`, optionally with `.owned_outputs`
-(list of bool: output i is a fresh buffer nobody else sees). `owned_inputs[i]` says
-input i may be updated in place (the caller wants the new contents, as with a mutated
-NumPy argument). The NumPy interpreter (also as `auto`'s) takes `copied_back` too: the
-(input, output) pairs the caller copies back, whose new versions it may compute in place.
+(list of bool: output i is a fresh buffer nobody else sees) and `.when_replaced(callback)`
+(`callback(executable)` when another executable takes over: `auto` runs a graph it compiles
+on the NumPy interpreter until its code is generated, numba/pending.py; rt.function's trace
+then calls the new one). `owned_inputs[i]` says input i may be updated in place (the
+caller wants the new contents, as with a mutated NumPy argument). The NumPy interpreter
+(also as `auto`'s) takes `copied_back` too: the (input, output) pairs the caller copies
+back, whose new versions it may compute in place.
 """
 
 _EXECUTORS = {}

@@ -678,11 +678,19 @@ def test_unsupported_op_is_named_with_the_user_line():
         and "complex_round" in message
 
 
+def _built(f, *args):
+    """On auto, the compiled graph of the trace of f(*args) once its code is generated, after
+    the first call (runtime/executors/numba/pending.py); None if it stays on NumPy."""
+    return f.get_concrete_function(*args).executable.built(240)
+
+
 def test_auto_runs_unsupported_graphs_on_numpy_and_says_why(caplog):
     x = np.ones(3)
     with caplog.at_level(logging.INFO, logger="autograph"):
         f = rt.function(complex_round, backend="auto")
         assert f(x) == 3.0
+        assert _built(f, x) is None         # (the code generator runs after the first call)
+        assert f(x) == 3.0                  # the trace's executable: the NumPy interpreter's
     assert "NumPy interpreter" in caplog.text and "'round'" in caplog.text
     assert not hasattr(f.get_concrete_function(x).executable, "compiled_graph")
 
@@ -699,12 +707,11 @@ def test_auto_uses_numba_for_scalar_loops_times_array_loops_and_numpy_otherwise(
     a, v = np.eye(4) * 0.5, np.ones((4, 2))
     np.testing.assert_array_equal(matrix_loop(a, v), array_loop(a, v))
     assert policy.loop_work(matrix_loop.get_concrete_function(a, v).graph)[0] > 10
-    executable = matrix_loop.get_concrete_function(a, v).executable
-    assert executable.compiled_graph.measure   # both executors timed once compiled
+    assert _built(matrix_loop, a, v).measure   # both executors timed once compiled
     fn, args = CASES["scalar_loop"]
     looping = staged(fn, "auto")
     _assert_same(fn(*args), looping(*args))
-    assert hasattr(looping.get_concrete_function(*args).executable, "compiled_graph")
+    assert _built(looping, *args) is not None
 
 
 def test_auto_falls_back_to_numpy_when_numba_cannot_compile(monkeypatch, caplog):
@@ -719,7 +726,7 @@ def test_auto_falls_back_to_numpy_when_numba_cannot_compile(monkeypatch, caplog)
     with caplog.at_level(logging.INFO, logger="autograph"):
         staged_f = rt.function(f, backend="auto")
         assert staged_f(x) == 1.0 + np.e            # the NumPy interpreter, while it compiles
-        assert staged_f.get_concrete_function(x).executable.compiled_graph.wait(240)
+        assert _built(staged_f, x).wait(240)
         assert staged_f(x) == 1.0 + np.e            # still: the worker could not compile it
     assert "could not compile it (TypingError" in caplog.text
     with pytest.raises(compiled.NumbaLoweringError, match="could not compile"):

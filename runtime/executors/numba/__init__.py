@@ -9,6 +9,7 @@
   disk_cache.py    `jit`: Numba's on-disk cache of all that, checked and self-healing
   compiled.py      the compiled graph: call wrappers, fallback, timing both executors
   failures.py      failures of compiled code as the NumPy interpreter's errors
+  pending.py       on `auto`: a graph's calls before its code exists (no import of the rest)
   background.py    on `auto`: compiles in a worker process, loads the code in a thread
   policy.py        which graphs to compile: the `numba` and `auto` executors
 """

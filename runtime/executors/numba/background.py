@@ -1,13 +1,14 @@
 """Numba compiles off the calling thread, so `backend="auto"` never waits on one.
 
 On `auto`, the first call of a graph that earns a compile (policy.py) runs on the NumPy
-interpreter and hands the compile to a worker: a second Python process, started on the
-first such call and reused for every later one, that imports the generated module and
-compiles it with Numba, which saves the machine code in the on-disk cache
-(disk_cache.py). Then a loader thread of this process imports Numba, runs the module and
-loads the machine code from the cache (compiled.py, `_load_compiled`); code already in the
-cache goes straight to the loader. Calls run on the NumPy interpreter until the code is
-loaded, and on it from the next call on. So:
+interpreter; after it, pending.py's builder thread generates the graph's code and hands the
+compile to a worker: a second Python process, started for the first such graph and reused
+for every later one, that imports the generated module and compiles it with Numba, which
+saves the machine code in the on-disk cache (disk_cache.py). Then a loader thread of this
+process imports Numba, runs the module and loads the machine code from the cache
+(compiled.py, `_load_compiled`); code already in the cache goes straight to the loader.
+Calls run on the NumPy interpreter until the code is loaded, and on it from the next call
+on. So:
 
 - the first call costs what the NumPy interpreter's first call costs, not a compile of
   0.3-10 s nor Numba's import (0.2-0.3 s): nothing on the calling thread imports Numba.
@@ -21,12 +22,10 @@ loaded, and on it from the next call on. So:
   graphs that were freed meanwhile.
 
 Requests and replies are pickles over the worker's stdin and stdout (the worker prints
-nothing else there); argument types travel as stand-ins (`describe`), since this process
-may not have imported Numba. `AUTOGRAPH_BACKGROUND_COMPILE=0` makes `auto` compile in the calling
-thread instead, as `backend="numba"` always does.
+nothing else there); argument types travel as stand-ins (pending.describe), since this
+process may not have imported Numba. `AUTOGRAPH_BACKGROUND_COMPILE=0` makes `auto` compile
+in the calling thread instead, as `backend="numba"` always does.
 """
-
-import collections
 import os
 import pickle
 import queue
@@ -35,17 +34,11 @@ import sys
 import threading
 import time
 
-import numpy as np
-
 import agcache
 from runtime.executors.numba import module_cache
+from runtime.executors.numba.pending import ENV_SWITCH, _Array
 
-ENV_SWITCH = "AUTOGRAPH_BACKGROUND_COMPILE"
 _NICENESS = 10
-
-
-def enabled():
-    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 class Job:
@@ -69,7 +62,7 @@ class Job:
 
 def submit(load, path, name, signature, compile=True):
     """Queues the compile of `run_graph` in the module `name` (the file `path`) for the
-    argument types `signature` (`describe`) in the worker, unless not `compile` (the disk
+    argument types `signature` (pending.describe) in the worker, unless not `compile` (the disk
     cache has it) or there is no file (then `load` compiles); then `load()` runs in this
     process's loader thread, off the calling thread. `load` is a weakref.WeakMethod: a job
     whose graph is freed by its turn is dropped. Returns the Job."""
@@ -79,27 +72,8 @@ def submit(load, path, name, signature, compile=True):
     return job
 
 
-class _Array(collections.namedtuple("_Array", "dtype ndim layout readonly")):
-    """An array argument, as Numba types it (numba.typeof: dtype, rank, layout,
-    read-only), known without importing Numba."""
-
-
-def describe(values):
-    """Stand-ins for call arguments that `numba_signature` turns into their Numba types, in
-    a process that has not imported Numba: arrays by `_Array`, scalars by themselves."""
-    stand_ins = []
-    for value in values:
-        if isinstance(value, np.ndarray):
-            flags = value.flags
-            # numba.np.numpy_support.map_layout's rule
-            layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
-            value = _Array(value.dtype, value.ndim, layout, not flags.writeable)
-        stand_ins.append(value)
-    return tuple(stand_ins)
-
-
 def numba_signature(stand_ins):
-    """The Numba types of the arguments `describe` stood in for (imports Numba)."""
+    """The Numba types of the arguments pending.describe stood in for (imports Numba)."""
     import numba
     return tuple(numba.types.Array(numba.from_dtype(s.dtype), s.ndim, s.layout,
                                    readonly=s.readonly)
@@ -248,7 +222,4 @@ def _main():
 
 
 if __name__ == "__main__":
-    # Through the module's own name: the stand-ins of requests unpickle as its `_Array`,
-    # which `numba_signature` of `__main__` would not recognise.
-    from runtime.executors.numba import background
-    background._main()
+    _main()

@@ -10,13 +10,13 @@ Calls
   calls without any Python layer, translating GraphFail in its except clause.
 
 Compiles in the background (backend "auto")
-  Nothing here imports Numba until the compiled code is wanted: the generated module is
-  written, not run, and the first call describes its arguments without Numba
-  (background.describe). The worker process compiles, and a thread of this process then
-  imports Numba, runs the module and loads the compiled code from the disk cache
-  (`_load_compiled`), while calls run on the NumPy interpreter. Importing Numba takes
-  0.2-0.3 s, more than most first calls: a process whose calls end before the compile
-  never pays it on its calling thread.
+  Built after the graph's first call (pending.py), with the argument types of that call
+  (`compile_in_background`). Nothing here imports Numba until the compiled code is wanted:
+  the generated module is written, not run. The worker process compiles, and a thread of
+  this process then imports Numba, runs the module and loads the compiled code from the
+  disk cache (`_load_compiled`), while calls run on the NumPy interpreter. Importing Numba
+  takes 0.2-0.3 s, more than most first calls: a process whose calls end before the
+  compile never pays it on its calling thread.
 
 Measuring (backend "auto", graphs no static rule decides: policy.py)
   Once compiled, calls take turns on the compiled code and the NumPy interpreter, timed,
@@ -34,6 +34,7 @@ import numpy as np
 from runtime.executors.numba import background as _background
 from runtime.executors.numba import codegen, module_cache
 from runtime.executors.numba.failures import GraphFail, failure_error, located_error
+from runtime.executors.numba.pending import describe, to_scalar
 from runtime.graph import TENSOR_ARRAY
 from runtime.tensor_array_buffer import TensorArrayBuffer
 
@@ -58,9 +59,9 @@ class NumbaCompiledGraph:
         self.graph = graph
         self.owned_inputs = owned_inputs
         self.fallback = fallback     # a zero-argument function making the NumPy executor
-        # Compile in the worker process (background.py), the NumPy executor running the
-        # calls meanwhile (needs `fallback`).
-        self.background = background and fallback is not None and _background.enabled()
+        # Compile in the worker process (background.py: `compile_in_background`), the NumPy
+        # executor running the calls meanwhile (needs `fallback`).
+        self.background = background and fallback is not None
         # Once compiled, time calls on both executors and keep the faster (`_measuring`):
         # for graphs where no static rule can tell (policy.py).
         self.measure = measure and fallback is not None
@@ -86,7 +87,6 @@ class NumbaCompiledGraph:
         self._fallback_exec = None
         self._compiled = False
         self._job = None             # the background compile, while there is one
-        self._submit_after_run = False
         self._signature = None
         self._reported = 0.0         # when a background compile was last logged
         self._switch = threading.Lock()
@@ -172,7 +172,7 @@ class NumbaCompiledGraph:
             "_GraphFail": GraphFail, "_Fallback": _Fallback, "_raise": self._raise,
             "_fallback": self._run_fallback,
             "_k": self._constants, "_vars": self._variables, "_var_in": _variable_in,
-            "_var_out": _variable_out, "_scalar": _to_scalar, "_ta": _tensor_array_out,
+            "_var_out": _variable_out, "_scalar": to_scalar, "_ta": _tensor_array_out,
             "_out": self._output_values, "_err": self._err,
         }
         for i, value in enumerate(self._output_values):
@@ -195,20 +195,11 @@ class NumbaCompiledGraph:
 
     def _first_dispatch(self, *args):
         """The first call compiles explicitly, so a compile failure is told apart from an
-        error the graph raises at run time; later calls go straight to the dispatcher. In
-        the background: the worker compiles (unless the disk cache has the code already)
-        and a thread here loads the code (`_load_compiled`), the NumPy executor running the
-        calls meanwhile."""
+        error the graph raises at run time; later calls go straight to the dispatcher.
+        (In the background, `compile_in_background` comes first instead.)"""
         with self._switch:
             if self._namespace["_disp"] != self._first_dispatch:   # another thread switched
                 return self._namespace["_disp"](*args)
-            if self.background:
-                # Handed to the worker once this call's NumPy run is done (`_submit`): the
-                # worker's start-up then takes no CPU from the first call.
-                self._signature = _background.describe(args)
-                self._submit_after_run = True
-                self._namespace["_disp"] = self._pending
-                raise _Fallback()
             import numba
             start = time.perf_counter()
             try:
@@ -227,6 +218,19 @@ class NumbaCompiledGraph:
                         "loaded from the on-disk cache" if hits else "not in the on-disk cache")
             self._take_over()
         return self.dispatcher(*args)
+
+    def compile_in_background(self, stand_ins):
+        """Hands the compile to the worker (unless the disk cache has the code already) for
+        calls whose graph inputs are like `stand_ins` (pending.describe, scalars for inputs
+        of shape (): the first call's), and a thread here loads the code
+        (`_load_compiled`); the NumPy executor runs the calls meanwhile."""
+        # The dispatcher's arguments, as `call` passes them: the constants, the error
+        # buffer, the variables' buffers, then the graph inputs.
+        prefix = list(self._constants) + ([self._err] if self._uses_err else [])
+        prefix += [_variable_in(variable) for variable in self._variables]
+        self._signature = describe(prefix) + tuple(stand_ins)
+        self._submit()
+        self._namespace["_disp"] = self._pending
 
     def _submit(self):
         saved = module_cache.has_saved_code(self.module_file)
@@ -254,7 +258,7 @@ class NumbaCompiledGraph:
         """`_disp` during a background compile: the NumPy executor runs the call (_Fallback)
         until the job is done; then the compiled code takes over."""
         job = self._job
-        if job is None:                      # (the first call is still running)
+        if job is None:                      # (another thread is switching)
             raise _Fallback()
         if not job.done.is_set():
             now = time.perf_counter()
@@ -401,14 +405,6 @@ class NumbaCompiledGraph:
     def _run_fallback(self, *inputs):
         if self._fallback_exec is None:
             self._fallback_exec = self.fallback()
-        if self._submit_after_run:
-            with self._switch:
-                submit, self._submit_after_run = self._submit_after_run, False
-            if submit:
-                try:
-                    return self._fallback_exec(*inputs)
-                finally:
-                    self._submit()
         timing, self._timing_fallback = self._timing_fallback, False
         if not timing:
             return self._fallback_exec(*inputs)
@@ -436,12 +432,6 @@ def _duration(seconds):
 
 def _raise_fallback(*args):
     raise _Fallback()
-
-
-def _to_scalar(x):
-    if type(x) is np.ndarray and x.ndim == 0:
-        return x[()]
-    return x
 
 
 def _variable_in(variable):

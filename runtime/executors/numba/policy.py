@@ -25,17 +25,20 @@ Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
     worker process (background.py) while the NumPy interpreter runs its calls, unless the
     disk cache has it; if compilation fails, the NumPy interpreter keeps running it
     (logged at INFO).
+  The graphs it compiles in the background run their first call on the NumPy interpreter
+  before anything of Numba's code generation is imported or run (pending.py): the code is
+  generated after that call, by a thread, which also finds the graphs with ops that do not
+  lower (logged then).
   `backend="numba"` raises `NumbaLoweringError` naming the ops without a lowering and the
   user lines that created them.
 """
 
+import functools
 import logging
 
 from runtime.executors import numpy_exec
-from runtime.executors.numba import background
-from runtime.executors.numba.codegen import unsupported_report
+from runtime.executors.numba import pending
 from runtime.executors.numba.lowering import Unlowerable
-from runtime.executors.numba.compiled import NumbaCompiledGraph, NumbaLoweringError
 from runtime.graph import TENSOR_ARRAY
 
 logger = logging.getLogger("autograph")
@@ -44,6 +47,9 @@ logger = logging.getLogger("autograph")
 def compile_graph(graph, owned_inputs=None):
     """backend="numba": compile `graph` with Numba, or raise NumbaLoweringError naming the ops
     without a lowering and where the user created them."""
+    # (Imported here: auto's first calls import this module, not the code generator.)
+    from runtime.executors.numba.codegen import unsupported_report
+    from runtime.executors.numba.compiled import NumbaCompiledGraph, NumbaLoweringError
     report = unsupported_report(graph)
     if report:
         raise NumbaLoweringError(
@@ -59,37 +65,55 @@ def compile_graph_auto(graph, owned_inputs=None, copied_back=()):
     def numpy_executor():
         return numpy_exec.compile_graph(graph, owned_inputs, copied_back=copied_back)
 
+    background = pending.enabled()
     if not has_loop(graph):
         # Worth timing against NumPy when Numba may fuse several array ops into one loop.
-        if not background.enabled() or loop_work(graph, inside_loops=False)[0] < 3:
+        if not background or loop_work(graph, inside_loops=False)[0] < 3:
             return numpy_executor()
         measure = True
     else:
         array_work, scalar_work = loop_work(graph)
         measure = array_work > scalar_work
-        if measure and not background.enabled():
+        if measure and not background:
             logger.info("autograph: graph %r runs on the NumPy interpreter: its loops do "
                         "mostly array work (%d array vs %d scalar op units), where NumPy is "
                         "often as fast", graph.name, array_work, scalar_work)
             return numpy_executor()
+    reference = numpy_executor()
+    if background:
+        return pending.PendingGraph(graph, reference, functools.partial(
+            _compiled_graph, graph, owned_inputs, reference, measure=measure))
+    compiled = _compiled_graph(graph, owned_inputs, reference)
+    return reference if compiled is None else compiled.call
+
+
+def _compiled_graph(graph, owned_inputs, reference, stand_ins=None, measure=False):
+    """auto's compiled graph of `graph`, the NumPy executor `reference` running its calls
+    where Numba does not (until the compiled code is loaded, where Numba fails, where the
+    timing chooses NumPy): compiling in the background for arguments like `stand_ins`
+    (pending.describe) if given, else on its first call; None, logged why, where Numba
+    cannot take the graph."""
+    from runtime.executors.numba.codegen import unsupported_report
+    from runtime.executors.numba.compiled import NumbaCompiledGraph
     try:
-        compiled = NumbaCompiledGraph(graph, owned_inputs, fallback=numpy_executor,
-                                      background=True, measure=measure)
+        compiled = NumbaCompiledGraph(graph, owned_inputs, fallback=lambda: reference,
+                                      background=stand_ins is not None, measure=measure)
+        # The NumPy interpreter may take over after a failed compile: promise only what
+        # both own.
+        compiled.owned_outputs[:] = [a and b for a, b in zip(compiled.owned_outputs,
+                                                             reference.owned_outputs)]
+        if stand_ins is not None:
+            compiled.compile_in_background(stand_ins)
     except Unlowerable:
         # (The report generates the code again, listing every op: only when one fails.)
         logger.info("autograph: graph %r runs on the NumPy interpreter: %s",
                     graph.name, "; ".join(unsupported_report(graph)))
-        return numpy_executor()
+        return None
     except Exception as error:   # code generation or module loading failed
         logger.info("autograph: graph %r runs on the NumPy interpreter: %s: %s",
                     graph.name, type(error).__name__, error)
-        return numpy_executor()
-    # The NumPy interpreter may take over after a failed compile: promise only what both own.
-    reference = numpy_executor()
-    compiled.owned_outputs[:] = [a and b for a, b in zip(compiled.owned_outputs,
-                                                         reference.owned_outputs)]
-    compiled.fallback = lambda: reference
-    return compiled.call
+        return None
+    return compiled
 
 
 def has_loop(graph):
