@@ -38,19 +38,12 @@ import sys
 import time
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_EXAMPLES = os.path.join(_ROOT, "examples")
-for _path in (_ROOT, _EXAMPLES):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+if _ROOT not in sys.path:   # (tools.bench_models puts examples/ there for the train steps)
+    sys.path.insert(0, _ROOT)
 
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+from tools.scratch import benchmark_environment, scratch_dir  # noqa: E402
 
-from tools.scratch import scratch_dir  # noqa: E402
-
-_CACHE_ROOT = scratch_dir("ag-bench-compile-")
-os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_CACHE_ROOT, "numba"))
-os.environ.setdefault("AUTOGRAPH_CACHE_DIR", os.path.join(_CACHE_ROOT, "autograph"))
+benchmark_environment("ag-bench-compile-")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402

@@ -40,10 +40,9 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-# BLAS on one thread unless the caller chose: on this machine's two shared cores, BLAS
-# threads waiting for each other made a 100 us matmul take 1-40 ms from call to call.
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+from tools.scratch import benchmark_environment  # noqa: E402
+
+benchmark_environment()   # (BLAS on one thread unless the caller chose)
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402

@@ -37,12 +37,10 @@ for _path in (_ROOT, _EXAMPLES):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-# Cold compile caches unless the caller chose directories (as tools/bench_workloads.py).
-from tools.scratch import scratch_dir  # noqa: E402
+# BLAS on one thread, and cold compile caches, unless the caller chose.
+from tools.scratch import benchmark_environment, scratch_dir  # noqa: E402
 
-_CACHE_ROOT = scratch_dir("ag-bench-models-")
-os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_CACHE_ROOT, "numba"))
-os.environ.setdefault("AUTOGRAPH_CACHE_DIR", os.path.join(_CACHE_ROOT, "autograph"))
+benchmark_environment("ag-bench-models-")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402

@@ -16,11 +16,10 @@ import time
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
-from tools.scratch import scratch_dir  # noqa: E402
+# BLAS on one thread, and cold compile caches, unless the caller chose.
+from tools.scratch import benchmark_environment, scratch_dir  # noqa: E402
 
-_CACHE_ROOT = scratch_dir("ag-bench-numba-")
-os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_CACHE_ROOT, "numba"))
-os.environ.setdefault("AUTOGRAPH_CACHE_DIR", os.path.join(_CACHE_ROOT, "autograph"))
+benchmark_environment("ag-bench-numba-")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402

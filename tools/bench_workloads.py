@@ -46,16 +46,11 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-# BLAS on one thread unless the caller chose (see the docstring).
-for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_name, "1")
+# BLAS on one thread, and cold compile caches, unless the caller chose (see the
+# docstring): first-call figures must include compiling.
+from tools.scratch import benchmark_environment, scratch_dir  # noqa: E402
 
-# Cold compile caches unless the caller chose directories: first-call figures must include compiling.
-from tools.scratch import scratch_dir  # noqa: E402
-
-_CACHE_ROOT = scratch_dir("ag-bench-")
-os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(_CACHE_ROOT, "numba"))
-os.environ.setdefault("AUTOGRAPH_CACHE_DIR", os.path.join(_CACHE_ROOT, "autograph"))
+benchmark_environment("ag-bench-")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402

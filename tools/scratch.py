@@ -19,3 +19,19 @@ def scratch_dir(prefix):
 def _remove(path, pid):
     if os.getpid() == pid:       # not in a forked child: its parent still uses it
         shutil.rmtree(path, ignore_errors=True)
+
+
+def benchmark_environment(cache_prefix=None):
+    """What a benchmark sets before NumPy and Numba are imported, unless the caller chose:
+    BLAS on one thread (on two shared cores, BLAS threads waiting for each other made a
+    100 us matmul take 1-40 ms from call to call); with `cache_prefix`, Numba's and
+    autograph's caches in a new scratch directory, so first calls include compiling.
+    Returns that directory (or None)."""
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
+    if cache_prefix is None:
+        return None
+    root = scratch_dir(cache_prefix)
+    os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(root, "numba"))
+    os.environ.setdefault("AUTOGRAPH_CACHE_DIR", os.path.join(root, "autograph"))
+    return root
