@@ -407,11 +407,15 @@ class _SharedInputs(ValueError):
 
     def __init__(self, name):
         super().__init__(
-            "%s changes an array in place that shares memory with another of its inputs "
-            "(one array passed as two arguments, or an argument or an array of its state "
-            "that is a view of another), and its graph holds each input as an array of its "
-            "own: call the staged function itself, which runs such a call as plain Python, "
-            "or pass separate arrays" % name)
+            "%s %s, and its graph holds each input as an array of its own: call the staged "
+            "function itself, which runs such a call as plain Python, or pass separate "
+            "arrays" % (name, _SHARED_WHAT))
+
+
+# What a call does that a graph cannot (_SharedInputs, Function._shared_inputs_call).
+_SHARED_WHAT = ("changes an array in place that shares memory with another of its inputs "
+                "(one array passed as two arguments, or an argument or an array of its "
+                "state that is a view of another)")
 
 
 def _shares_memory(inputs, written):
@@ -1054,13 +1058,11 @@ class Function(functools.partial):
         if not self._warned_shared:
             self._warned_shared = True
             warnings.warn(
-                "%s changes an array in place that shares memory with another of its "
-                "inputs (one array passed as two arguments, or an argument or an array of "
-                "its state that is a view of another), so the call runs as plain Python: a "
-                "graph holds each input as an array of its own, and would read the old "
-                "contents of the other. Pass separate arrays (a copy), or keep no view of "
-                "a changed array in the state, to run the graph"
-                % getattr(self.python_function, "__qualname__", "the function"),
+                "%s %s, so the call runs as plain Python: a graph holds each input as an "
+                "array of its own, and would read the old contents of the other. Pass "
+                "separate arrays (a copy), or keep no view of a changed array in the state, "
+                "to run the graph" % (getattr(self.python_function, "__qualname__",
+                                              "the function"), _SHARED_WHAT),
                 RuntimeWarning, stacklevel=errors.user_stacklevel())
         return self._eager_call(args, kwargs)
 

@@ -276,13 +276,6 @@ def _current_version(value):
     return _map_leaves(value, version)
 
 
-def _without_aliases(value):
-    """`value` with rt.cond's aliases of earlier arrays in it replaced by plain handles on
-    what they hold now."""
-    return _map_leaves(value, lambda leaf: rt.Tensor(leaf.graph_value) if isinstance(
-        leaf, rt_conditionals.CondAlias) else leaf)
-
-
 def _reconcile(then_out, else_out, init, names, has_else, location):
     """Makes the two branches' outputs comparable, in place: a variable one branch does not
     define gets a placeholder there (zeros of the other's type) and a flag saying whether

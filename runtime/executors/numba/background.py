@@ -36,7 +36,7 @@ import time
 
 import agcache
 from runtime.executors.numba import module_cache
-from runtime.executors.numba.pending import ENV_SWITCH, _Array
+from runtime.executors.numba.pending import ENV_SWITCH, _Array, per_process
 
 _NICENESS = 10
 
@@ -80,16 +80,7 @@ def numba_signature(stand_ins):
                  if isinstance(s, _Array) else numba.typeof(s) for s in stand_ins)
 
 
-_lock = threading.Lock()
-_servers = {}        # pid -> _Server (a forked child gets a worker of its own)
-
-
-def _server():
-    with _lock:
-        server = _servers.get(os.getpid())
-        if server is None:
-            server = _servers[os.getpid()] = _Server()
-        return server
+_server = per_process(lambda: _Server())   # (a forked child gets a worker of its own)
 
 
 class _Server:

@@ -196,13 +196,20 @@ class _Builder:
             del pending
 
 
-_lock = threading.Lock()
-_builders = {}        # pid -> _Builder (a forked child starts its own)
+def per_process(make):
+    """A function returning the one object `make()` made for this process, made on its
+    first call: a forked child makes its own (the parent's threads and pipes are not its
+    own). The builder here; the compile worker's server (background.py)."""
+    lock = threading.Lock()
+    made = {}   # pid -> the object
+
+    def get():
+        with lock:
+            found = made.get(os.getpid())
+            if found is None:
+                found = made[os.getpid()] = make()
+            return found
+    return get
 
 
-def _builder():
-    with _lock:
-        builder = _builders.get(os.getpid())
-        if builder is None:
-            builder = _builders[os.getpid()] = _Builder()
-        return builder
+_builder = per_process(_Builder)   # (a forked child starts its own thread)
