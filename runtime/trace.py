@@ -25,6 +25,13 @@ from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
 from runtime.tensor import Tensor, is_ndarray, is_python_scalar, is_tensor, mark_ndarray
 
+try:   # the one-array per-call path in C (runtime/_fastcall.c; see _staged_call)
+    from runtime import _fastcall
+except ImportError:   # (not built: no C compiler at install; the Python path takes all calls)
+    _fastcall = None
+else:
+    _fastcall.setup(np.ndarray, _building)
+
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
 _ARRAY = np.ndarray
 
@@ -507,6 +514,8 @@ def run_functions_eagerly(flag):
     (no tracing, no graph); breakpoints and pdb work."""
     global _run_eagerly
     _run_eagerly = bool(flag)
+    if _fastcall is not None:
+        _fastcall.set_eager(_run_eagerly)
 
 
 def functions_run_eagerly():
@@ -702,41 +711,60 @@ def _unset(*args, **kwargs):
 
 
 def _staged_call(self):
-    """The per-call path of Function `self` (see Function): a plain function closing
-    over `self`, so that calling the staged function costs one Python frame and no
-    slot_tp_call (an instance __call__ costs about 0.15 us more per call).
+    """(call, forget): the per-call path of Function `self` (see Function), a callable
+    closing over `self`, installed as the function of the functools.partial that `self`
+    is; and forget(fast_key=None), which drops a record of the fast table, or all.
 
-    Threads: the fast table holds one record per signature, written as one dict item, and
-    the last one-array signature is one tuple, read and written as a whole; a thread never
-    sees the dtype of one signature with the entry of another."""
+    Where the C extension runtime._fastcall is built, that callable is a FastCall: a call
+    with one array of the last one-array signature seen calls that signature's entry with
+    no Python frame (runtime/_fastcall.c says what it checks); every other call is
+    `__call__` below, which tells the FastCall the one-array signatures it finds. Without
+    the extension, `__call__` takes every call, with the same results.
 
-    # The last one-array signature called: (dtype, rank) + its record in the fast table.
-    last = (None, None, None, None, None)
+    Threads: the fast table holds one record per signature, written as one dict item; the
+    FastCall's last signature is replaced as a whole under the GIL."""
 
-    def forget(fast_key):
-        """Drops the record of `fast_key` (its executable changed: see when_compiled)."""
-        nonlocal last
-        self._fast.pop(fast_key, None)
-        last = (None, None, None, None, None)
+    def forget(fast_key=None):
+        """Drops the record of `fast_key` (its executable changed: see when_compiled), or
+        all records."""
+        if fast_key is None:
+            self._fast.clear()
+        else:
+            self._fast.pop(fast_key, None)
+        if fast is not None:
+            fast.forget()
+
+    def failed(error, record, args):
+        """The call of `args` whose fast-table entry (in `record`) raised `error`, called
+        outside the handler of `error`: as Python raises the user's exception, with no
+        context."""
+        if type(error) is _StaleTrace:   # (its guard failed: trace again)
+            if fast is not None:
+                fast.forget()   # (it may hold the stale trace)
+            return general(args, {})
+        if type(error) is _SharedInputs:
+            return self._shared_inputs_call(args, {})
+        translate = record[-1]
+        # (A direct call into compiled code: the error to raise for its own.)
+        translated = None if translate is None else translate(error)
+        if translated is None:
+            translated = error
+        if self._on_error is not None:
+            self._on_error(translated)
+        raise translated
 
     def __call__(*args, **kwargs):
-        nonlocal last
-        # One frame for both paths (tracebacks through a staged function show one entry).
         if not (kwargs or _building or _run_eagerly):
             if len(args) == 1 and type(args[0]) is _ARRAY:
-                # One array: first the last signature seen (identity tests, no hashing).
                 a = args[0]
-                record = last
-                if a.dtype is record[0] and a.ndim == record[1]:
-                    entry = record[3]
+                record = self._fast.get((a.dtype, a.ndim))
+                entry = None
+                if record is not None:
+                    entry = record[1]
                     if entry is None or not a.flags.carray:
-                        entry = record[2]
-                else:
-                    found = self._fast.get((a.dtype, a.ndim))
-                    entry = None
-                    if found is not None:
-                        record = last = (a.dtype, a.ndim) + found
-                        entry = found[0]
+                        entry = record[0]
+                    if fast is not None:
+                        fast.remember(a.dtype, a.ndim, record)
             else:
                 record = self._fast.get(_fast_key(args, self._static, self._object_types))
                 # (None: a new signature, or no fast key)
@@ -744,34 +772,20 @@ def _staged_call(self):
             if entry is not None:
                 try:
                     return entry(*args)
-                except _StaleTrace:   # (its guard failed: the general path traces again)
-                    last = (None, None, None, None, None)
-                    translated = None
-                except _SharedInputs:
-                    return self._shared_inputs_call(args, kwargs)
                 except Exception as error:
-                    translate = record[-1]
-                    # (A direct call into compiled code: the error to raise for its own.)
-                    translated = None if translate is None else translate(error)
-                    if translated is None or translated is error:
-                        if self._on_error is None:
-                            raise
-                        self._on_error(error)
-                        raise
-                if translated is not None:
-                    # Raised here, outside the handler of the compiled code's error, as
-                    # Python raises the user's exception: with no context.
-                    if self._on_error is not None:
-                        self._on_error(translated)
-                    raise translated
+                    failure = error
+                return failed(failure, record, args)
         elif _run_eagerly:
             return self._eager_call(args, kwargs)
         elif current_graph() is not None:
             # Called while this thread traces another function: trace through it (inline).
             # (Another thread tracing changes nothing here.)
             return self._inline_call(args, kwargs)
-        # The general path: keywords, nested arguments, other objects, new signatures, and
-        # calls where the guard of the trace failed.
+        return general(args, kwargs)
+
+    def general(args, kwargs):
+        """The general path: keywords, nested arguments, other objects, new signatures, and
+        calls where the guard of the trace failed."""
         try:
             key, arrays = self._key(args, kwargs)
             try:
@@ -782,7 +796,8 @@ def _staged_call(self):
                     and not concrete.guard.holds():
                 # An array the trace captured was rebound (runtime/state_guards.py).
                 concrete = self._retrace_stale(args, kwargs, key, arrays, concrete)
-                last = (None, None, None, None, None)   # (it may hold the stale trace)
+                if fast is not None:
+                    fast.forget()   # (it may hold the stale trace)
             if concrete is None:
                 static = self._static
                 concrete = self._trace(args, kwargs, key, arrays)
@@ -799,6 +814,8 @@ def _staged_call(self):
                 if fast_key is not None:
                     new = fast_key not in self._fast
                     record = self._fast[fast_key] = self._fast_record(concrete, args)
+                    if fast is not None:
+                        fast.forget()   # (it may hold the record this one replaces)
                     when_compiled = getattr(concrete.executable, "when_compiled", None)
                     if new and record[-1] is None and when_compiled is not None:
                         # Compiling in the background: once it is done, the next call
@@ -813,7 +830,8 @@ def _staged_call(self):
             self._on_error(error)
             raise
 
-    return __call__
+    fast = None if _fastcall is None else _fastcall.FastCall(__call__, failed)
+    return (__call__ if fast is None else fast), forget
 
 
 class Function(functools.partial):
@@ -823,10 +841,10 @@ class Function(functools.partial):
     in between. The per-call path: when every argument is positional and a plain leaf
     (exact ndarray, NumPy scalar, Python scalar) and no graph is being built, the key is a flat
     tuple built without generic flattening (`_fast_key`; one array: `(dtype, ndim)`, and
-    before that an identity test against the last one-array signature), one dict lookup
-    finds the trace's entry, and the entry calls the compiled graph (for the Numba
-    executor often the Numba dispatcher itself: `ConcreteFunction.direct_entry`; its
-    errors are translated in the except clause). Everything else (keywords, nested
+    before that, in C, a test against the last one-array signature: runtime/_fastcall.c),
+    one dict lookup finds the trace's entry, and the entry calls the compiled graph (for
+    the Numba executor often the Numba dispatcher itself: `ConcreteFunction.direct_entry`;
+    its errors are translated by `failed`). Everything else (keywords, nested
     structures, other objects, the first call of a signature) takes the general path,
     which also fills the fast table.
 
@@ -862,10 +880,13 @@ class Function(functools.partial):
     def __new__(cls, *args, **kwargs):
         del args, kwargs   # __init__'s
         # A functools.partial whose function is the per-call path: a C-level __call__
-        # forwarding to one plain function (see _staged_call). It closes over the instance,
+        # forwarding to a FastCall or one plain function (see _staged_call). It closes
+        # over the instance,
         # so it is installed once the instance exists (__setstate__ replaces the function).
         self = super().__new__(cls, _unset)
-        self.__setstate__((_staged_call(self), (), None, None))
+        call, forget = _staged_call(self)
+        self.__setstate__((call, (), None, None))
+        self._forget_fast = forget   # (forget(): drops the fast table's records)
         return self
 
     def __init__(self, fn, backend="numpy", input_signature=None, static_argnums=(),
@@ -1114,7 +1135,7 @@ class Function(functools.partial):
                 self.trace_count -= 1
                 if needed.shapes:
                     self._static_shapes = True
-                    self._fast.clear()
+                    self._forget_fast()
                 labels = needed.labels
                 if labels is specialise.ALL or any(type(label) is tuple for label in labels):
                     self._state_numbers = False
