@@ -827,3 +827,48 @@ def test_a_kernel_is_compiled_once_whatever_literals_its_callers_pass():
     assert support.check_mask.signatures
     assert not any(isinstance(t, types.Literal)
                    for signature in support.check_mask.signatures for t in signature)
+
+
+def loops_of_every_kind(x, n):
+    total = 0.0
+    for i in range(x.shape[0]):   # counted: a `for` over a range in generated code
+        total += x[i] * i
+    for j in range(2, n):
+        total += j
+    k = -1
+    for k in range(n):            # (k, read after the loop, is a loop variable of its own)
+        total += 0.5
+    total += k
+    for m in range(0, n, 2):      # (counts its iterations, m computed from the count)
+        total += m
+    for p in range(n):            # a break: `while True`
+        if p * p > n:
+            break
+        total += p
+    q, b = 0, n
+    while q < b:                  # the bound changes: `while True`
+        b -= 1
+        q += 1
+        total += q * max(q, b)
+    return total
+
+
+def test_counted_loops_are_ranges_and_unread_scalars_are_dropped():
+    # Numba types a `for` over a range at once, a `while True` with a counter again until
+    # its type settles; and it types and lowers every local it is given (compile time:
+    # tools/bench_compile.py). Same results as Python, whichever form each loop takes.
+    import autograph as ag
+    f = ag.function(loops_of_every_kind, backend="numba")
+    x = np.arange(4.0)
+    for n in (0, 1, 5, 9):
+        assert f(x, n) == loops_of_every_kind(x, n)
+    source = f.get_concrete_function(x, 5).executable.source
+    body = source[source.index("def run_graph"):].splitlines()
+    assert sum(line.lstrip().startswith("for ") for line in body) == 4, source
+    assert sum(line.strip() == "while True:" for line in body) == 2, source
+    # Every local is read (the `q > b` of `max(q, b)`, Python's builtin here, is not
+    # emitted; nor is a counted loop's `i + 1`).
+    for line in body:
+        name = line.split(" = ")[0].strip()
+        if " = " in line and name.isidentifier():
+            assert sum(name in codegen._NAME.findall(other) for other in body) > 1, name

@@ -17,4 +17,5 @@ def test_workload_runs_natively_with_the_plain_python_result(name):
     graph = staged.get_concrete_function(*args).graph
     assert codegen.numba_unsupported_ops(graph) == []
     forms.assert_same_result(staged(*args), expected)
-    assert "while True:" in staged.get_concrete_function(*args).executable.source
+    source = staged.get_concrete_function(*args).executable.source
+    assert "while True:" in source or " in range(" in source   # (a loop in Numba's code)

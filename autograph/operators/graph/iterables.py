@@ -81,6 +81,8 @@ class SymbolicRange(SymbolicIterable):
             up = np.maximum(0, (stop - start + step - 1) // np.maximum(step, 1))
             down = np.maximum(0, (start - stop - step - 1) // np.maximum(-step, 1))
             return common.select(step > 0, up, down)
+        if step == 1:   # (the common case: no ops that do nothing, to compile)
+            return np.maximum(0, stop if _is_zero(start) else stop - start)
         if step > 0:
             return np.maximum(0, (stop - start + (step - 1)) // step)
         return np.maximum(0, (start - stop + (-step - 1)) // -step)
