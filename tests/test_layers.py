@@ -12,15 +12,16 @@ PACKAGES = ("agcache", "autograph", "runtime")
 
 
 def project_modules(root, packages=PACKAGES):
-    """{dotted module name: file path} of every module in the packages under `root`."""
+    """{dotted module name: file path} of every module in the packages under `root` (a C
+    file is the extension module setup.py builds from it)."""
     modules = {}
     for package in packages:
         for directory, _, files in os.walk(os.path.join(root, package)):
             for name in files:
-                if not name.endswith(".py"):
+                if not name.endswith((".py", ".c")):
                     continue
                 path = os.path.join(directory, name)
-                parts = os.path.relpath(path, root)[:-len(".py")].split(os.sep)
+                parts = os.path.splitext(os.path.relpath(path, root))[0].split(os.sep)
                 if parts[-1] == "__init__":
                     parts.pop()
                 modules[".".join(parts)] = path
@@ -29,7 +30,10 @@ def project_modules(root, packages=PACKAGES):
 
 def imported_names(module, path, known):
     """What `module` imports: project modules by their dotted name (`from a import b` is
-    a.b when that is a module, else a), other top-level packages by their first part."""
+    a.b when that is a module, else a), other top-level packages by their first part; a C
+    extension's: nothing (it imports no project module)."""
+    if path.endswith(".c"):
+        return set()
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), path)
     is_package = os.path.basename(path) == "__init__.py"
