@@ -359,7 +359,7 @@ class ConcreteFunction:
                 if j not in made:   # (value: how the function holds it, or None)
                     made[j] = "m%d" % j
                     if value is None:
-                        lines.append("m%d = o[%d]" % (j, j))
+                        made[j] = "o[%d]" % j
                     else:
                         namespace["h%d" % j] = value
                         lines.append("m%d = h%d(o[%d], inputs)" % (j, j, j))
@@ -589,14 +589,18 @@ def _fast_key(args, static, object_types):
         if t is _ARRAY:
             append(a.dtype)
             append(a.ndim)
-        elif t in _KEY_SCALARS:
-            if (t is float or t is int) and static is not _ALL_STATIC and i not in static \
-                    and _is_number_input(a, t):
+        elif t is float or t is int:
+            # (_is_number_input written out: a model's step passes its learning rate.)
+            if static is not _ALL_STATIC and i not in static and (
+                    t is float or -_INT_BOUND <= a <= _INT_BOUND):
                 append(t)
                 append(_SYMBOLIC)
             else:
                 append(a)
                 append(t)
+        elif t in _KEY_SCALARS:
+            append(a)
+            append(t)
         elif t in object_types:
             append(_OBJECT)
             append(id(a))
@@ -623,6 +627,7 @@ _OBJECT = _Object()
 
 # Python scalars that can be in a fast key (hashable; str hashes are cached by Python).
 _KEY_SCALARS = frozenset(_PYTHON_SCALARS)
+_INT_BOUND = specialise.INT_INPUT_BOUND
 
 # Function._static when every Python number is a constant of the trace (not an input).
 _ALL_STATIC = None
