@@ -73,8 +73,8 @@ _ABSENT = object()   # (a place that did not exist: an attribute or key the func
 class StateInputs:
     """The arrays of the function's state (see _search) as inputs of a trace: while it is
     traced, each place holding one holds a tensor for a graph input instead (`swap_in`;
-    `restore` puts the arrays back); when the trace runs, `fetch` reads them from their
-    places again, so a rebound one (`layer.W = new`, of the same dtype and shape) is read
+    `restore` puts the arrays back); when the trace runs, they are read from their places
+    again (the trace's generated call: runtime/trace.py), so a rebound one (`layer.W = new`, of the same dtype and shape) is read
     as it is, and `holds` says whether the places still hold arrays of the dtypes and
     ranks traced (another size reuses the trace, as for arguments). `places`: [(root,
     steps, array, input index)], the array an empty one of its dtype and rank after
@@ -87,7 +87,7 @@ class StateInputs:
     they held (a built layer then traces again, with its weights as inputs)."""
 
     __slots__ = ("places", "aliases", "new_places", "appended", "_swapped", "_roots",
-                 "_before", "fetch", "_holds", "_checked")
+                 "_before", "_holds", "_checked")
 
     def __init__(self, places, aliases, swapped, roots, before):
         self.places = places
@@ -183,9 +183,7 @@ class StateInputs:
         return left
 
     def _compile(self):
-        """`fetch()`: the values the places hold now, in the order of their inputs; and the
-        checks of `holds` but those of new places (see _compile_places)."""
-        self.fetch = _compile_places([place[:2] for place in self.places])
+        """The checks of `holds` but those of new places (see _compile_places)."""
         checks = [("array", value.dtype, value.ndim) if type(value) is np.ndarray
                   else ("number", type(value)) for _, _, value, _ in self.places]
         checks += [("same", k) for _, _, k in self.aliases]
@@ -988,27 +986,19 @@ def _compile_writes(paths, is_set):
     return namespace["write"]
 
 
-def _compile_places(paths, checks=None):
-    """A function reading the places `paths` ([(root, steps)]) of the state at once, each
+def _compile_places(paths, checks):
+    """`holds()`: reading the places `paths` ([(root, steps)]) of the state at once, each
     object on a shared path read once (`self.layers[0]` for `self.layers[0].W` and
-    `self.layers[0].b`). Without `checks`: `read()` returns their values, in order (raising
-    where one is gone). With `checks` (per path: ("array", dtype, ndim), ("number", type),
-    ("same", index of an earlier path), ("list",), ("value", value), ("object", getter of
-    it) or None): `holds()` says whether every place still holds what its check expects.
+    `self.layers[0].b`), does every place still hold what its check expects (`checks`, per
+    path: ("array", dtype, ndim), ("number", type), ("same", index of an earlier path),
+    ("list",), ("value", value), ("object", getter of it) or None)?
 
     Generated once per trace, because a guard and the state's reads run on every call of
     a model's step: read one by one (_get), 22 weights and their checks took 17 us a call,
     more than the step's graph; read at once, about 2 us."""
     namespace = {}
     lines = []
-    code = PlaceCode(namespace, lines)
-    if checks is None:
-        values = [code.local(root, steps) for root, steps in paths]
-        body = lines + ["return (%s)" % "".join(v + ", " for v in values)]
-        source = "def read():\n" + "".join("    %s\n" % line for line in body)
-        exec(compile(source, "<state reads>", "exec"), namespace)
-        return namespace["read"]
-    tests = code.failing(paths, checks)
+    tests = PlaceCode(namespace, lines).failing(paths, checks)
     body = ["try:"] + ["    " + line for line in lines] + [
         "except Exception:", "    return False"] if lines else []
     for test in tests:

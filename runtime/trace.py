@@ -278,10 +278,12 @@ class ConcreteFunction:
         With `arguments` (n, passed, given): a fast entry instead (Function._fast_entry),
         `entry(*args)` for n positional arguments of which those at the positions `passed`
         are the graph's inputs, checking the trace's guard first (raising _StaleTrace where
-        it fails); `given`: {position: argument} of the arguments that are the objects of
-        roots of the state (read there, not through the root). The guard's reads of the
-        state are its reads of the state's arrays, and those the writes start from: a
-        model's step reads `self.layers[0]` once a call, not three times."""
+        it fails); `given`: {position: argument} of the arguments the fast key holds by
+        identity (a root of the state that is one of them is read from the argument). The
+        guard's reads of the state are the reads of the state's arrays, and the objects
+        the writes start from: a model's step reads `self.layers[0]` once a call, not
+        three times, in one function, not five (holds, fetch, call, the executable's
+        __call__, the writes: 9 us of a 47 us step on the interpreter)."""
         graph, state = self.graph, self._state
         n_state = len(state.places) if state is not None else 0
         n_args = len(graph.inputs) - n_state
@@ -357,12 +359,12 @@ class ConcreteFunction:
                     values.append("v%d" % k)
                     continue
                 if j not in made:   # (value: how the function holds it, or None)
-                    made[j] = "m%d" % j
                     if value is None:
                         made[j] = "o[%d]" % j
                     else:
                         namespace["h%d" % j] = value
                         lines.append("m%d = h%d(o[%d], inputs)" % (j, j, j))
+                        made[j] = "m%d" % j
                         uses_inputs = True
                 values.append(made[j])
             ks = [k for k, _, _ in self._state_sets]
@@ -589,18 +591,14 @@ def _fast_key(args, static, object_types):
         if t is _ARRAY:
             append(a.dtype)
             append(a.ndim)
-        elif t is float or t is int:
-            # (_is_number_input written out: a model's step passes its learning rate.)
-            if static is not _ALL_STATIC and i not in static and (
-                    t is float or -_INT_BOUND <= a <= _INT_BOUND):
+        elif t in _KEY_SCALARS:
+            if (t is float or t is int) and static is not _ALL_STATIC and i not in static \
+                    and _is_number_input(a, t):
                 append(t)
                 append(_SYMBOLIC)
             else:
                 append(a)
                 append(t)
-        elif t in _KEY_SCALARS:
-            append(a)
-            append(t)
         elif t in object_types:
             append(_OBJECT)
             append(id(a))
@@ -627,7 +625,6 @@ _OBJECT = _Object()
 
 # Python scalars that can be in a fast key (hashable; str hashes are cached by Python).
 _KEY_SCALARS = frozenset(_PYTHON_SCALARS)
-_INT_BOUND = specialise.INT_INPUT_BOUND
 
 # Function._static when every Python number is a constant of the trace (not an input).
 _ALL_STATIC = None
