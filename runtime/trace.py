@@ -275,9 +275,9 @@ class ConcreteFunction:
         choices made: a model's step calls it on every call, and a loop over those lists
         cost it 3-4 us.
 
-        With `arguments` (n, passed, given): a fast entry instead (Function._fast_entry),
-        `entry(*args)` for n positional arguments of which those at the positions `passed`
-        are the graph's inputs, checking the trace's guard first (raising _StaleTrace where
+        With `arguments` (types, passed, given): a fast entry instead (Function._fast_entry),
+        `entry(*args)` for positional arguments of `types` of which those at the positions
+        `passed` are the graph's inputs, checking the trace's guard first (raising _StaleTrace where
         it fails); `given`: {position: argument} of the arguments the fast key holds by
         identity (a root of the state that is one of them is read from the argument). The
         guard's reads of the state are the reads of the state's arrays, and the objects
@@ -292,14 +292,21 @@ class ConcreteFunction:
                      "kinds_by_code": self._kinds_by_code, "stale": _StaleTrace}
         lines = []
         guard = None
+        numbers = set()   # (inputs that are Python numbers on every call: no memory of their own)
         if arguments is None:
             params = ["a%d" % i for i in range(n_args)]
             inputs = list(params)
             places = state_guards.PlaceCode(namespace, lines)
         else:
-            n, passed, given = arguments
-            params = ["a%d" % i for i in range(n)]
+            types, passed, given = arguments
+            params = ["a%d" % i for i in range(len(types))]
             inputs = [params[i] for i in passed]
+            # (The fast key holds the type of a number that is an input; the guard, that of
+            # a number of the state.)
+            numbers = {k for k, i in enumerate(passed) if types[i] in (float, int)}
+            if self.guard is not None and state is not None:
+                numbers.update(n_args + k for k, place in enumerate(state.places)
+                               if type(place[2]) is not np.ndarray)
             guard = self.guard
             places = state_guards.PlaceCode(namespace, lines, given=[
                 (a, params[i]) for i, a in given.items()])
@@ -330,7 +337,8 @@ class ConcreteFunction:
                              written=tuple(written))
             owners = [_owner_text(k, name, value)
                       for k, (name, value) in enumerate(zip(inputs, graph.inputs))]
-            others = [o for k, o in enumerate(owners) if k not in written and k in read]
+            others = [o for k, o in enumerate(owners)
+                      if k not in written and k in read and k not in numbers]
             lines += ["w = {%s}" % "".join(owners[k] + ", " for k in written),
                       "if (len(w) != %d%s) and shares((%s), written):" % (
                           len(written), " or not w.isdisjoint((%s))" % "".join(
@@ -413,7 +421,7 @@ class ConcreteFunction:
 
     def fast_entry(self, args, passed, given):
         """`entry(*args)` for calls like `args` (see _generate_call's `arguments`)."""
-        return self._generate_call((len(args), passed, given))
+        return self._generate_call(([type(a) for a in args], passed, given))
 
     def direct_entry(self):
         """(callable, translate) when the executor can be called with the flat inputs and no
