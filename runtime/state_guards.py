@@ -20,6 +20,7 @@ guarded but cannot be swapped.
 """
 
 import collections.abc
+import itertools
 import keyword
 import linecache
 import types
@@ -72,8 +73,8 @@ _ABSENT = object()   # (a place that did not exist: an attribute or key the func
 class StateInputs:
     """The arrays of the function's state (see _search) as inputs of a trace: while it is
     traced, each place holding one holds a tensor for a graph input instead (`swap_in`;
-    `restore` puts the arrays back); when the trace runs, `fetch` reads them from their
-    places again, so a rebound one (`layer.W = new`, of the same dtype and shape) is read
+    `restore` puts the arrays back); when the trace runs, they are read from their places
+    again (the trace's generated call: runtime/trace.py), so a rebound one (`layer.W = new`, of the same dtype and shape) is read
     as it is, and `holds` says whether the places still hold arrays of the dtypes and
     ranks traced (another size reuses the trace, as for arguments). `places`: [(root,
     steps, array, input index)], the array an empty one of its dtype and rank after
@@ -86,7 +87,7 @@ class StateInputs:
     they held (a built layer then traces again, with its weights as inputs)."""
 
     __slots__ = ("places", "aliases", "new_places", "appended", "_swapped", "_roots",
-                 "_before", "fetch", "_holds", "_checked")
+                 "_before", "_holds", "_checked")
 
     def __init__(self, places, aliases, swapped, roots, before):
         self.places = places
@@ -182,9 +183,7 @@ class StateInputs:
         return left
 
     def _compile(self):
-        """`fetch()`: the values the places hold now, in the order of their inputs; and the
-        checks of `holds` but those of new places (see _compile_places)."""
-        self.fetch = _compile_places([place[:2] for place in self.places])
+        """The checks of `holds` but those of new places (see _compile_places)."""
         checks = [("array", value.dtype, value.ndim) if type(value) is np.ndarray
                   else ("number", type(value)) for _, _, value, _ in self.places]
         checks += [("same", k) for _, _, k in self.aliases]
@@ -290,6 +289,14 @@ class StateInputs:
         by one, 12 us of a 46 us step), reading each object on the places' paths once;
         one by one where a place set is on the path of another (setting it changes what
         that path reaches)."""
+        paths = self.write_paths(ks)
+        if paths is None:
+            return self._set_one_by_one(ks)
+        return _compile_writes(*paths)
+
+    def write_paths(self, ks):
+        """(paths, is_set) of PlaceCode.write doing `set(k, value)` for the places `ks`, or
+        None where one set is on the path of another (the places are then set one by one)."""
         start = len(self.places) + len(self.aliases)
         paths, is_set = [], []
         for k in ks:
@@ -303,8 +310,8 @@ class StateInputs:
         for (root, steps), s in zip(paths, is_set):
             read = steps[:-1] if s else steps
             if any((id(root), tuple(read[:n])) in set_places for n in range(len(read) + 1)):
-                return self._set_one_by_one(ks)
-        return _compile_writes(paths, is_set)
+                return None
+        return paths, is_set
 
     def _set_one_by_one(self, ks):
         ks = list(ks)
@@ -726,7 +733,7 @@ class _Guards:
     object on the paths of several (`self`, `self.layers[0]`) is read once: a model's step
     checks its weights, its random generators and its flags on every call."""
 
-    __slots__ = ("guards", "holds")
+    __slots__ = ("guards", "holds", "checked")
 
     def __init__(self, guards):
         self.guards = guards
@@ -738,8 +745,10 @@ class _Guards:
                 paths += guard_paths
                 checks += [("same", check[1] + offset) if check and check[0] == "same"
                            else check for check in guard_checks]
+            self.checked = (paths, checks)
             self.holds = _compile_places(paths, checks)
         else:
+            self.checked = None
             self.holds = lambda: all(guard.holds() for guard in guards)
 
     def what_changed(self):
@@ -847,35 +856,121 @@ def check_list_change(target, method, in_branch_or_loop):
             "list outside the staged function" % method)
 
 
-def _path_reader(namespace, lines):
-    """`local(root, steps)`: the name of a local holding the object at (root, steps) in
-    generated code, appending to `lines` the statements reading it (each object on a
-    shared path read once) and to `namespace` the roots' getters."""
-    names = {}   # (id(root), steps prefix) -> the local holding that object
-    roots = {}   # id(root) -> its index
+class PlaceCode:
+    """Generated code reading places of the state ([(root, steps)] each), each object on a
+    shared path read once (`self.layers[0]` for `self.layers[0].W` and `self.layers[0].b`),
+    and testing or setting them: what _compile_places and _compile_writes generate, and
+    what a trace's per-call function (runtime/trace.py) writes into its own body.
 
-    def local(root, steps):
-        key = (id(root), steps)
-        name = names.get(key)
+    `local(root, steps)` names a local holding the object there, appending the statements
+    reading it to `lines` (a list the caller may swap between calls) and the roots'
+    getters to `namespace`. Roots with one getter are one root (the trace's state and its
+    value guard find the same argument, held by one weak reference). `given`: [(object,
+    the name of a parameter holding it)] (a fast entry's arguments): a root held by a weak
+    reference (an argument's object: fixed) to one of them is read from that parameter.
+    The names it makes start with t (locals), g or p (globals)."""
+
+    def __init__(self, namespace, lines, given=None):
+        self.namespace = namespace
+        self.lines = lines
+        self._given = given or ()
+        self._names = {}   # (id(the root's getter), steps prefix) -> the local holding it
+        self._getters = {}  # id(getter) -> its name in namespace
+        self._count = itertools.count()
+
+    def _constant(self, prefix, value):
+        """The name of a new global of the generated code holding `value`."""
+        name = "%s%d" % (prefix, next(self._count))
+        self.namespace[name] = value
+        return name
+
+    def local(self, root, steps):
+        steps = tuple(steps)
+        key = (id(root.get), steps)
+        name = self._names.get(key)
         if name is not None:
             return name
-        name = names[key] = "t%d" % len(names)
+        if not steps and type(root.get) is weakref.ref:
+            obj = root.get()
+            for given, name in self._given:
+                if given is obj:
+                    self._names[key] = name
+                    return name
+        name = self._names[key] = "t%d" % len(self._names)
         if not steps:
-            index = roots.setdefault(id(root), len(roots))
-            namespace["g%d" % index] = root.get
-            lines.append("%s = g%d()" % (name, index))
+            getter = self._getters.get(id(root.get))
+            if getter is None:
+                getter = self._getters[id(root.get)] = "g%d" % len(self._getters)
+                self.namespace[getter] = root.get
+            self.lines.append("%s = %s()" % (name, getter))
             return name
-        parent = local(root, steps[:-1])
+        parent = self.local(root, steps[:-1])
         kind, step = steps[-1]
         if kind == _ATTR:
             if step.isidentifier() and not keyword.iskeyword(step):
-                lines.append("%s = %s.%s" % (name, parent, step))
+                self.lines.append("%s = %s.%s" % (name, parent, step))
             else:
-                lines.append("%s = getattr(%s, %r)" % (name, parent, step))
+                self.lines.append("%s = getattr(%s, %r)" % (name, parent, step))
         else:
-            lines.append("%s = %s[%r]" % (name, parent, step))
+            self.lines.append("%s = %s[%r]" % (name, parent, step))
         return name
-    return local
+
+    def failing(self, paths, checks):
+        """The tests, one per check that is not None (see _compile_places), each true where
+        its place does not hold what the check expects, reading the places as needed."""
+        self.namespace.update(ndarray=np.ndarray, pbound=specialise.INT_INPUT_BOUND)
+        values = [self.local(root, steps) for root, steps in paths]
+        tests = []
+        for value, check in zip(values, checks):
+            if check is None:
+                continue
+            kind = check[0]
+            if kind == "array":
+                dtype = self._constant("pd", check[1])
+                tests.append("type(%s) is not ndarray or (%s.dtype is not %s and %s.dtype "
+                             "!= %s) or %s.ndim != %d" % (value, value, dtype, value, dtype,
+                                                          value, check[2]))
+            elif kind == "number":
+                tests.append("type(%s) is not %s" % (value, check[1].__name__) + (
+                    " or not -pbound <= %s <= pbound" % value if check[1] is int else ""))
+            elif kind == "same":
+                tests.append("%s is not %s" % (value, values[check[1]]))
+            elif kind == "list":
+                tests.append("type(%s) is not list" % value)
+            elif kind == "value":
+                constant = self._constant("pc", check[1])
+                kind = self._constant("pk", type(check[1]))
+                tests.append("type(%s) is not %s or not (%s is %s or %s == %s)"
+                             % (value, kind, value, constant, value, constant))
+            elif kind == "object":
+                tests.append("%s is not %s()" % (value, self._constant("po", check[1])))
+        return tests
+
+    def write(self, paths, is_set, values):
+        """Appends the statements that, per path in order, set the place to its value (the
+        name of a local, of `values`) where `is_set`, or append the value to the list
+        there: all the objects on the paths read first (a place set must not be on the
+        path of another: StateInputs.write_paths)."""
+        writes = []
+        dicts = {}   # the local of an object -> the local of its __dict__
+        for (root, steps), s, value in zip(paths, is_set, values):
+            steps = tuple(steps)
+            if not s:
+                writes.append("%s.append(%s)" % (self.local(root, steps), value))
+            elif not steps:
+                writes.append("%s(%s)" % (self._constant("ps", root.set), value))
+            else:
+                parent = self.local(root, steps[:-1])
+                kind, key = steps[-1]
+                key = repr(key) if type(key) in (str, int) else self._constant("pk", key)
+                if kind == _ATTR:
+                    # (An attribute through the object's __dict__, not __setattr__, as _set.)
+                    if parent not in dicts:
+                        dicts[parent] = "t%d_dict" % len(dicts)
+                        self.lines.append("%s = vars(%s)" % (dicts[parent], parent))
+                    parent = dicts[parent]
+                writes.append("%s[%s] = %s" % (parent, key, value))
+        self.lines += writes
 
 
 def _compile_writes(paths, is_set):
@@ -883,74 +978,27 @@ def _compile_writes(paths, is_set):
     the place to its value (`is_set`), or appends the value to the list there."""
     namespace = {}
     lines = []
-    local = _path_reader(namespace, lines)
-    writes = []
-    for i, ((root, steps), s) in enumerate(zip(paths, is_set)):
-        steps = tuple(steps)
-        if not s:
-            writes.append("%s.append(v%d)" % (local(root, steps), i))
-        elif not steps:
-            index = len(namespace)
-            namespace["s%d" % index] = root.set
-            writes.append("s%d(v%d)" % (index, i))
-        else:
-            parent = local(root, steps[:-1])
-            kind, key = steps[-1]
-            namespace["k%d" % i] = key
-            # (An attribute through the object's __dict__, not __setattr__, as _set.)
-            writes.append(("vars(%s)[k%d] = v%d" if kind == _ATTR else "%s[k%d] = v%d")
-                          % (parent, i, i))
-    body = lines + writes or ["pass"]
-    source = "def write(%s):\n" % ", ".join("v%d" % i for i in range(len(paths))) + "".join(
-        "    %s\n" % line for line in body)
+    values = ["v%d" % i for i in range(len(paths))]
+    PlaceCode(namespace, lines).write(paths, is_set, values)
+    source = "def write(%s):\n" % ", ".join(values) + "".join(
+        "    %s\n" % line for line in lines or ["pass"])
     exec(compile(source, "<state writes>", "exec"), namespace)
     return namespace["write"]
 
 
-def _compile_places(paths, checks=None):
-    """A function reading the places `paths` ([(root, steps)]) of the state at once, each
+def _compile_places(paths, checks):
+    """`holds()`: reading the places `paths` ([(root, steps)]) of the state at once, each
     object on a shared path read once (`self.layers[0]` for `self.layers[0].W` and
-    `self.layers[0].b`). Without `checks`: `read()` returns their values, in order (raising
-    where one is gone). With `checks` (per path: ("array", dtype, ndim), ("number", type),
-    ("same", index of an earlier path), ("list",), ("value", value), ("object", getter of
-    it) or None): `holds()` says whether every place still holds what its check expects.
+    `self.layers[0].b`), does every place still hold what its check expects (`checks`, per
+    path: ("array", dtype, ndim), ("number", type), ("same", index of an earlier path),
+    ("list",), ("value", value), ("object", getter of it) or None)?
 
     Generated once per trace, because a guard and the state's reads run on every call of
     a model's step: read one by one (_get), 22 weights and their checks took 17 us a call,
     more than the step's graph; read at once, about 2 us."""
-    namespace = {"ndarray": np.ndarray, "bound": specialise.INT_INPUT_BOUND}
+    namespace = {}
     lines = []
-    local = _path_reader(namespace, lines)
-    values = [local(root, tuple(steps)) for root, steps in paths]
-    if checks is None:
-        body = lines + ["return (%s)" % "".join(v + ", " for v in values)]
-        source = "def read():\n" + "".join("    %s\n" % line for line in body)
-        exec(compile(source, "<state reads>", "exec"), namespace)
-        return namespace["read"]
-    tests = []
-    for i, (value, check) in enumerate(zip(values, checks)):
-        if check is None:
-            continue
-        kind = check[0]
-        if kind == "array":
-            namespace["d%d" % i] = check[1]
-            tests.append("type(%s) is not ndarray or (%s.dtype is not d%d and %s.dtype != d%d) "
-                         "or %s.ndim != %d" % (value, value, i, value, i, value, check[2]))
-        elif kind == "number":
-            tests.append("type(%s) is not %s" % (value, check[1].__name__) + (
-                " or not -bound <= %s <= bound" % value if check[1] is int else ""))
-        elif kind == "same":
-            tests.append("%s is not %s" % (value, values[check[1]]))
-        elif kind == "list":
-            tests.append("type(%s) is not list" % value)
-        elif kind == "value":
-            namespace["c%d" % i] = check[1]
-            namespace["k%d" % i] = type(check[1])
-            tests.append("type(%s) is not k%d or not (%s is c%d or %s == c%d)"
-                         % (value, i, value, i, value, i))
-        elif kind == "object":
-            namespace["o%d" % i] = check[1]
-            tests.append("%s is not o%d()" % (value, i))
+    tests = PlaceCode(namespace, lines).failing(paths, checks)
     body = ["try:"] + ["    " + line for line in lines] + [
         "except Exception:", "    return False"] if lines else []
     for test in tests:

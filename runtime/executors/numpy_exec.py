@@ -112,6 +112,12 @@ class CompiledGraph:
         self.steps = []
         self._plan()
         if self._context.root is graph:
+            # The inputs the run reads (or returns): a caller may check only those where
+            # its check is about what the graph reads (runtime/trace.py: _SharedInputs).
+            read = {name for step in self.steps for name in step.inputs}
+            read.update(self.output_slots)
+            self.read_inputs = frozenset(i for i in range(len(graph.all_inputs))
+                                         if "a%d" % i in read)
             self.run   # (a nested graph's own function is made only where one is called)
             if len(graph.outputs) == 1:
                 self.single_output_call = self._single_output_call()
@@ -204,9 +210,10 @@ class CompiledGraph:
         source = _Source("def run(%s):" % ", ".join(params))
         if self._context.root is self.graph:
             # Python numbers the trace made inputs (runtime/specialise.py) are run as NumPy
-            # scalars of their graph dtype, as every kernel expects.
+            # scalars of their graph dtype, as every kernel expects (those it reads: a
+            # model's state holds numbers a step need not read, `layer.units`).
             for i, value in enumerate(self.graph.inputs):
-                if not value.shape and path_kinds.is_python(value):
+                if not value.shape and path_kinds.is_python(value) and i in self.read_inputs:
                     source.namespace["t%d" % i] = value.dtype.type
                     source.add(1, "a%d = t%d(a%d)" % (i, i, i))
         outputs = self._emit(source, "", params, 1)
@@ -281,7 +288,14 @@ class CompiledGraph:
         try:
             return self.run(*inputs)
         except Exception as error:
-            raise_with_node(error, self._context.root)
+            self.reraise(error)
+
+    def reraise(self, error):
+        """Re-raises `error`, raised by `run`, naming the node that failed. A caller that
+        generates code of its own may call `run` there, as `try: outputs = run(*inputs)
+        except Exception as error: reraise(error)`, a frame less than calling this object
+        (runtime/trace.py: ConcreteFunction._generate_call)."""
+        raise_with_node(error, self._context.root)
 
     def plan_text(self):
         return "\n".join(repr(s) for s in self.steps)

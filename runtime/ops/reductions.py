@@ -20,10 +20,11 @@ def _reduced_shape(shape, axes, keepdims):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def _reduce_op(name, fn, extra=(), ufunc=None, forced_dtype=None):
+def _reduce_op(name, fn, extra=(), ufunc=None, forced_dtype=None, whole=None):
     """`ufunc`: the ufunc whose reduce `fn` calls for a NumPy array (np.sum: np.add.reduce,
     with `forced_dtype` for np.any / np.all), called directly by the kernel: np.sum's
-    Python layer doubles the time of a small array's sum."""
+    Python layer doubles the time of a small array's sum. `whole`: the kernel reducing a
+    whole array (no axis, keepdims nor dtype), where not `fn`."""
     def infer(x, axis=None, keepdims=False, **kw):
         axes = normalize_axes(axis, len(x.shape))
         with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -37,7 +38,7 @@ def _reduce_op(name, fn, extra=(), ufunc=None, forced_dtype=None):
             reduce, dtype = ufunc.reduce, kw.get("dtype", forced_dtype)
             return lambda x: reduce(x, axis, dtype, None, keepdims)
         if axis is None and not keepdims and not kw:
-            return fn
+            return whole or fn
         return lambda x: fn(x, axis=axis, keepdims=keepdims, **kw)
 
     REDUCTIONS[fn] = defop(name, infer=infer, make_kernel=make_kernel,
@@ -46,7 +47,20 @@ def _reduce_op(name, fn, extra=(), ufunc=None, forced_dtype=None):
 
 _reduce_op("sum", np.sum, ("dtype",), np.add)
 _reduce_op("prod", np.prod, ("dtype",), np.multiply)
-_reduce_op("mean", np.mean, ("dtype",))
+_F8 = np.dtype(np.float64)
+_add_reduce = np.add.reduce
+
+
+def _whole_mean(x):
+    """np.mean(x); for a non-empty float64 array np.mean's own steps written out (numpy's
+    _methods._mean: the sum, then a float64 of it divided by the count as an intp), bit for
+    bit its result without its three Python layers (a model's loss, on every step)."""
+    if type(x) is np.ndarray and x.dtype is _F8 and x.size:
+        return np.float64(_add_reduce(x, None, None, None, False) / np.intp(x.size))
+    return np.mean(x)
+
+
+_reduce_op("mean", np.mean, ("dtype",), whole=_whole_mean)
 _reduce_op("min", np.min, (), np.minimum)
 _reduce_op("max", np.max, (), np.maximum)
 _reduce_op("any", np.any, (), np.logical_or, np.bool_)

@@ -714,3 +714,85 @@ def test_a_concrete_function_refuses_arrays_sharing_memory_where_it_writes():
                        "shares memory with another of its inputs"):
         concrete(x, x)
     np.testing.assert_array_equal(x, np.arange(3.0))   # (nothing ran)
+
+
+# --- a train step staged in its class: called as model.step(...), the model is an argument
+# the per-call path keys by identity, and reads the state through (runtime/trace.py:
+# ConcreteFunction._generate_call, a fast entry) ---------------------------------------------
+
+class _Stepped:
+    def __init__(self, start, view=False):
+        self.W = np.full(3, start)
+        self.head = self.W[:2] if view else np.zeros(2)
+        self.out = None
+        self.mode = "sgd"
+
+    def step(self, x, i, lr):
+        self.out = self.W * x
+        if self.mode == "sgd":
+            self.W -= lr * x
+        else:
+            self.W = self.W * 0.5
+        return self.out[i] + self.head.sum()
+
+
+
+def _staged_stepped(backend):
+    class Staged(_Stepped):
+        step = ag.function(_Stepped.step, backend=backend)
+    return Staged
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_step_staged_in_its_class_reads_and_writes_each_model_s_state(backend):
+    Staged = _staged_stepped(backend)
+    plain = [_Stepped(1.0), _Stepped(2.0)]
+    staged = [Staged(1.0), Staged(2.0)]
+    x = np.arange(3.0)
+
+    def changes():
+        yield lambda m: None
+        yield lambda m: m.W.__iadd__(1.0)                    # in place
+        yield lambda m: setattr(m, "W", np.full(3, 7.0))     # rebound, same dtype and rank
+        yield lambda m: setattr(m, "out", np.zeros((2, 2)))  # rebound to another rank
+        yield lambda m: setattr(m, "mode", "halve")          # a flag (guarded by value)
+        yield lambda m: setattr(m, "head", np.ones(2))
+        yield lambda m: setattr(m, "W", np.arange(3))        # another dtype
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # (traced more than 5 times)
+        for change in changes():
+            for call in range(2):
+                for k in (0, 1, 0):   # (the two models in turn)
+                    if call == 0:
+                        change(plain[k])
+                        change(staged[k])
+                    got, want = staged[k].step(x, 2, 0.25), plain[k].step(x, 2, 0.25)
+                    assert got == want and type(got) is type(want)
+                    for name in ("W", "head", "out"):
+                        np.testing.assert_array_equal(getattr(staged[k], name),
+                                                      getattr(plain[k], name))
+                        assert getattr(staged[k], name).dtype == getattr(plain[k], name).dtype
+                    assert staged[k].out is not staged[k].W
+    # (Per model: the first trace, one after its first call set `out`, one per change of
+    # rank, flag or dtype and one when the step sets `out` back to rank 1.)
+    assert Staged.step.trace_count == 2 * 5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_step_staged_in_its_class_refuses_a_view_of_what_it_writes_and_raises_at_the_line(
+        backend):
+    Staged = _staged_stepped(backend)
+    plain, staged = _Stepped(1.0, view=True), Staged(1.0, view=True)
+    x = np.arange(3.0)
+    with pytest.warns(RuntimeWarning, match="shares memory with another of its inputs"):
+        for call in range(3):
+            assert staged.step(x, 1, 0.5) == plain.step(x, 1, 0.5)
+            np.testing.assert_array_equal(staged.W, plain.W)
+            assert staged.head.base is staged.W
+    plain, staged = _Stepped(1.0), Staged(1.0)
+    for i in (1, 2):   # (two calls: the second takes the per-call path)
+        assert staged.step(x, i, 0.5) == plain.step(x, i, 0.5)
+    line = _Stepped.step.__code__.co_firstlineno + 6   # (`return self.out[i] + ...`)
+    with pytest.raises(IndexError, match=r"out of bounds(.|\n)*get_item .* created at "
+                       r".*test_model_state.py:%d in step" % line):
+        staged.step(x, 5, 0.5)

@@ -412,3 +412,28 @@ def test_loops_nested_deeper_than_python_allows_inlining_are_called():
     source = staged_f.get_concrete_function(np.zeros(2), np.int64(2)).executable.source
     inlined = source.count("while True:")
     assert inlined == numpy_exec._MAX_DEPTH and "run(" in source.split("\n", 1)[1]
+
+
+def test_the_mean_of_a_whole_array_is_numpy_s_bit_for_bit():
+    # (The interpreter writes out np.mean's steps for a whole float64 array: ops/reductions.
+    # Numba's compiled mean sums in another order, within rounding of NumPy's.)
+    backend = "numpy"
+
+    def loss(x):
+        return np.mean(x)
+
+    f = ag.function(loss, backend=backend)
+    rng = np.random.default_rng(0)
+    cases = [rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300) for n in (1, 7, 32, 1001)]
+    cases += [rng.standard_normal((5, 8))[:, ::3], np.array([1e308, 1e308]),
+              np.array([np.inf, -np.inf]), np.array([np.nan, 1.0]), np.arange(6.0)[::-2]]
+    with np.errstate(all="ignore"):
+        for x in cases:
+            got, want = f(x), loss(x)
+            assert type(got) is type(want)
+            assert got == want or (np.isnan(got) and np.isnan(want)), (x, got, want)
+    for x in (np.arange(5), np.ones(4, np.float32)):   # (other dtypes: np.mean itself)
+        got, want = ag.function(loss, backend=backend)(x), loss(x)
+        assert got == want and type(got) is type(want)
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        assert np.isnan(f(np.zeros(0)))
