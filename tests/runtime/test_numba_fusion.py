@@ -59,11 +59,48 @@ def test_the_chains_are_fused_into_loops():
     source = staged(chains, "numba").get_concrete_function(
         *_chain_inputs(np.float64)).executable.source
     # The stencil (5 adds, a multiply); the outer's two parts (b[0] may raise, between
-    # them); the clip (6 ops); the twice-used sum and its product; the sum going into tanh:
-    # 7 loops, no ufunc call left.
-    assert source.count("= np.empty(") == 7
+    # them); the clip (6 ops); the twice-used sum with its product; the sum going into
+    # tanh: 6 loops, no ufunc call left.
+    assert source.count("= np.empty(") == 6
     assert "np.add(" not in source and "np.multiply(" not in source
     assert "numpy_unary_inplace" in source   # tanh writes into its fused operand
+
+
+def shrink(x, y, t):
+    """Soft thresholding (tools/vectorised_workloads.py's ista), comparisons, np.where
+    choosing between arrays, broadcast (y is a row), with Python numbers."""
+    soft = np.where(np.abs(x) > t, x - t * np.sign(x), 0.0)
+    picked = np.where(x > y, x, y * 2.0)
+    return (soft, picked, np.sign(x) * 1.0, x >= y, x < 0.5, x == y, x != y + 0.0,
+            x <= t)
+
+
+def _shrink_inputs(dtype):
+    x = np.array([[-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf],
+                  [0.25, -0.25, 0.1, -3.0, 0.5, 2.0]], dtype)
+    y = np.array([0.0, -0.0, np.nan, 1.0, np.inf, 0.3], dtype)
+    return x, y, 0.2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_where_sign_and_comparisons_fuse_with_numpys_bits(backend, dtype):
+    """NaN (of either sign), -0.0 and infinities through sign, comparisons and np.where,
+    fused, give NumPy's bits and dtypes."""
+    args = _shrink_inputs(dtype)
+    expected = shrink(*copy.deepcopy(args))
+    f = staged(shrink, backend)
+    got = f(*copy.deepcopy(args))
+    for e, g in zip(expected, got):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_array_equal(g, e)
+        assert (np.signbit(g) == np.signbit(e)).all()
+    if backend == "numba":
+        source = f.get_concrete_function(*args).executable.source
+        # One loop per result (the soft thresholding one, its x read twice: one local).
+        assert source.count("= np.empty(") == 8
+        assert "np.where(" not in source and "np.sign(" not in source
+        assert "np.greater" not in source and "np.less" not in source
 
 
 def write_between(x, y):

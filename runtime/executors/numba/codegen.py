@@ -16,8 +16,9 @@ Code generation
   an expression, a list of expressions (one per output), or None after emitting statements
   itself; it raises `Unlowerable` for attribute combinations it cannot handle. `cond` and `while` are generated here.
   The code is generic over dimension sizes: Numba specialises it on dtype, rank and layout.
-  Chains of elementwise float ops become one loop each (runtime/executors/numba/fusion.py,
-  which says why and when); their nodes are skipped here and emitted with the chain's last.
+  Chains of elementwise float ops (comparisons and np.where among them) become one loop
+  each (runtime/executors/numba/fusion.py, which says why and when); their nodes are
+  skipped here and emitted with the chain's last.
   This module imports no op module: it reaches each op's lowering through `node.op.numba`.
 
 Buffers
