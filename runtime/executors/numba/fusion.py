@@ -103,7 +103,8 @@ def elementwise(node, uncertain=()):
     if not _is_array(out):
         return False
     dtype = operand_dtype(node)
-    if dtype is None or dtype not in _FLOATS or out.dtype != (np.bool_ if name in _COMPARISONS else dtype):
+    if dtype is None or dtype not in _FLOATS or out.dtype != (
+            np.bool_ if name in _COMPARISONS else dtype):
         return False
     if name == "power":   # x ** 2: NumPy's power squares (x * x) for an exponent of 2
         exponent = node.inputs[1]
