@@ -3,6 +3,7 @@ dtypes and errors: broadcasting, slices, float32 with Python numbers, writes and
 between the ops of a chain. Each function compiles once per backend for the session."""
 
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -101,6 +102,46 @@ def test_where_sign_and_comparisons_fuse_with_numpys_bits(backend, dtype):
         assert source.count("= np.empty(") == 8
         assert "np.where(" not in source and "np.sign(" not in source
         assert "np.greater" not in source and "np.less" not in source
+
+
+def masked_updates(x, m, s):
+    """x[m] = f(x[m]): the mask computed or given; a view of x and a value computed from x
+    before the updates; float32 with Python numbers; one not of the idiom (y[m] read)."""
+    before = x * 1.0
+    view = x[1:]
+    below = x < 0.0
+    x[below] = -x[below]
+    x[m] = x[m] * s + 1.0
+    y = x * 2.0
+    y[m] = y[m] - x[m]
+    return x, before, view, y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_masked_updates_are_one_loop_with_numpys_results(backend, dtype):
+    x = np.array([-1.5, 2.0, -0.0, np.nan, -np.inf, 3.0], dtype)
+    m = np.array([True, False, True, True, False, True])
+    args = (x, m, 0.3)
+    expected = masked_updates(*copy.deepcopy(args))
+    f = staged(masked_updates, backend)
+    arguments = copy.deepcopy(args)
+    got = f(*arguments)
+    for e, g in zip(expected, got):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_array_equal(g, e)
+    np.testing.assert_array_equal(arguments[0], expected[0])   # x written in place
+    # A mask that does not fit: NumPy's IndexError, at the gather.
+    with pytest.raises(IndexError) as eager:
+        masked_updates(x.copy(), m[:4], 0.3)
+    with pytest.raises(IndexError) as graph:
+        f(x.copy(), m[:4], 0.3)
+    assert str(graph.value).splitlines()[0] == str(eager.value)
+    if backend == "numba":
+        source = f.get_concrete_function(*args).executable.source
+        # The two updates of the idiom gather nothing; y[m] - x[m] gathers twice.
+        assert source.count("_rt.check_mask(") == 5
+        assert len(re.findall(r"= \w+\[\w+\]\n", source)) == 2
 
 
 def write_between(x, y):

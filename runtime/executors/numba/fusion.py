@@ -32,6 +32,7 @@ import numpy as np
 
 from runtime.executors.numba.lowering import broadcast_step, literal_text, np_dtype
 from runtime.graph import TENSOR_ARRAY
+from runtime.markers import DYN
 
 # The element expression of each fusable op ({0}, {1}: its operands' elements). Numba's
 # scalar arithmetic of two float64 (float32) values is IEEE's, as NumPy's loops are; sqrt
@@ -221,6 +222,69 @@ def plan(graph, uncertain=()):
 
 
 MAX_LOOPS = 16
+
+
+def masked_updates(graph, trees, uses, uncertain=()):
+    """{set_item node: (get_item node, tree root)} of the updates `x[m] = f(x[m])` among
+    `graph`'s nodes (of `plan`'s trees and uses): x and the mask m 1-d, f a tree whose only
+    array operand is the gather x[m], read by nothing else, and nothing but the tree or
+    inert nodes between the gather and the write. Each is one loop over the mask
+    (`emit_masked_update`): where it is True, the element is read, f computed and written
+    back, where the gather, f's loop and the write each make an array and index through
+    the mask (bouncing_balls of tools/vectorised_workloads.py: 0.2x the time)."""
+    position = {node: i for i, node in enumerate(graph.nodes)}
+    producer = {value: node for node in graph.nodes for value in node.outputs}
+    found = {}
+    for node in graph.nodes:
+        if node.op.name != "set_item" or node.attrs["index"] != (DYN,) \
+                or len(node.inputs) != 3:
+            continue
+        x, value, mask = node.inputs
+        root = producer.get(value)
+        if (root not in trees or uses.get(value) != 1 or not _is_array(x)
+                or len(x.shape) != 1 or value.dtype != x.dtype or x in uncertain
+                or mask in uncertain or not _is_array(mask) or mask.dtype != np.bool_
+                or len(mask.shape) != 1):
+            continue
+        tree = trees[root]
+        results = {member.outputs[0] for member in tree}
+        operands = [v for member in tree for v in member.inputs
+                    if _is_array(v) and v not in results]
+        gather = producer.get(operands[0]) if operands else None
+        if (gather is None or any(v is not operands[0] for v in operands)
+                or uses.get(operands[0]) != len(operands)
+                or gather.op.name != "get_item" or gather.attrs["index"] != (DYN,)
+                or len(gather.inputs) != 2 or gather.inputs[0] is not x
+                or gather.inputs[1] is not mask):
+            continue
+        between = graph.nodes[position[gather] + 1:position[node]]
+        if all(n in tree or _inert(n, uncertain) for n in between):
+            found[node] = (gather, root)
+    return found
+
+
+def emit_masked_update(g, node, gather, tree, target):
+    """The loop of a masked update (`masked_updates`) writing into `target` (x's buffer, or
+    its copy): the gather's check that the mask fits x, then, where the mask is True, the
+    tree's element of x's element. (The write's own checks cannot fail then: the same mask
+    on the same x, a value of one element per True.)"""
+    x, _, mask = node.inputs
+    mask_name = g.expr(mask)
+    g.emit("_rt.check_mask(%s.shape[0], %s.shape[0], %d)" % (
+        mask_name, g.expr(x), g.site(gather, "mask", axis=0)))
+    held = g.tmp("fc")     # (NumPy reads the mask as it was: it may be a view of x)
+    g.emit("%s = %s" % (held, mask_name))
+    g.emit("if _rt.may_share_memory(%s, %s):" % (held, target))
+    g.emit("    %s = %s.copy()" % (held, held))
+    index = g.tmp("j")
+    g.emit("for %s in range(%s.shape[0]):" % (index, held))
+    g.emit("    if %s[%s]:" % (held, index))
+    g.depth += 2
+    in_tree = {member.outputs[0]: member for member in tree}
+    leaves = {gather.outputs[0]: (target, [""])}
+    text = _element(g, tree[-1], in_tree, leaves, [index], {})
+    g.emit("%s[%s] = %s" % (target, index, text))
+    g.depth -= 2
 
 
 def emit(g, root, tree):
