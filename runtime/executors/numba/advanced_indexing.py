@@ -131,9 +131,9 @@ def scatter(g, node, entries, target, value, val, combine=None):
 def _scatter_by_mask(g, node, mask, target, value, val):
     """x[mask] = value of 1-d arrays x and mask: one pass over the mask writing the value's
     elements in turn where it is True (the general path makes the mask's nonzero() first,
-    an array of indices, and indexes through it: bouncing_balls of
-    tools/vectorised_workloads.py, 5000 elements, ran 0.9x the time this way). The checks
-    come first, in NumPy's order, as on the general path."""
+    an array of indices, and indexes through it: `x[m] = v` of 10,000 floats, a random
+    mask, ran 0.75-0.94x NumPy's time that way, 0.40-0.58x this way). The checks come
+    first, in NumPy's order, as on the general path."""
     g.emit("_rt.check_mask(%s.shape[0], %s.shape[0], %d)" % (
         g.expr(mask), target, g.site(node, "mask", axis=0)))
     # (NumPy reads the mask and the value as they were: either may be a view of x.)
