@@ -330,9 +330,11 @@ def as_weak(name, values, bind):
     among them that are graph values (`is_python`: `x.shape[0]`, range items; literals are
     weak already) cast to the dtype NumPy converts such a scalar to next to the NumPy
     operands (NEP 50: `x_int32 * n` is int32, `x_float32 + n` float32). An int out of that
-    dtype's range raises NumPy's OverflowError where the graph runs. (Comparisons compare
-    the values as they are: NumPy compares out-of-range Python ints exactly.)"""
-    if name in _COMPARISONS:
+    dtype's range raises NumPy's OverflowError where the graph runs. (Comparisons of ints
+    and bools compare the values as they are: NumPy compares out-of-range Python ints
+    exactly; next to a float array, a Python number is converted as for other ops:
+    `x_float32 <= 0.2` compares float32 values.)"""
+    if name in _COMPARISONS and all(v.dtype.kind in "biu" for v in values):
         return values
     weak = [not v.shape and not v.is_literal and is_python(v) and mixed(v) is None
             for v in values]

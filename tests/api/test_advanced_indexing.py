@@ -133,6 +133,26 @@ def put_masked(y, m, v):
     return y
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_writes_through_a_1d_mask(backend):
+    """x[mask] = value of 1-d arrays (one pass over the mask on Numba): a value per True,
+    one broadcast, none; the mask or the value the array written or a view of it."""
+    x = np.arange(6.0)
+    mask = np.array([True, False, True, True, False, True])
+    check(put_masked, backend, x.copy(), mask, np.arange(10.0, 14.0))
+    check(put_masked, backend, x.copy(), mask, np.array([-1.0]))
+    check(put_masked, backend, x.copy(), np.zeros(6, bool), np.ones(0))
+    check(put_masked, backend, x.copy(), mask, np.arange(4))        # cast to x's dtype
+    b = np.array([True, True, False, True, True, True])
+    check(lambda b: put_masked(b, b, b[::-1][:5]), backend, b.copy())
+    check(put_masked, backend, x.copy(), x > 2.0, x[::-1][:3].copy())
+    check(put_masked, backend, x.copy(), x > 2.0, x[3:])          # (inputs: copies)
+    if backend == "numba":
+        source = staged(put_masked, backend).get_concrete_function(
+            x, mask, np.ones(4)).executable.source
+        assert "np.nonzero" not in source and "np.count_nonzero" in source
+
+
 _ERROR_CASES = [
     # NumPy checks in this order: masks, ints, index arrays broadcasting together, the value
     # (writes), then each index array in turn; nothing is written before.
@@ -146,6 +166,9 @@ _ERROR_CASES = [
     (pick_masked, (_Y, _MASK, np.int64(-5))),
     (put_masked, (_Y, _Y > 4, np.ones(2))),                         # NumPy's boolean
     (put_masked, (_Y, _Y > 4, np.ones((1, 7)))),                    # assignment's own
+    (put_masked, (_Y[0], np.ones(3, bool), np.ones(3))),            # 1-d: the mask,
+    (put_masked, (_Y[0], _Y[0] > 1, np.ones(3))),                   # the value's size,
+    (put_masked, (_Y[0], _Y[0] > 1, np.ones((1, 2)))),              # its rank
 ]
 
 

@@ -3,6 +3,7 @@ dtypes and errors: broadcasting, slices, float32 with Python numbers, writes and
 between the ops of a chain. Each function compiles once per backend for the session."""
 
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -59,11 +60,91 @@ def test_the_chains_are_fused_into_loops():
     source = staged(chains, "numba").get_concrete_function(
         *_chain_inputs(np.float64)).executable.source
     # The stencil (5 adds, a multiply); the outer's two parts (b[0] may raise, between
-    # them); the clip (6 ops); the twice-used sum and its product; the sum going into tanh:
-    # 7 loops, no ufunc call left.
-    assert source.count("= np.empty(") == 7
+    # them); the clip (6 ops); the twice-used sum with its product; the sum going into
+    # tanh: 6 loops, no ufunc call left.
+    assert source.count("= np.empty(") == 6
     assert "np.add(" not in source and "np.multiply(" not in source
     assert "numpy_unary_inplace" in source   # tanh writes into its fused operand
+
+
+def shrink(x, y, t):
+    """Soft thresholding (tools/vectorised_workloads.py's ista), comparisons, np.where
+    choosing between arrays, broadcast (y is a row), with Python numbers."""
+    soft = np.where(np.abs(x) > t, x - t * np.sign(x), 0.0)
+    picked = np.where(x > y, x, y * 2.0)
+    return (soft, picked, np.sign(x) * 1.0, np.where(x >= y, x, 0.5),
+            np.where(x < 0.5, 1.0, y), np.where(x == y, x, -x), np.where(x != y + 0.0, x, y),
+            np.where(x <= t, x * 2.0, x), x > y)
+
+
+def _shrink_inputs(dtype):
+    x = np.array([[-0.0, 0.0, np.nan, -np.nan, np.inf, -np.inf],
+                  [0.25, -0.25, 0.1, -3.0, 0.5, 2.0]], dtype)
+    y = np.array([0.0, -0.0, np.nan, 1.0, np.inf, 0.3], dtype)
+    return x, y, 0.2
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_where_sign_and_comparisons_fuse_with_numpys_bits(backend, dtype):
+    """NaN (of either sign), -0.0 and infinities through sign, comparisons and np.where,
+    fused, give NumPy's bits and dtypes."""
+    args = _shrink_inputs(dtype)
+    expected = shrink(*copy.deepcopy(args))
+    f = staged(shrink, backend)
+    got = f(*copy.deepcopy(args))
+    for e, g in zip(expected, got):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_array_equal(g, e)
+        assert (np.signbit(g) == np.signbit(e)).all()
+    if backend == "numba":
+        source = f.get_concrete_function(*args).executable.source
+        # One loop per result but the last (the soft thresholding one, its x read twice:
+        # one local), which stays np.greater (fusion._IN_CHAINS_ONLY).
+        assert source.count("= np.empty(") == 8
+        assert "np.where(" not in source and "np.sign(" not in source
+        assert source.count("np.greater(") == 1 and "np.less" not in source
+        assert "np.equal" not in source and "np.not_equal" not in source
+
+
+def masked_updates(x, m, s):
+    """x[m] = f(x[m]): the mask computed or given; a view of x and a value computed from x
+    before the updates; float32 with Python numbers; one not of the idiom (y[m] read)."""
+    before = x * 1.0
+    view = x[1:]
+    below = x < 0.0
+    x[below] = -x[below]
+    x[m] = x[m] * s + 1.0
+    y = x * 2.0
+    y[m] = y[m] - x[m]
+    return x, before, view, y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_masked_updates_are_one_loop_with_numpys_results(backend, dtype):
+    x = np.array([-1.5, 2.0, -0.0, np.nan, -np.inf, 3.0], dtype)
+    m = np.array([True, False, True, True, False, True])
+    args = (x, m, 0.3)
+    expected = masked_updates(*copy.deepcopy(args))
+    f = staged(masked_updates, backend)
+    arguments = copy.deepcopy(args)
+    got = f(*arguments)
+    for e, g in zip(expected, got):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_array_equal(g, e)
+    np.testing.assert_array_equal(arguments[0], expected[0])   # x written in place
+    # A mask that does not fit: NumPy's IndexError, at the gather.
+    with pytest.raises(IndexError) as eager:
+        masked_updates(x.copy(), m[:4], 0.3)
+    with pytest.raises(IndexError) as graph:
+        f(x.copy(), m[:4], 0.3)
+    assert str(graph.value).splitlines()[0] == str(eager.value)
+    if backend == "numba":
+        source = f.get_concrete_function(*args).executable.source
+        # The two updates of the idiom gather nothing; y[m] - x[m] gathers twice.
+        assert source.count("_rt.check_mask(") == 5
+        assert len(re.findall(r"= \w+\[\w+\]\n", source)) == 2
 
 
 def write_between(x, y):

@@ -122,6 +122,13 @@ def test_python_scalars_are_weak(both, dtype):
             both(lambda a, s: (a + s, s * a, a > s), a, scalar)
 
 
+def test_python_numbers_compare_with_float_arrays_in_their_dtype(both):
+    # (0.2 as float32 is 0.2f, 16777217 is 16777216.0f: NumPy compares those.)
+    a = np.array([0.2, 16777216.0, -1.0], np.float32)
+    both(lambda a, s, n: (a <= s, a == s, a > s, a == n, a < n, s >= a), a, 0.2, 16777217)
+    both(lambda a: (a <= a.shape[0] * 5592406 - 1, a.shape[0] * 5592406 - 1 == a), a)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_numpy_scalars_are_strong(both, dtype):
     a = np.arange(1, 4).astype(np.float32)

@@ -92,6 +92,11 @@ def scatter(g, node, entries, target, value, val, combine=None):
     `val` is the expression of the value, already of x's dtype. With `combine` (ufunc.at),
     each element written is `combine(element, value's element)` instead, x's dtype:
     elements indexed more than once are combined again each time (unbuffered)."""
+    if (combine is None and node.attrs["index"] == (DYN,) and not g.is_scalar(value)
+            and [kind for kind, _ in entries] == ["mask"] and len(entries[0][1].shape) == 1
+            and len(node.inputs[0].shape) == 1):
+        _scatter_by_mask(g, node, entries[0][1], target, value, val)
+        return
     plan = _prepare(g, node, entries, target)
     # NumPy reads the index arrays and the value as they were before the write, also where
     # they are views of the array written (`x[[1, 0]] = x[:2]` swaps two rows).
@@ -102,7 +107,7 @@ def scatter(g, node, entries, target, value, val, combine=None):
     if not g.is_scalar(value):
         val = _unshared(g, val, target)
         if node.attrs["index"] == (DYN,) and [kind for kind, _ in entries] == ["mask"]:
-            value_steps = _check_mask_values(g, node, plan, value, val)
+            value_steps = _check_mask_values(g, node, plan.broadcast[0], value, val)
         else:
             value_steps = _check_value(g, node, plan, value, val)
     _axis_sizes(g, node, plan)
@@ -121,6 +126,31 @@ def scatter(g, node, entries, target, value, val, combine=None):
             written = combine(element, written)
         g.emit("%s = %s" % (element, written))
     _loops(g, plan, move)
+
+
+def _scatter_by_mask(g, node, mask, target, value, val):
+    """x[mask] = value of 1-d arrays x and mask: one pass over the mask writing the value's
+    elements in turn where it is True (the general path makes the mask's nonzero() first,
+    an array of indices, and indexes through it: `x[m] = v` of 10,000 floats, a random
+    mask, ran 0.75-0.94x NumPy's time that way, 0.40-0.58x this way). The checks come
+    first, in NumPy's order, as on the general path."""
+    g.emit("_rt.check_mask(%s.shape[0], %s.shape[0], %d)" % (
+        g.expr(mask), target, g.site(node, "mask", axis=0)))
+    # (NumPy reads the mask and the value as they were: either may be a view of x.)
+    held = _unshared(g, g.expr(mask), target)
+    val = _unshared(g, val, target)
+    count = g.tmp("b")
+    g.emit("%s = np.count_nonzero(%s)" % (count, held))
+    steps = _check_mask_values(g, node, count, value, val)
+    written = g.tmp("q")
+    parts = ["0" if dim is None or step == "0" else written if step is None
+             else "%s * %s" % (written, step) for step, dim in steps]
+    j = g.tmp("j")
+    g.emit("%s = 0" % written)
+    g.emit("for %s in range(%s.shape[0]):" % (j, held))
+    g.emit("    if %s[%s]:" % (held, j))
+    g.emit("        %s[%s] = %s[%s]" % (target, j, val, ", ".join(parts)))
+    g.emit("        %s += 1" % written)
 
 
 def _unshared(g, text, target):
@@ -308,16 +338,15 @@ def _axis_sizes(g, node, plan):
                                           plan.view_axes.index(array)))
 
 
-def _check_mask_values(g, node, plan, value, val):
+def _check_mask_values(g, node, count, value, val):
     """`x[mask] = value` with a mask of x's shape (and nothing else in the index) is
     NumPy's boolean assignment, with rules of its own: a value of rank 0 or 1 only
-    (TypeError), of one element or one per True (ValueError). Returns the value's steps as
-    _check_value does."""
+    (TypeError), of one element or one per True (ValueError; `count`: the local holding
+    the number of Trues). Returns the value's steps as _check_value does."""
     if len(value.shape) > 1:
         g.emit("raise _rt.GraphFail(%d)" % g.site(node, "mask_value_rank",
                                                   rank=len(value.shape)))
         return [("0", None)] * len(value.shape)
-    count = plan.broadcast[0]
     g.emit("if %s.shape[0] != 1 and %s.shape[0] != %s:" % (val, val, count))
     g.emit("    raise _rt.GraphFail(%d, %s.shape[0], %s)" % (
         g.site(node, "mask_values"), val, count))

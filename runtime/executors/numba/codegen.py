@@ -16,8 +16,9 @@ Code generation
   an expression, a list of expressions (one per output), or None after emitting statements
   itself; it raises `Unlowerable` for attribute combinations it cannot handle. `cond` and `while` are generated here.
   The code is generic over dimension sizes: Numba specialises it on dtype, rank and layout.
-  Chains of elementwise float ops become one loop each (runtime/executors/numba/fusion.py,
-  which says why and when); their nodes are skipped here and emitted with the chain's last.
+  Chains of elementwise float ops (comparisons and np.where among them) become one loop
+  each (runtime/executors/numba/fusion.py, which says why and when); their nodes are
+  skipped here and emitted with the chain's last.
   This module imports no op module: it reaches each op's lowering through `node.op.numba`.
 
 Buffers
@@ -346,8 +347,15 @@ class CodeGen:
             self._uncertain = fusion.uncertain_ranks(self.graph)
         trees, members, uses = fusion.plan(graph, self._uncertain)
         self._uses.update(uses)
+        updates = {}
+        for node, (gather, root) in fusion.masked_updates(graph, trees, uses,
+                                                          self._uncertain).items():
+            updates[node] = (gather, trees.pop(root))
+            members = members | {gather} | set(updates[node][1])   # (in the update's loop)
         for node in graph.nodes:
-            if node in trees:
+            if node in updates:
+                self._masked_update(node, *updates[node])
+            elif node in trees:
                 self._fused(node, trees[node])
             elif node not in members:   # (computed in a later node's loop)
                 self._node(node)
@@ -400,6 +408,17 @@ class CodeGen:
         if name is not None:
             self.names[out] = name
             self._fresh.add(out)
+
+    def _masked_update(self, node, gather, tree):
+        """x[m] = f(x[m]) as one loop over the mask (fusion.masked_updates), in x's buffer
+        where set_item may write it in place, else in a copy."""
+        target = self.expr(node.inputs[0])
+        if not self.inplace(node):
+            copy = self.tmp()
+            self.emit("%s = %s.copy()" % (copy, target))
+            target = copy
+        fusion.emit_masked_update(self, node, gather, tree, target)
+        self.names[node.outputs[0]] = target
 
     def _local(self, text, prefix, pure=False):
         """A local holding `text`: `text` itself when it is a name already (an array

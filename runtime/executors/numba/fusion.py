@@ -1,6 +1,7 @@
 """Loop fusion for the Numba code generator: a tree of elementwise float ops (a + b * c,
-0.2 * (x[1:-1] + x[2:] + x[:-2])) becomes one explicit loop over the broadcast shape that
-writes one new array, with no temporaries.
+0.2 * (x[1:-1] + x[2:] + x[:-2]), np.where(np.abs(x) > t, x - t * np.sign(x), 0.0))
+becomes one explicit loop over the broadcast shape that writes one new array, with no
+temporaries.
 
 Why explicit loops: Numba's own array operators allocate a result per op, and its
 array-expression rewrite, which fuses operators written in one statement, runs its loops
@@ -9,13 +10,16 @@ op. Measured (float64): a * b + c scaled, 1000x100 C arrays: op by op 72 us, Num
 one loop 35 us; jacobi_2d's five-point sums of slices, 128x128, 20 steps: op by op 1.55 ms,
 NumPy 0.95 ms, one loop over the slices 0.82 ms.
 
-Which nodes (`plan`): an op of ELEMENT_TEXT whose output and array operands have one float
-dtype (NumPy's loop for them is that dtype's: the element expression computes exactly what
-it computes), whose scalar operands convert to that dtype without changing the result
-type. A producer joins its consumer's tree when its output has no other use, and every node
-between the two is in the tree or inert (`_inert`: slicing, dims, scalar arithmetic): the
-tree's reads move to the consumer's place, so nothing may write in between, and its
-broadcast checks run there in node order, so nothing else may raise in between.
+Which nodes (`plan`): an op of ELEMENT_TEXT whose array operands have one float dtype,
+that of its output (a comparison: its output is bool; np.where: its condition is a bool
+array), so NumPy's loop for them is that dtype's and the element expression computes
+exactly what it computes, and whose scalar operands convert to that dtype without changing
+the result type. A producer joins a tree when the tree's nodes read its output and nothing
+else does, and every node between it and them is in the tree or inert (`_inert`: slicing,
+dims, scalar arithmetic): the tree's reads move to the root's place, so nothing may write in
+between, and its broadcast checks run there in node order, so nothing else may raise in
+between. A value the tree reads twice (`x` in np.where(x > 0, x, 0.0)) is one local of the
+loop body, computed once per element.
 
 Errors: before the loop, the broadcast of each node's operands is checked in node order,
 its node marked as running (codegen's err[NODE_SLOT]), so a misfit names that node and the
@@ -28,6 +32,7 @@ import numpy as np
 
 from runtime.executors.numba.lowering import broadcast_step, literal_text, np_dtype
 from runtime.graph import TENSOR_ARRAY
+from runtime.markers import DYN
 
 # The element expression of each fusable op ({0}, {1}: its operands' elements). Numba's
 # scalar arithmetic of two float64 (float32) values is IEEE's, as NumPy's loops are; sqrt
@@ -37,11 +42,26 @@ ELEMENT_TEXT = {
     "divide": "({0} / {1})", "negative": "(-{0})", "absolute": "abs({0})",
     "sqrt": "np.sqrt({0})", "square": "({0} * {0})", "maximum": "np.maximum({0}, {1})",
     "minimum": "np.minimum({0}, {1})",
+    # NumPy's sign of a float; `{one}`, `{zero}`: constants of the operand's dtype (a
+    # float64 1.0 would make a float32 chain float64).
+    "sign": "_rt.sign({0}, {one}, {zero})",
+    # IEEE comparisons, as NumPy's loops (False with a NaN, but != True).
+    "greater": "({0} > {1})", "greater_equal": "({0} >= {1})", "less": "({0} < {1})",
+    "less_equal": "({0} <= {1})", "equal": "({0} == {1})", "not_equal": "({0} != {1})",
+    "where": "_rt.select({0}, {1}, {2})",
 }
+_COMPARISONS = frozenset(("greater", "greater_equal", "less", "less_equal", "equal",
+                          "not_equal"))
+# Ops that get a loop only with others (their own lowering calls NumPy's function, as fast
+# alone): a loop of one np.where of three operands that may broadcast adds about 20 blocks
+# of checks and steps to compile (examples/rnn_classifier.py's train step: 544 blocks, 15.7
+# s to compile, against 455 and 13.0 s without such loops).
+_IN_CHAINS_ONLY = _COMPARISONS | {"where", "sign"}
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 _SCALAR_OPS = frozenset(ELEMENT_TEXT) | {"floor_divide", "remainder", "less", "less_equal",
                                          "greater", "greater_equal", "equal", "not_equal",
-                                         "logical_and", "logical_or", "logical_not"}
+                                         "logical_and", "logical_or", "logical_not",
+                                         "cast"}   # (a Python float as float32: np.float32(s))
 
 
 def _is_array(value):
@@ -86,24 +106,41 @@ def elementwise(node, uncertain=()):
     if len(node.outputs) != 1:
         return False
     out = node.outputs[0]
-    if not _is_array(out) or out.dtype not in _FLOATS:
+    if not _is_array(out):
+        return False
+    dtype = operand_dtype(node)
+    if dtype is None or dtype not in _FLOATS or out.dtype != (
+            np.bool_ if name in _COMPARISONS else dtype):
         return False
     if name == "power":   # x ** 2: NumPy's power squares (x * x) for an exponent of 2
         exponent = node.inputs[1]
         if not (exponent.is_literal and exponent.dtype.kind in "biuf"
                 and float(exponent.literal) == 2.0):
             return False
-    for value in node.inputs:
+    for position, value in enumerate(node.inputs):
         if value.kind == TENSOR_ARRAY or value.shape is None or value in uncertain:
             return False
-        if _is_array(value):
-            if value.dtype != out.dtype or len(value.shape) > len(out.shape):
+        if name == "where" and position == 0:   # the condition: a bool array
+            if not _is_array(value) or value.dtype != np.bool_ \
+                    or len(value.shape) > len(out.shape):
                 return False
-        elif not (value.weak or np.result_type(out.dtype, value.dtype) == out.dtype):
+        elif _is_array(value):
+            if value.dtype != dtype or len(value.shape) > len(out.shape):
+                return False
+        elif not (value.weak or np.result_type(dtype, value.dtype) == dtype):
             return False
         elif value.dtype.kind not in "biuf":
             return False
     return True
+
+
+def operand_dtype(node):
+    """The dtype `node`'s loop computes in: a comparison's, that of its first array
+    operand (elementwise() checks the others have it too); other ops', their output's."""
+    if node.op.name in _COMPARISONS:
+        arrays = [value for value in node.inputs if _is_array(value)]
+        return arrays[0].dtype if arrays else None
+    return node.outputs[0].dtype
 
 
 def _inert(node, uncertain):
@@ -144,22 +181,32 @@ def plan(graph, uncertain=()):
         if root in members or not elementwise(root, uncertain):
             continue
         tree = {root}
+        reads = {}           # value -> its number of reads by the tree's nodes
         candidates = []
+        offered = set()
 
         def offer(node):
             for value in node.inputs:
+                reads[value] = reads.get(value, 0) + 1
                 source = producer.get(value)
-                if (source is not None and source not in members and uses.get(value) == 1
+                if (source is not None and source not in members and source not in offered
                         and elementwise(source, uncertain)):
+                    offered.add(source)
                     heapq.heappush(candidates, (-position[source], id(source), source))
 
         offer(root)
         end = position[root]
-        while candidates:   # nearest first: what lies between is decided before
+        while candidates:
+            # Nearest first: each node popped is before every node popped earlier, so its
+            # readers in the tree have all joined by then, and what lies between is decided.
             _, _, node = heapq.heappop(candidates)
-            if all(n in tree or _inert(n, uncertain) for n in nodes[position[node] + 1:end]):
+            value = node.outputs[0]
+            if reads.get(value) == uses.get(value) and all(
+                    n in tree or _inert(n, uncertain) for n in nodes[position[node] + 1:end]):
                 tree.add(node)
                 offer(node)
+        if len(tree) == 1 and root.op.name in _IN_CHAINS_ONLY:
+            continue
         members.update(tree - {root})
         trees[root] = sorted(tree, key=position.get)
     # Numba's compile time grows faster than the code: its SSA reconstruction is about
@@ -182,6 +229,70 @@ def plan(graph, uncertain=()):
 
 
 MAX_LOOPS = 16
+
+
+def masked_updates(graph, trees, uses, uncertain=()):
+    """{set_item node: (get_item node, tree root)} of the updates `x[m] = f(x[m])` among
+    `graph`'s nodes (of `plan`'s trees and uses): x and the mask m 1-d, f a tree whose only
+    array operand is the gather x[m], read by nothing else, and nothing but the tree or
+    inert nodes between the gather and the write. Each is one loop over the mask
+    (`emit_masked_update`): where it is True, the element is read, f computed and written
+    back, where the gather, f's loop and the write each make an array and index through
+    the mask (bouncing_balls of tools/vectorised_workloads.py: 0.08x njit's time, from
+    1.04x)."""
+    position = {node: i for i, node in enumerate(graph.nodes)}
+    producer = {value: node for node in graph.nodes for value in node.outputs}
+    found = {}
+    for node in graph.nodes:
+        if node.op.name != "set_item" or node.attrs["index"] != (DYN,) \
+                or len(node.inputs) != 3:
+            continue
+        x, value, mask = node.inputs
+        root = producer.get(value)
+        if (root not in trees or uses.get(value) != 1 or not _is_array(x)
+                or len(x.shape) != 1 or value.dtype != x.dtype or x in uncertain
+                or mask in uncertain or not _is_array(mask) or mask.dtype != np.bool_
+                or len(mask.shape) != 1):
+            continue
+        tree = trees[root]
+        results = {member.outputs[0] for member in tree}
+        operands = [v for member in tree for v in member.inputs
+                    if _is_array(v) and v not in results]
+        gather = producer.get(operands[0]) if operands else None
+        if (gather is None or any(v is not operands[0] for v in operands)
+                or uses.get(operands[0]) != len(operands)
+                or gather.op.name != "get_item" or gather.attrs["index"] != (DYN,)
+                or len(gather.inputs) != 2 or gather.inputs[0] is not x
+                or gather.inputs[1] is not mask):
+            continue
+        between = graph.nodes[position[gather] + 1:position[node]]
+        if all(n in tree or _inert(n, uncertain) for n in between):
+            found[node] = (gather, root)
+    return found
+
+
+def emit_masked_update(g, node, gather, tree, target):
+    """The loop of a masked update (`masked_updates`) writing into `target` (x's buffer, or
+    its copy): the gather's check that the mask fits x, then, where the mask is True, the
+    tree's element of x's element. (The write's own checks cannot fail then: the same mask
+    on the same x, a value of one element per True.)"""
+    x, _, mask = node.inputs
+    mask_name = g.expr(mask)
+    g.emit("_rt.check_mask(%s.shape[0], %s.shape[0], %d)" % (
+        mask_name, g.expr(x), g.site(gather, "mask", axis=0)))
+    held = g.tmp("fc")     # (NumPy reads the mask as it was: it may be a view of x)
+    g.emit("%s = %s" % (held, mask_name))
+    g.emit("if _rt.may_share_memory(%s, %s):" % (held, target))
+    g.emit("    %s = %s.copy()" % (held, held))
+    index = g.tmp("j")
+    g.emit("for %s in range(%s.shape[0]):" % (index, held))
+    g.emit("    if %s[%s]:" % (held, index))
+    g.depth += 2
+    in_tree = {member.outputs[0]: member for member in tree}
+    leaves = {gather.outputs[0]: (target, [""])}
+    text = _element(g, tree[-1], in_tree, leaves, [index], {})
+    g.emit("%s[%s] = %s" % (target, index, text))
+    g.depth -= 2
 
 
 def emit(g, root, tree):
@@ -227,7 +338,7 @@ def emit(g, root, tree):
     for axis, var in enumerate(loop_vars):
         g.emit("    " * axis + "for %s in range(%s):" % (var, shape[axis]))
     g.depth += rank
-    text = _element(g, root, in_tree, leaves, loop_vars, dtype)
+    text = _element(g, root, in_tree, leaves, loop_vars, {})
     g.emit("%s[%s] = %s" % (result, ", ".join(loop_vars), text))
     g.depth -= rank
     return result
@@ -268,16 +379,21 @@ def _combine(g, node, a, b, marked):
     return name
 
 
-def _element(g, node, in_tree, leaves, loop_vars, dtype):
+def _element(g, node, in_tree, leaves, loop_vars, locals_):
     """The expression of one element of `node`'s output, after emitting (in the loop body)
-    the elements of the tree's nodes it reads, one local each."""
+    the elements of the tree's nodes it reads, one local each (`locals_`: {value: its local}
+    of those emitted already)."""
     rank = len(loop_vars)
+    dtype = operand_dtype(node)
     parts = []
-    for value in node.inputs[:1] if node.op.name == "power" else node.inputs:
+    for position, value in enumerate(node.inputs[:1] if node.op.name == "power"
+                                     else node.inputs):
         if value in in_tree:
-            local = g.tmp("e")
-            g.emit("%s = %s" % (local, _element(g, in_tree[value], in_tree, leaves,
-                                                 loop_vars, dtype)))
+            local = locals_.get(value)
+            if local is None:
+                text = _element(g, in_tree[value], in_tree, leaves, loop_vars, locals_)
+                local = locals_[value] = g.tmp("e")
+                g.emit("%s = %s" % (local, text))
             parts.append(local)
         elif _is_array(value):
             name, multipliers = leaves[value]
@@ -291,4 +407,4 @@ def _element(g, node, in_tree, leaves, loop_vars, dtype):
             text = g.expr(value)
             parts.append(text if value.dtype == dtype else g.scalar_cast(text, dtype))
     template = "({0} * {0})" if node.op.name == "power" else ELEMENT_TEXT[node.op.name]
-    return template.format(*parts)
+    return template.format(*parts, one=literal_text(1, dtype), zero=literal_text(0, dtype))

@@ -17,6 +17,24 @@ from runtime.executors.numba.failures import GraphFail   # generated code raises
 _JIT = dict(nogil=True, error_model="numpy")
 
 
+# --- elements of fused loops (runtime/executors/numba/fusion.py) -----------------------------
+# Called, not written inline: a conditional expression in generated code adds blocks to its
+# function, and Numba's compile time grows about quadratically with them (LLVM inlines
+# these calls all the same).
+
+@jit(**_JIT)
+def select(condition, x, y):
+    """np.where's element."""
+    return x if condition else y
+
+
+@jit(**_JIT)
+def sign(x, one, zero):
+    """np.sign's element of a float (`one`, `zero`: of its dtype): -1, 0 (also of -0.0) or
+    1, a NaN itself."""
+    return one if x > 0 else (-one if x < 0 else (zero if x == 0 else x))
+
+
 # --- bounds checks ---------------------------------------------------------------------------
 
 @jit(**_JIT)
