@@ -801,10 +801,11 @@ def _staged_call(self):
         """The call of `args` whose fast-table entry (in `record`) raised `error`, called
         outside the handler of `error`: as Python raises the user's exception, with no
         context."""
-        if type(error) is _StaleTrace:   # (its guard failed: trace again)
-            if fast is not None:
-                fast.forget()   # (it may hold the stale trace)
-            return general(args, {})
+        if type(error) is _StaleTrace:   # (its guard failed: the general path traces again)
+            for key, value in list(self._fast.items()):
+                if value is record:
+                    forget(key)
+            return __call__(*args)
         if type(error) is _SharedInputs:
             return self._shared_inputs_call(args, {})
         translate = record[-1]
@@ -844,11 +845,9 @@ def _staged_call(self):
             # Called while this thread traces another function: trace through it (inline).
             # (Another thread tracing changes nothing here.)
             return self._inline_call(args, kwargs)
-        return general(args, kwargs)
-
-    def general(args, kwargs):
-        """The general path: keywords, nested arguments, other objects, new signatures, and
-        calls where the guard of the trace failed."""
+        # The general path, in the same frame (a traceback through a staged function shows
+        # one entry): keywords, nested arguments, other objects, new signatures, and calls
+        # where the guard of the trace failed.
         try:
             key, arrays = self._key(args, kwargs)
             try:
