@@ -75,9 +75,9 @@ def _make_callable(kind, fn):
 
 def settle(f, inputs, timeout=600):
     """Calls `f` (any callable) until, if it is an ag.function, it traces no more and, if
-    backend "auto" compiles its graph in the background, one executor runs its calls for
-    good: the compile done and, for a graph auto times on both executors, the timed turns
-    taken (runtime/executors/numba/compiled.py). Steady-state figures then time what it
+    backend "auto" compiles its graph in the background (a small graph once called
+    often), one executor runs its calls for good: the compile done and, for a graph auto
+    times on both executors, the timed turns taken (runtime/executors/numba/compiled.py). Steady-state figures then time what it
     settled on, and samples are sized from a settled call; the first call is timed before
     this. A train step traces again on its second call (its layers set new attributes on
     the first)."""
@@ -91,6 +91,8 @@ def settle(f, inputs, timeout=600):
         # (On auto, the code of a graph it compiles is generated after its first call, and
         # the call after that hands the trace over: runtime/executors/numba/pending.py.)
         built = getattr(executable, "built", None)
+        for _ in range(getattr(executable, "calls_to_build", 0)):
+            f(*inputs)    # (a small graph is compiled once called often: policy.py)
         graph = built(timeout) if built is not None else getattr(executable,
                                                                  "compiled_graph", None)
         if f.trace_count == traces and built is None and (graph is None or graph.settled):

@@ -431,3 +431,91 @@ def test_measuring_keeps_the_faster_executor(slow):
         np.testing.assert_array_equal(staged.w, plain.w)
     assert graph._compiled == (slow == "numpy")
     assert not graph.measure or slow == "numba"
+
+
+def _plus_half(x):
+    return x + 0.5
+
+
+class Layer:
+    """A small loopless step on state held by an object: two array ops."""
+
+    def __init__(self):
+        self.w = np.linspace(-1.0, 1.0, 16)
+
+    def apply(self, x, lr):
+        self.w = self.w - lr * x
+        return self.w
+
+
+@pytest.mark.parametrize("program", ["function", "method"])
+def test_small_graphs_are_compiled_once_called_often_and_timed(monkeypatch, caplog, program):
+    """A loopless graph of fewer than 3 array ops runs on the NumPy interpreter for its
+    first HOT_CALLS calls, then is compiled in the background and timed (policy.py); the
+    calls give what Python gives all along."""
+    from runtime.executors.numba import policy
+    monkeypatch.setattr(policy, "HOT_CALLS", 5)
+    x = np.arange(16.0)
+    if program == "function":
+        plain, staged = _plus_half, ag.function(_plus_half)
+        state = lambda f: ()    # noqa: E731
+    else:
+        plain_layer, staged_layer = Layer(), Layer()
+        plain, staged = (lambda x: plain_layer.apply(x, 0.25)), None
+        step = ag.function(staged_layer.apply)
+        staged = lambda x: step(x, 0.25)    # noqa: E731
+        state = lambda f: (plain_layer.w if f is plain else staged_layer.w,)    # noqa: E731
+
+    def check(call):
+        result, expected = staged(x), plain(x)
+        assert type(result) is type(expected) and result.dtype == expected.dtype, call
+        np.testing.assert_array_equal(result, expected)
+        for got, want in zip(state(staged), state(plain)):
+            np.testing.assert_array_equal(got, want)
+
+    concrete = lambda: (step if program == "method" else staged).get_concrete_function(  # noqa
+        *((x, 0.25) if program == "method" else (x,)))
+    with caplog.at_level(logging.INFO, logger="autograph"):
+        for call in range(4):
+            check(call)
+        pending_graph = concrete().executable
+        assert pending_graph.calls_to_build == 1 and pending_graph.built() is None
+        check(4)                                 # the fifth call starts the build
+        assert pending_graph.calls_to_build == 0
+        graph = pending_graph.built(WAIT)
+        assert graph is not None and graph.measure and graph.wait(WAIT)
+        for call in range(5, 5 + 2 * graph._MEASURED_CALLS + 4):
+            check(call)
+    assert graph.settled
+    assert any("ran 5 calls on the NumPy interpreter: compiling it with Numba too" in m
+               for m in caplog.messages)
+    assert sum("fastest of 3 calls each" in m for m in caplog.messages) == 1
+
+
+def test_a_graph_the_numpy_interpreter_keeps_is_called_without_the_compiled_layer():
+    """Where the timing chooses the NumPy interpreter, the trace and the fast table call its
+    executable itself, not the compiled graph's call (which would raise and catch an
+    exception to reach it on every call)."""
+    x = np.linspace(0.0, 0.5, 8)
+    plain, staged = Smoother(), Smoother()
+    step = ag.function(staged.step)
+    step(x, 2)
+    plain.step(x, 2)
+    graph = _measured(step, x, 2)
+    assert graph.wait(WAIT)
+    real_dispatcher = graph.dispatcher
+
+    def slowly(*args):
+        time.sleep(0.005)
+        return real_dispatcher(*args)
+    graph.dispatcher = slowly
+    for call in range(2 * graph._MEASURED_CALLS + 4):
+        assert step(x, 2) == plain.step(x, 2), call
+        np.testing.assert_array_equal(staged.w, plain.w)
+    assert not graph._compiled
+    concrete = step.get_concrete_function(x, 2)
+    assert concrete.executable is graph.fallback()
+    graph.dispatcher = graph._namespace["_disp"] = None    # never called again
+    for call in range(3):
+        assert step(x, 3) == plain.step(x, 3), call
+        np.testing.assert_array_equal(staged.w, plain.w)

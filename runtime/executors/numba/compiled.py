@@ -91,6 +91,7 @@ class NumbaCompiledGraph:
         self._reported = 0.0         # when a background compile was last logged
         self._switch = threading.Lock()
         self._when_compiled = []     # callbacks for when compiled code takes over
+        self._replaced = []          # callbacks for when the NumPy executor does (for good)
         self._build_call()
 
     def _load(self):
@@ -189,6 +190,7 @@ class NumbaCompiledGraph:
         call.unchecked_entry = self.unchecked_entry
         call.translate = self.translate
         call.when_compiled = self.when_compiled
+        call.when_replaced = self.when_replaced
         call.source = self.source
         call.compiled_graph = self
         self.call = call
@@ -286,7 +288,7 @@ class NumbaCompiledGraph:
         _Fallback)."""
         logger.info("autograph: graph %r runs on the NumPy interpreter: Numba could not "
                     "compile it (%s)", self.graph.name, reason)
-        self._namespace["_disp"] = _raise_fallback
+        self._numpy_keeps()
         raise _Fallback()
 
     def _next_step(self):
@@ -301,6 +303,7 @@ class NumbaCompiledGraph:
             return
         self._namespace["_disp"] = self.dispatcher
         self._compiled = True
+        self._replaced = []
         callbacks, self._when_compiled = self._when_compiled, []
         for callback in callbacks:
             callback()
@@ -341,13 +344,40 @@ class NumbaCompiledGraph:
                 self.measure = False
                 self._take_over()
             else:
-                self._namespace["_disp"] = _raise_fallback
-                self._compiled = False
-                self._when_compiled = []
+                self._numpy_keeps()
+
+    def _numpy_keeps(self):
+        """The NumPy executor runs the calls from now on (under `_switch`): callers that
+        hold this graph's call take the executor itself (`when_replaced`: else each call
+        would raise _Fallback, about 1 us), and drop what they made of the call
+        (`when_compiled`)."""
+        self._namespace["_disp"] = _raise_fallback
+        self._compiled = False
+        if self._fallback_exec is None:
+            self._fallback_exec = self.fallback()
+        replaced, self._replaced = self._replaced, []
+        changed, self._when_compiled = self._when_compiled, []
+        for callback in replaced:
+            callback(self._fallback_exec)
+        for callback in changed:
+            callback()
+
+    def when_replaced(self, callback):
+        """Calls `callback(executable)` when the NumPy executor `executable` takes over this
+        graph for good (a failed compile, or it won the timing); never if compiled code
+        did, or without a NumPy executor (backend="numba")."""
+        with self._switch:
+            if self.fallback is None or self._compiled:
+                return
+            if self._namespace["_disp"] is not _raise_fallback:
+                self._replaced.append(callback)
+                return
+        callback(self._fallback_exec)
 
     def when_compiled(self, callback):
-        """Calls `callback()` when compiled code takes over from the NumPy executor (what
-        `direct()` gives changes then); never if it already has, or never will."""
+        """Calls `callback()` when another executor takes over from this graph's Python
+        call: its compiled code (what `direct()` gives changes then), or the NumPy executor
+        for good (`when_replaced`); never if one has already."""
         if not self._compiled and self._namespace["_disp"] is not _raise_fallback:
             self._when_compiled.append(callback)
 

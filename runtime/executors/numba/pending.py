@@ -19,11 +19,14 @@ switch (`enabled`) and the argument stand-ins (`describe`).
 
 import _thread
 import collections
+import logging
 import os
 import threading
 import weakref
 
 import numpy as np
+
+logger = logging.getLogger("autograph")
 
 ENV_SWITCH = "AUTOGRAPH_BACKGROUND_COMPILE"
 
@@ -64,12 +67,13 @@ def to_scalar(x):
 class PendingGraph:
     """Executor interface (runtime/executors/__init__.py) of a graph `auto` compiles, until
     its compiled graph is built: the NumPy executor `reference` runs the calls; after the
-    first one, the builder thread calls `build(stand_ins)` (the argument types of that call:
-    `describe`), which returns the compiled graph, its compile handed to the worker, or
-    None (the graph stays on the NumPy interpreter; `build` logs why). The next call hands
-    over (`when_replaced`, `when_compiled`)."""
+    first one (or the `start_after`-th: a small graph compiled once it is called often, see
+    policy.py), the builder thread calls `build(stand_ins)` (the argument types of that
+    call: `describe`), which returns the compiled graph, its compile handed to the worker,
+    or None (the graph stays on the NumPy interpreter; `build` logs why). The next call
+    hands over (`when_replaced`, `when_compiled`)."""
 
-    def __init__(self, graph, reference, build):
+    def __init__(self, graph, reference, build, start_after=1):
         self.graph = graph
         self.reference = reference
         self.owned_outputs = reference.owned_outputs
@@ -78,6 +82,8 @@ class PendingGraph:
         self._scalars = [value.shape == () for value in graph.all_inputs]
         self._lock = threading.Lock()
         self._started = False          # the build was handed to the builder
+        self._start_after = start_after
+        self._calls_left = start_after   # calls before the build starts
         self._built = threading.Event()
         self.compiled_graph = None     # once built (None if the NumPy interpreter keeps it)
         self._successor = None         # the executable taking over, once built
@@ -105,15 +111,21 @@ class PendingGraph:
             return run(*inputs)
         finally:
             if not self._started:
-                self._start(inputs)
+                self._calls_left -= 1     # (threads may race here: a call more or less)
+                if self._calls_left <= 0:
+                    self._start(inputs)
 
     def _start(self, inputs):
         """After the first call's run (a call that raised too, as Python's next call may
-        not): the build goes to the builder thread."""
+        not), or the `start_after`-th: the build goes to the builder thread."""
         with self._lock:
             if self._started:
                 return
             self._started = True
+        if self._start_after > 1:
+            logger.info("autograph: graph %r ran %d calls on the NumPy interpreter: compiling "
+                        "it with Numba too, to time the two", self.graph.name,
+                        self._start_after)
         stand_ins = describe([to_scalar(x) if scalar else x
                               for x, scalar in zip(inputs, self._scalars)])
         _builder().put(self, stand_ins)
@@ -158,11 +170,18 @@ class PendingGraph:
             callbacks.append(callback)
             return True
 
+    @property
+    def calls_to_build(self):
+        """How many calls run before the build starts (0 once it has)."""
+        return 0 if self._started else max(self._calls_left, 0)
+
     def built(self, timeout=None):
         """Waits until the builder is done with this graph (tests, benchmarks; after the
-        first call): the compiled graph, or None if the NumPy interpreter keeps the graph
-        (or the timeout passed)."""
-        self._built.wait(timeout)
+        call that starts the build: `calls_to_build`): the compiled graph, or None if the
+        NumPy interpreter keeps the graph (or the timeout passed, or the build has not
+        started)."""
+        if self._started:
+            self._built.wait(timeout)
         return self.compiled_graph
 
     def __repr__(self):

@@ -5,11 +5,17 @@ Backend policy (`compile_graph_auto`, the `backend="auto"` executor)
   - a graph with any op that has no lowering (or an attribute combination its lowering
     refuses) runs on the NumPy interpreter; the reason is logged at INFO on the
     "autograph" logger;
-  - a graph without a `while` node and fewer than 3 array ops runs on the NumPy
-    interpreter: there is nothing for Numba to fuse. With more, it is timed like the
-    graphs below (pairwise distances by broadcasting: 0.21x NumPy's time compiled; 14
-    vectorised ops, tools/bench_numba_functional.py: 16 elements 14 us (NumPy) vs 8 us
-    (Numba), 10,000 elements 444 us vs 658 us);
+  - a graph without a `while` node and at least 3 array ops is timed like the graphs
+    below: Numba may fuse them into one loop (pairwise distances by broadcasting: 0.21x
+    NumPy's time compiled; 14 vectorised ops, tools/bench_numba_functional.py: 16
+    elements 14 us (NumPy) vs 8 us (Numba), 10,000 elements 444 us vs 658 us);
+  - a smaller graph without a `while` node (`x + 1`) runs on the NumPy interpreter for
+    its first `HOT_CALLS` calls, and is then compiled in the background and timed like
+    them: there is nothing to fuse, but on small arrays the compiled call costs less (x + 1
+    on 16 floats: 1.0 us against the interpreter's 1.5 us, as much as numba.njit). The
+    compile is not worth it for a function called a few times (a compile costs 0.2-0.5 s
+    of the worker's time, and importing Numba that of this process: a call saves 0.5 us);
+    a function called that often is likely to be called many more times;
   - a graph whose loops do mostly array work (ops on rank >= 1 arrays, matrix-matrix
     products weighted 10, outweigh the scalar ops; `loop_work`) is one no static rule
     decides: each such op is one optimised NumPy call (threaded BLAS, SIMD ufuncs), but
@@ -43,6 +49,11 @@ from runtime.graph import TENSOR_ARRAY
 
 logger = logging.getLogger("autograph")
 
+# Calls of a small loopless graph on the NumPy interpreter before `auto` compiles it (the
+# count of HotSpot's optimising compiler, a JIT's usual order of magnitude: about 15 ms of
+# calls of x + 1).
+HOT_CALLS = 10000
+
 
 def compile_graph(graph, owned_inputs=None):
     """backend="numba": compile `graph` with Numba, or raise NumbaLoweringError naming the ops
@@ -59,18 +70,22 @@ def compile_graph(graph, owned_inputs=None):
 
 
 def compile_graph_auto(graph, owned_inputs=None, copied_back=()):
-    """backend="auto": Numba for graphs with loops whose every op lowers (falling back to the
-    NumPy interpreter if Numba cannot compile them), the NumPy interpreter otherwise
-    (`copied_back`: for it, see numpy_exec.CompiledGraph)."""
+    """backend="auto": the executable of `graph`, by the policy of this module's docstring:
+    the NumPy interpreter's, or one that hands its calls over to Numba's compiled code
+    when the policy compiles the graph and Numba can (`copied_back`: see
+    numpy_exec.CompiledGraph)."""
     def numpy_executor():
         return numpy_exec.compile_graph(graph, owned_inputs, copied_back=copied_back)
 
     background = pending.enabled()
+    start_after = 1
     if not has_loop(graph):
-        # Worth timing against NumPy when Numba may fuse several array ops into one loop.
-        if not background or loop_work(graph, inside_loops=False)[0] < 3:
+        array_work, scalar_work = loop_work(graph, inside_loops=False)
+        if not background or array_work + scalar_work == 0:
             return numpy_executor()
         measure = True
+        if array_work < 3:     # (nothing to fuse: only a small call's cost to save)
+            start_after = HOT_CALLS
     else:
         array_work, scalar_work = loop_work(graph)
         measure = array_work > scalar_work
@@ -82,7 +97,8 @@ def compile_graph_auto(graph, owned_inputs=None, copied_back=()):
     reference = numpy_executor()
     if background:
         return pending.PendingGraph(graph, reference, functools.partial(
-            _compiled_graph, graph, owned_inputs, reference, measure=measure))
+            _compiled_graph, graph, owned_inputs, reference, measure=measure),
+            start_after=start_after)
     compiled = _compiled_graph(graph, owned_inputs, reference)
     return reference if compiled is None else compiled.call
 
