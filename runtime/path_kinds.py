@@ -340,7 +340,9 @@ def as_weak(name, values, bind):
             for v in values]
     if not any(weak) or all(weak):
         return values
-    others = [np.empty(0, v.dtype) for v, w in zip(values, weak) if not w]
+    # (Python number literals are weak too: np.clip(x_float32, t, 3.0) is float32.)
+    others = [v.literal if v.is_literal and v.weak else np.empty(0, v.dtype)
+              for v, w in zip(values, weak) if not w]
     operands = []
     for value, w in zip(values, weak):
         if w:

@@ -157,9 +157,7 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
             raise not_supported("%s(..., %s=)" % (name, ", ".join(sorted(extra))))
         # (NEP 50: Python scalars the graph holds are weak next to NumPy values, as in
         # Python.)
-        values = path_kinds.as_weak(
-            op.name, [ops.to_value(x) for x in inputs],
-            lambda name, inputs, **attrs: ops.get(name).bind1(inputs, **attrs))
+        values = _weak(op.name, inputs)
         checked = {}
         if dtype is not None:
             values = _loop_operands(ufunc, values, np.dtype(dtype))
@@ -177,6 +175,13 @@ def apply_ufunc(ufunc, method, inputs, kwargs):
     written = tuple(result if target is None else _write(name, target, result, where, core)
                     for target, result in zip(targets, results))
     return written[0] if len(written) == 1 else written
+
+
+def _weak(name, operands):
+    """The Values of the operands of `name` (a ufunc's op, np.where's choices, np.clip's
+    operands), the Python numbers the graph holds among them weak next to NumPy values
+    (NEP 50, as in Python: np.where(c, t, x_float32) is float32 for a Python float t)."""
+    return path_kinds.as_weak(name, [ops.to_value(x) for x in operands], tensor._bind)
 
 
 def _loop_operands(ufunc, values, dtype):
@@ -551,7 +556,7 @@ def where(condition, x=_NOVALUE, y=_NOVALUE):
         return HANDLERS[np.nonzero](condition)
     if x is _NOVALUE or y is _NOVALUE:
         raise ValueError("either both or neither of x and y should be given")
-    return _array(ops.get("where").bind1([condition, x, y]))
+    return _array(ops.get("where").bind1([condition] + _weak("where", [x, y])))
 
 
 @implements(np.clip)
@@ -562,11 +567,11 @@ def clip(a, a_min=_NOVALUE, a_max=_NOVALUE, out=None, *, min=_NOVALUE, max=_NOVA
     if low is None and high is None:
         result = copy(a)
     elif high is None:
-        result = Tensor(ops.get("clip_min").bind1([a, low]))
+        result = Tensor(ops.get("clip_min").bind1(_weak("clip", [a, low])))
     elif low is None:
-        result = Tensor(ops.get("clip_max").bind1([a, high]))
+        result = Tensor(ops.get("clip_max").bind1(_weak("clip", [a, high])))
     else:
-        result = Tensor(ops.get("clip").bind1([a, low, high]))
+        result = Tensor(ops.get("clip").bind1(_weak("clip", [a, low, high])))
     if out is None:
         return result
     # (NumPy's clip is the ufunc np.clip: its result cast to out as a ufunc's, 'same_kind'.)

@@ -96,7 +96,10 @@ def inner(a, b, /):
     np.dot with b's last two axes swapped)."""
     a, b = _tensor(a), _tensor(b)
     if a.ndim == 0 or b.ndim == 0:
-        return np.multiply(a, b)
+        # (NumPy's kron makes its operands arrays first: a Python number is a 0-d array
+        # there, not weak: np.kron(x_float32, 1.5) is float64.)
+        return np.multiply(*(Tensor(ops.get("copy").bind1([x]))
+                             if path_kinds.is_python(x._value) else x for x in (a, b)))
     return dot(a, b if b.ndim == 1 else swapaxes(b, -1, -2))
 
 
@@ -171,7 +174,10 @@ def kron(a, b):
     reshaped to the product of the shapes."""
     a, b = _tensor(a), _tensor(b)
     if a.ndim == 0 or b.ndim == 0:
-        return np.multiply(a, b)
+        # (NumPy's kron makes its operands arrays first: a Python number is a 0-d array
+        # there, not weak: np.kron(x_float32, 1.5) is float64.)
+        return np.multiply(*(Tensor(ops.get("copy").bind1([x]))
+                             if path_kinds.is_python(x._value) else x for x in (a, b)))
     ndim = builtins.max(a.ndim, b.ndim)
     a = reshape(a, (1,) * (ndim - a.ndim) + a.shape) if a.ndim < ndim else a
     b = reshape(b, (1,) * (ndim - b.ndim) + b.shape) if b.ndim < ndim else b

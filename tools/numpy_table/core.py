@@ -287,6 +287,14 @@ UFUNCS = [c for u in _ufuncs() for c in _ufunc_cases(u)] + [
 
 # --- elementwise helpers --------------------------------------------------------------------
 
+def _with_numbers():
+    """(array, Python number) pairs where NEP 50 keeps the array's dtype, the first an int
+    next to float32 values (numba runs the first only)."""
+    return [(rand(5, dtype=np.float32), 1), (rand(5, dtype=np.float32), 0.5),
+            (rand(3, 4, dtype=np.int32), 3), (rand(5, dtype=np.int8), -2),
+            (rand(5), 0.25)]
+
+
 def _clip_into(x, out):
     np.clip(x, -0.5, 0.5, out=out)
     return out
@@ -301,6 +309,9 @@ ELEMENTWISE = [
          name="np.where scalars"),
     case(np.where, lambda x, y: np.where(x > 0, x, y), (rand(3, 4), rand(3, 2)),
          name="np.where shapes"),
+    # (Python numbers passed in, the graph's inputs: weak next to the array, as literals.)
+    case(np.where, lambda x, t: (np.where(x > 0, x, t), np.where(x > 0, t, x)),
+         *_with_numbers(), name="np.where Python numbers"),
     case(np.clip, lambda x: np.clip(x, -0.5, 0.5), *each([(7,), (3, 4)], NUMBERS)),
     case(np.clip, lambda x, lo, hi: np.clip(x, lo, hi), *each([(3, 4)], NUMBERS, count=3),
          (rand(3, 4), rand(4), rand(3, 1)), name="np.clip arrays"),
@@ -309,6 +320,8 @@ ELEMENTWISE = [
     case(np.clip, lambda x: np.clip(x, min=-1, max=2), *each([(5,)], NUMBERS),
          name="np.clip min= max="),
     case(np.clip, lambda x: x.clip(0, 1), *each([(5,)], NUMBERS), name="x.clip"),
+    case(np.clip, lambda x, t: (np.clip(x, -t, t), np.clip(x, t, 2), np.clip(x, None, t)),
+         *_with_numbers(), name="np.clip Python numbers"),
     case(np.clip, _clip_into, (rand(3, 4), np.zeros((3, 4))),
          (rand(3, 4), np.zeros((3, 4), np.int64)), name="np.clip out="),
     case(np.round, lambda x: np.round(x), *each([(7,), (3, 4)], NUMBERS), _SPECIAL),
