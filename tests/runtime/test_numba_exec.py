@@ -906,3 +906,27 @@ def test_common_scalar_expressions_are_computed_once(backend):
         body = source[source.index("def run_graph"):]
         assert body.count(" - 1)") == 2, source   # (the range's length, and i - 1)
         assert body.count(" * 2)") == 2, source   # (in the loop, and after it)
+
+
+def ranges_of_any_length(n, m):
+    total = 0
+    for i in range(n):
+        total += i
+    for j in range(m, n):
+        total += j * 3
+    for k in range(2, m + n):
+        total += k
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ranges_length_is_not_clamped_in_its_loop(backend):
+    # range(0, max(0, x)) iterates as range(0, x): the generated `for` goes without the
+    # `max` (compile time: tools/bench_compile.py), empty ranges included.
+    import autograph as ag
+    f = ag.function(ranges_of_any_length, backend=backend)
+    for n, m in ((5, 2), (-3, 0), (0, -4), (2, 7), (7, -2), (-6, -1)):
+        assert f(n, m) == ranges_of_any_length(n, m), (n, m)
+    if backend == "numba":
+        source = f.get_concrete_function(5, 2).executable.source
+        assert "max(" not in source and source.count("for ") == 3, source

