@@ -874,3 +874,61 @@ def test_counted_loops_are_ranges_and_unread_scalars_are_dropped():
         name = line.split(" = ")[0].strip()
         if " = " in line and name.isidentifier():
             assert sum(name in codegen._NAME.findall(other) for other in body) > 1, name
+
+
+def index_arithmetic(a, n):
+    total = 0
+    k = 0
+    for i in range(1, a.shape[0] + 1):
+        total += a[i - 1] * (i - 1) + a[(i - 1) // 2]
+        if a[i - 1] > n:
+            total += (k + 1) * 3      # (computed in a branch: not there after it)
+        else:
+            total -= i - 1
+        total += (k + 1) * (i - 1)
+        k += 1
+    while k > n:
+        total += k * 2                # (reads a loop variable the loop rebinds)
+        k -= 3
+    return total + k * 2 + (a.shape[0] + 1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_common_scalar_expressions_are_computed_once(backend):
+    # Numba types every local it is given: `i - 1` once per iteration, not once per use
+    # (compile time: tools/bench_compile.py). Not across a branch's end nor from a loop's
+    # body after it, where the names they read hold other values.
+    import autograph as ag
+    f = ag.function(index_arithmetic, backend=backend)
+    for a, n in ((np.arange(5), 2), (np.array([3, -1, 4, 1, 5, 9, 2, 6]), 3),
+                 (np.array([7]), 0), (np.zeros(0, np.int64), -4), (np.arange(9), -20)):
+        assert f(a, n) == index_arithmetic(a, n), (a, n)
+    if backend == "numba":
+        source = f.get_concrete_function(np.arange(5), 2).executable.source
+        body = source[source.index("def run_graph"):]
+        assert body.count(" - 1)") == 2, source   # (the range's length, and i - 1)
+        assert body.count(" * 2)") == 2, source   # (in the loop, and after it)
+
+
+def ranges_of_any_length(n, m):
+    total = 0
+    for i in range(n):
+        total += i
+    for j in range(m, n):
+        total += j * 3
+    for k in range(2, m + n):
+        total += k
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ranges_length_is_not_clamped_in_its_loop(backend):
+    # range(0, max(0, x)) iterates as range(0, x): the generated `for` goes without the
+    # `max` (compile time: tools/bench_compile.py), empty ranges included.
+    import autograph as ag
+    f = ag.function(ranges_of_any_length, backend=backend)
+    for n, m in ((5, 2), (-3, 0), (0, -4), (2, 7), (7, -2), (-6, -1)):
+        assert f(n, m) == ranges_of_any_length(n, m), (n, m)
+    if backend == "numba":
+        source = f.get_concrete_function(5, 2).executable.source
+        assert "max(" not in source and source.count("for ") == 3, source
