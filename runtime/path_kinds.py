@@ -700,8 +700,14 @@ def _as_python_ints(infer, *operands, **attrs):
 
 def _infer_on(infer, inputs, attrs, kinds):
     """The op's output types on `inputs` where those with a kind in `kinds` have it; the
-    exception where the op refuses them (that path raises it: it returns nothing)."""
-    operands = [v if kind is None else _stand_in(v, kind) for v, kind in zip(inputs, kinds)]
+    exception where the op refuses them (that path raises it: it returns nothing). (The
+    other inputs that are Python scalars are weak there too: `np.where(c, x, t)` of a Python
+    float t is float32 where x is float32 and float64 where it is float64.)"""
+    operands = []
+    for v, kind in zip(inputs, kinds):
+        if kind is None and not v.shape and not v.is_literal and is_python(v):
+            kind = kind_of(v)
+        operands.append(v if kind is None else _stand_in(v, kind))
     try:
         return infer(*operands, **attrs)
     except Exception as error:

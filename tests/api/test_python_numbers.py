@@ -218,3 +218,18 @@ def test_a_python_number_on_some_paths_is_weak_next_to_narrow_values(backend, fn
     staged = ag.function(fn, backend=backend)
     for y in (narrow, narrow[:1]):
         _check(fn, staged, y, number)
+
+
+def python_float_next_to_an_array_of_either_dtype(x, t):
+    if x[0] > 0:
+        x = np.ones(len(x))
+    return np.where(x > 0.5, x, t), x + t
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_python_number_is_weak_next_to_an_array_whose_dtype_depends_on_the_path(backend):
+    # x is float32 or float64 depending on the path: next to it the Python float t is too.
+    staged = ag.function(python_float_next_to_an_array_of_either_dtype, backend=backend)
+    for first in (-1.0, 1.0):
+        _check(python_float_next_to_an_array_of_either_dtype, staged,
+               np.array([first, 0.25], np.float32), 0.1)
