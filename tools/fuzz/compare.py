@@ -92,6 +92,7 @@ DOCUMENTED_REFUSALS = (
     ("NumbaLoweringError", "is not supported by Numba", "docs/guide.md, 'Running' (backend='numba' refuses a graph that does not lower)"),
     ("TypeError", "whose result Python defines on None", "docs/guide.md, 'A called function that returns None on some paths'"),
     ("TypeError", "which a graph cannot give its caller", "docs/guide.md, 'A called function that returns None on some paths'"),
+    ("TypeError", "built in a graph holds values of different types", "docs/guide.md, 'Items of different types in a list built in a graph'"),
     ("TypeError", "a list built in a graph loop, is changed in place afterwards", "docs/guide.md, 'An array appended to a list built in a graph loop, then changed in place'"),
 )
 
