@@ -496,8 +496,8 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
             if _raise_where is not None and len(combinations) > 1:
                 _raise_where(types, _codes_test(tags, combination, bind))
             continue
-        if inplace and kinds[0] is not None and kinds[0][2]:
-            # (Into a 0-d array there: it stays that array, of its dtype.)
+        if inplace and kinds[0] is not None and (kinds[0][2] or inputs[0].shape):
+            # (Into an array there, also a 0-d one: it stays that array, of its dtype.)
             tables[0][combination] = kinds[0]
             continue
         # (A Python operator on what is a Python scalar on this path gives one here.)
