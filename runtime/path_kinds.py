@@ -339,7 +339,7 @@ def as_weak(name, values, bind):
     weak = [not v.shape and not v.is_literal and is_python(v) and mixed(v) is None
             for v in values]
     if not any(weak) or all(weak):
-        return values
+        return _as_weak_on_some_paths(values, bind)
     # (Python number literals are weak too: np.clip(x_float32, t, 3.0) is float32.)
     others = [v.literal if v.is_literal and v.weak else np.empty(0, v.dtype)
               for v, w in zip(values, weak) if not w]
@@ -349,15 +349,47 @@ def as_weak(name, values, bind):
             target = np.result_type(*others, _PYTHON_SCALARS[value.dtype.kind])
             # (Cast where NumPy's promotion of the graph value would give another dtype.)
             if np.result_type(*others, value.dtype) != target:
-                if value.dtype.kind in "iu" and target.kind in "iu" and _raise_where:
-                    info = np.iinfo(target)
-                    outside = bind("logical_or", [
-                        bind("less", [value, literal(info.min)]),
-                        bind("greater", [value, literal(info.max)])])
-                    _raise_where(OverflowError("Python integer out of bounds for %s"
-                                               % target.name), outside)
-                value = bind("cast", [value], dtype=target)
+                value = _cast_python_number(value, target, bind)
         operands.append(value)
+    return operands
+
+
+def _cast_python_number(value, target, bind):
+    """Value `value`, a Python number (on the paths where it is one), cast to dtype
+    `target` as NumPy converts it, raising NumPy's OverflowError where an int does not fit."""
+    if value.dtype.kind in "iu" and target.kind in "iu" and _raise_where:
+        info = np.iinfo(target)
+        outside = bind("logical_or", [
+            bind("less", [value, literal(info.min)]),
+            bind("greater", [value, literal(info.max)])])
+        _raise_where(OverflowError("Python integer out of bounds for %s" % target.name),
+                     outside)
+    return bind("cast", [value], dtype=target)
+
+
+def _as_weak_on_some_paths(values, bind):
+    """`values` (as_weak), with an operand that is a Python number on some paths and a
+    NumPy value on others (`t = 1.0 ... t = np.sum(x_float32)`) cast to the dtype it has in
+    the operation on every path, where that is one dtype but not the join's: next to
+    float32 values, a Python float is converted to float32 and a float32 stays one, so
+    `t - x_float32[0]` computes in float32 whichever path was taken (the join of a float
+    and a float32 is a float64 graph value)."""
+    partly = [i for i, v in enumerate(values) if not v.shape and not v.is_literal
+              and mixed(v) is not None and any(kind[1] for kind in mixed(v).kinds)]
+    if len(partly) != 1 or any(mixed(v) is not None for i, v in enumerate(values)
+                               if i != partly[0] and not v.is_literal):
+        return values
+    value = values[partly[0]]
+    others = [v.literal if v.is_literal and v.weak else np.empty(0, v.dtype)
+              for i, v in enumerate(values) if i != partly[0]]
+    if not others:
+        return values
+    dtypes = {np.result_type(*others, _PYTHON_SCALARS[kind[0].kind]) if kind[1] else kind[0]
+              for kind in mixed(value).kinds if kind != NONE}
+    if len(dtypes) != 1 or value.dtype in dtypes:
+        return values
+    operands = list(values)
+    operands[partly[0]] = _cast_python_number(value, dtypes.pop(), bind)
     return operands
 
 
@@ -464,8 +496,8 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
             if _raise_where is not None and len(combinations) > 1:
                 _raise_where(types, _codes_test(tags, combination, bind))
             continue
-        if inplace and kinds[0] is not None and kinds[0][2]:
-            # (Into a 0-d array there: it stays that array, of its dtype.)
+        if inplace and kinds[0] is not None and (kinds[0][2] or inputs[0].shape):
+            # (Into an array there, also a 0-d one: it stays that array, of its dtype.)
             tables[0][combination] = kinds[0]
             continue
         # (A Python operator on what is a Python scalar on this path gives one here.)
@@ -668,8 +700,14 @@ def _as_python_ints(infer, *operands, **attrs):
 
 def _infer_on(infer, inputs, attrs, kinds):
     """The op's output types on `inputs` where those with a kind in `kinds` have it; the
-    exception where the op refuses them (that path raises it: it returns nothing)."""
-    operands = [v if kind is None else _stand_in(v, kind) for v, kind in zip(inputs, kinds)]
+    exception where the op refuses them (that path raises it: it returns nothing). (The
+    other inputs that are Python scalars are weak there too: `np.where(c, x, t)` of a Python
+    float t is float32 where x is float32 and float64 where it is float64.)"""
+    operands = []
+    for v, kind in zip(inputs, kinds):
+        if kind is None and not v.shape and not v.is_literal and is_python(v):
+            kind = kind_of(v)
+        operands.append(v if kind is None else _stand_in(v, kind))
     try:
         return infer(*operands, **attrs)
     except Exception as error:

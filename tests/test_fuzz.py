@@ -92,6 +92,39 @@ def test_focus_puts_the_construct_in_every_program():
         assert "chained_compare" in program.constructs
 
 
+def test_narrow_dtypes_makes_float32_and_int32_arguments(tmp_path):
+    dtypes = set()
+    for seed in range(30):
+        program = generator.generate(seed, focus=("narrow_dtypes",))
+        module = compare.load(program.source, str(tmp_path / "p.py"), "fuzz_narrow_check")
+        try:
+            first, second = module.ARGS
+            narrow = {np.asarray(a).dtype for a in first if isinstance(a, (np.ndarray, np.generic))}
+            assert narrow & {np.dtype(np.float32), np.dtype(np.int32)}, program.source
+            # Both calls get the same types (the second reuses the first's trace).
+            assert [np.asarray(a).dtype if isinstance(a, (np.ndarray, np.generic)) else type(a) for a in first] == \
+                [np.asarray(a).dtype if isinstance(a, (np.ndarray, np.generic)) else type(a) for a in second]
+            dtypes |= narrow
+        finally:
+            compare.unload("fuzz_narrow_check")
+    assert {np.dtype(np.float32), np.dtype(np.int32)} <= dtypes
+    # The construct changes only the arguments' dtypes: the programs of the seeds that do not
+    # draw it keep their text.
+    off = [generator.generate(seed, weights={"narrow_dtypes": 0}).source for seed in range(40)]
+    assert sum(off[seed] == generator.generate(seed).source for seed in range(40)) >= 30
+    assert all("float32" not in text and "int32" not in text for text in off)
+
+
+def test_float32_values_compare_within_a_few_of_their_ulps():
+    one = np.float32(1.0)
+    assert compare.difference_of(one, np.nextafter(one, np.float32(2)), False, "result") is None
+    assert compare.difference_of(one, one + np.float32(1e-4), False, "result")
+    assert compare.difference_of(np.float64(1.0), np.float64(1.0 + 1e-7), False, "result")
+    # The dtype still has to be the same.
+    assert compare.difference_of(one, np.float64(1.0), False, "result")
+    assert compare.difference_of(np.ones(2, np.float32), np.ones(2), False, "result")
+
+
 def test_a_weight_of_zero_switches_a_construct_off():
     for seed in range(50):
         assert "print(" not in generator.generate(seed, weights={"print": 0}).source

@@ -177,3 +177,59 @@ def test_int_products_too_large_for_int64_and_negative_powers_are_refused(backen
     assert power(3) == 8 and type(power(3)) is int
     with pytest.raises(ValueError, match="negative Python int power"):
         power(-1)
+
+
+# A Python number on some paths and a narrow NumPy value on others (found by the fuzzer's
+# narrow_dtypes): next to float32 (int32) values the Python number is converted to float32
+# (int32) and the NumPy value is one already, so the operation is float32 (int32) on every
+# path, though the join itself is a float64 (int64) graph value.
+def sum_in_a_loop_then_subtracted(y, t):
+    for _ in range(len(y)):
+        t = np.sum(np.abs(y))
+    return t - y[0], t
+
+
+def halved_and_added_in_a_loop(y, t):
+    for i in range(len(y)):
+        t = t * 0.5 + y[i]
+    return t, t + y
+
+
+def element_or_number_in_ufuncs(y, t):
+    if len(y) > 1:
+        t = y[1]
+    return np.maximum(t, y), np.where(y > 0, t, y), t * y
+
+
+def int32_element_or_number(xi, n):
+    if len(xi) > 1:
+        n = xi[1]
+    return n + xi, xi - n
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("fn, narrow, number", [
+    (sum_in_a_loop_then_subtracted, np.array([0.1, -2.5, 1.0], np.float32), 0.1),
+    (halved_and_added_in_a_loop, np.array([1.0, 0.3, -2.0], np.float32), 0.1),
+    (element_or_number_in_ufuncs, np.array([1.0, 0.1, -3.0], np.float32), 0.7),
+    (int32_element_or_number, np.array([1, -2, 3], np.int32), 3),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_python_number_on_some_paths_is_weak_next_to_narrow_values(backend, fn, narrow, number):
+    staged = ag.function(fn, backend=backend)
+    for y in (narrow, narrow[:1]):
+        _check(fn, staged, y, number)
+
+
+def python_float_next_to_an_array_of_either_dtype(x, t):
+    if x[0] > 0:
+        x = np.ones(len(x))
+    return np.where(x > 0.5, x, t), x + t
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_python_number_is_weak_next_to_an_array_whose_dtype_depends_on_the_path(backend):
+    # x is float32 or float64 depending on the path: next to it the Python float t is too.
+    staged = ag.function(python_float_next_to_an_array_of_either_dtype, backend=backend)
+    for first in (-1.0, 1.0):
+        _check(python_float_next_to_an_array_of_either_dtype, staged,
+               np.array([first, 0.25], np.float32), 0.1)

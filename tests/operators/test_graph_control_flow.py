@@ -1106,3 +1106,26 @@ def test_python_numbers_a_graph_holds_divide_and_promote_as_in_python(backend):
         expected = scales_by_python_numbers(x.copy())
         result = check(scales_by_python_numbers, x, staged=staged)(x.copy())
         assert [np.asarray(r).dtype for r in result] == [np.asarray(e).dtype for e in expected]
+
+
+# Found by the fuzzer (narrow_dtypes, seed 1339), minimised: an in-place operator keeps the
+# array's dtype on each path (float32 here, float64 there); the join of the two (a float64
+# graph value) gave float64 on both after `x += float64 array`.
+
+def adds_in_place_into_an_array_whose_dtype_depends_on_the_branch(x):
+    if x[0] > 0:
+        x = np.ones(len(x))
+    x += np.ones(len(x))
+    return x[-1] + 1.0, x
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_an_in_place_operator_keeps_the_dtype_of_the_path_taken(backend):
+    fn = adds_in_place_into_an_array_whose_dtype_depends_on_the_branch
+    staged = function(fn, backend=backend)
+    for first in (-1.0, 1.0):
+        x = np.array([first, 0.5], np.float32)
+        expected = fn(x.copy())
+        result = check(fn, x, staged=staged)(x.copy())
+        assert [np.asarray(r).dtype for r in result] == [np.asarray(e).dtype for e in expected]
+        assert type(result[0]) is type(expected[0])

@@ -205,3 +205,62 @@ def nested_insert_free_extend(m):
 def test_extend_and_plus_equals_in_graph_loops():
     check(plus_equals, np.array([1.0, 2.0]))
     check(nested_insert_free_extend, np.arange(6.0).reshape(2, 3))
+
+
+# Items of different types (found by the fuzzer's narrow_dtypes): Python keeps each item's
+# own type; a tensor array, of one dtype, gave them back converted (1.5 as the int 1, 0.1
+# rounded to float32, a float32 item as a float64). Refused, naming the list.
+def int_or_float_item_by_branch(x):
+    vals = []
+    if x[0] > 0:
+        vals.append(1)
+    else:
+        vals.append(1.5)
+    return vals
+
+
+def python_float_after_float32_items(x):
+    vals = []
+    for i in range(x.shape[0]):
+        vals.append(x[i])
+    vals.append(0.1)
+    return vals
+
+
+def float32_item_next_to_a_python_float(x):
+    vals = [0.5]
+    for v in x:
+        if v > 0:
+            vals.append(v)
+    return vals
+
+
+def float32_items_written_over_with_a_python_float(x):
+    vals = []
+    for v in x:
+        vals.append(v)
+    vals[0] = 0.1
+    return vals
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("fn", [int_or_float_item_by_branch, python_float_after_float32_items,
+                                float32_item_next_to_a_python_float,
+                                float32_items_written_over_with_a_python_float],
+                         ids=lambda fn: fn.__name__)
+def test_items_of_different_types_in_a_list_built_in_a_graph_are_refused(fn, backend):
+    x = np.array([-1.0, 2.0], np.float32)
+    fn(x.copy())   # (Python builds it)
+    with pytest.raises(TypeError, match="'vals' built in a graph holds values of different types"):
+        function(fn, backend=backend)(x)
+
+
+def test_items_of_one_type_with_python_numbers_among_them_stay_as_python_builds():
+    def counts(x):
+        out = [0]
+        for v in x:
+            if v > 0:
+                out.append(len(out))
+        return out
+
+    check(counts, np.array([1.0, -1.0, 2.0], np.float32))

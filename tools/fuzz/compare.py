@@ -41,13 +41,15 @@ The comparison rule (plain Python is the reference):
     - A NumPy scalar or 0-d array must come back as a NumPy scalar or 0-d array (not a
       Python number) of the same dtype; an array with ndim >= 1 as an ndarray of the same
       dtype and shape.
-    - Values: integers and bools exactly; floats with rtol=1e-9, atol=1e-12 (NaN equals
-      NaN), since Numba may sum in a different order. `to_graph` promises to behave exactly
-      like the function, so for it every Python type must be identical and floats equal
-      bit for bit.
+    - Values: integers and bools exactly; float64 with rtol=1e-9, atol=1e-12 (NaN equals
+      NaN), since Numba may sum in a different order; float32, float16 and complex64 with
+      four float32 ulps (rtol=atol=4 * np.finfo(np.float32).eps), since Numba's float32 exp
+      or sqrt may round differently from NumPy's by one ulp. Dtypes are compared exactly.
+      `to_graph` promises to behave exactly like the function, so for it every Python type
+      must be identical and floats equal bit for bit.
   * Printed output of the first call, line by line; numbers in it are compared as values
-    with the same tolerance, but a number printed as an int ("1") never equals one printed
-    as a float ("1.0"). The second call's printed output is not compared for traced
+    with rtol=1e-6, but a number printed as an int ("1") never equals one printed as a
+    float ("1.0"). The second call's printed output is not compared for traced
     targets: Python side effects run while tracing only (API.md, as tf.function); for
     `to_graph` it is.
   * Array arguments after each call: same dtype, shape and values as after the Python call.
@@ -74,7 +76,8 @@ import numpy as np
 TARGETS = ("to_graph", "numpy", "numba", "auto")
 CLASSES = ("match", "mismatch", "internal error", "refusal", "misleading refusal", "timeout")
 FAILING = CLASSES[1:]
-RTOL, ATOL = 1e-9, 1e-12
+RTOL, ATOL = 1e-9, 1e-12  # float64
+RTOL32 = ATOL32 = 4 * float(np.finfo(np.float32).eps)  # float32 and narrower
 running = None  # "python" or "target": what runs now (a timeout says which did not finish)
 
 
@@ -89,6 +92,7 @@ DOCUMENTED_REFUSALS = (
     ("NumbaLoweringError", "is not supported by Numba", "docs/guide.md, 'Running' (backend='numba' refuses a graph that does not lower)"),
     ("TypeError", "whose result Python defines on None", "docs/guide.md, 'A called function that returns None on some paths'"),
     ("TypeError", "which a graph cannot give its caller", "docs/guide.md, 'A called function that returns None on some paths'"),
+    ("TypeError", "built in a graph holds values of different types", "docs/guide.md, 'Items of different types in a list built in a graph'"),
     ("TypeError", "a list built in a graph loop, is changed in place afterwards", "docs/guide.md, 'An array appended to a list built in a graph loop, then changed in place'"),
 )
 
@@ -351,7 +355,9 @@ def _value_difference(e, a, strict, path):
         if strict:
             equal = np.array_equal(e, a, equal_nan=True)
         else:
-            equal = e.shape == a.shape and np.allclose(a, e, rtol=RTOL, atol=ATOL, equal_nan=True)
+            narrow = np.finfo(e.dtype).bits <= 32  # (complex64's parts are float32)
+            rtol, atol = (RTOL32, ATOL32) if narrow else (RTOL, ATOL)
+            equal = e.shape == a.shape and np.allclose(a, e, rtol=rtol, atol=atol, equal_nan=True)
     else:
         equal = np.array_equal(e, a)
     if equal:

@@ -8,7 +8,9 @@ and weights give the same text. Plain Python runs every program (or raises) dete
 in well under a second: loops run over small ranges or arrays of length 0..5, a `while`
 always counts a counter first and stops at a small bound, values stay small (no `**`,
 division only by `abs(...) + 1.0`, integer `//` and `%` only by constants), and no value
-reaches NaN or int64 overflow.
+reaches NaN or int64 overflow. With `narrow_dtypes` the array arguments are float32 or int32
+(and k0, c0 float32): the program's text stays as it was, NumPy's promotion rules (NEP 50:
+Python numbers are weak) decide which values stay narrow.
 
 Programs are typed as they are written: every expression is generated for a kind (`f` float
 scalar, `i` int, `b` bool, `a` float array, `ai` int array) and arrays for a length class
@@ -61,6 +63,10 @@ CONSTRUCTS = {
                         "tested with `is None`"),
     "shared_args": (0.3, "one array passed as both x and y in the second call (drawn last: the "
                          "programs of other seeds stay as they were)"),
+    "narrow_dtypes": (0.3, "float32 x and y, int32 xi, a float32 k0 or c0: narrow arrays next to "
+                           "Python numbers, np.float64 scalars and the float64 arrays the program "
+                           "makes (NEP 50; drawn from a stream of its own: the programs of other "
+                           "seeds keep their text)"),
 }
 
 MAX_NESTING = 3  # statements nest at most this deep (loops at most 2 deep)
@@ -147,6 +153,9 @@ class Generator(Expressions):
         # those the seed gave before it existed.
         self.none_rng = random.Random("maybe_none %s" % seed)
         self.maybe_none_helpers = set()
+        # narrow_dtypes too (it only changes the dtypes of the arguments, not the program).
+        self.narrow_rng = random.Random("narrow_dtypes %s" % seed)
+        self.narrow = {}  # argument name -> the NumPy dtype it is made with ("float32", "int32")
 
     # -- statements ------------------------------------------------------------------------
     def condition(self, ctx, depth):
@@ -583,13 +592,32 @@ class Generator(Expressions):
             params.append(("c0", Var("c0", "f")))
         return params
 
+    def narrow_arguments(self, names):
+        """narrow_dtypes: which of the arguments `names` are made float32 or int32 (x and y
+        together: the programs combine them)."""
+        w = self.weights["narrow_dtypes"]
+        if not (w > 0 and self.narrow_rng.random() < w / (w + 2.0)):
+            return
+        rng = self.narrow_rng
+        choices = {"x": 0.7, "xi": 0.6, "k0": 0.5, "c0": 0.3}
+        while not self.narrow:
+            for name, p in choices.items():
+                if name in names and rng.random() < p:
+                    self.narrow[name] = "int32" if name == "xi" else "float32"
+        if "x" in self.narrow:
+            self.narrow["y"] = "float32"
+        self.used.add("narrow_dtypes")
+
     def argument(self, name, length):
         rng = self.rng
+        dtype = self.narrow.get(name)
         if name in ("x", "y"):
             values = [rng.randrange(-6, 7) / 2 for _ in range(length)]
+            if dtype:
+                return "np.array(%r, dtype=np.%s)" % (values, dtype)
             return "np.array(%r)" % values if values else "np.zeros(0)"
         if name == "xi":
-            return "np.array(%r, dtype=np.int64)" % [rng.randrange(-3, 6) for _ in range(length)]
+            return "np.array(%r, dtype=np.%s)" % ([rng.randrange(-3, 6) for _ in range(length)], dtype or "int64")
         if name == "n":
             return str(rng.randrange(0, 5))
         if name == "t":
@@ -597,8 +625,9 @@ class Generator(Expressions):
         if name == "flag":
             return repr(rng.random() < 0.5)
         if name == "k0":
-            return "np.array(%r)" % (rng.randrange(-4, 5) / 2)
-        return "np.float64(%r)" % (rng.randrange(-4, 5) / 2)
+            value = rng.randrange(-4, 5) / 2
+            return "np.array(%r, dtype=np.float32)" % value if dtype else "np.array(%r)" % value
+        return "np.%s(%r)" % (dtype or "float64", rng.randrange(-4, 5) / 2)
 
     def return_spec(self):
         plain = [("f",), ("i",), ("a",), ("f", "i")]
@@ -648,6 +677,7 @@ class Generator(Expressions):
             body.append(self.returned(ctx))
         lines += ["", "def f(%s):" % ", ".join(name for name, _ in params)] + _indent(body)
         lengths = [self.rng.choice((0, 1, 2, 3, 3, 4, 4, 5, 5, 5, 2, 3, 4, 5, 1, 2)) for _ in range(2)]
+        self.narrow_arguments([name for name, _ in params])
         variants = ["    (%s)," % " ".join(self.argument(name, length) + "," for name, _ in params)
                     for length in lengths]
         names = [name for name, _ in params]

@@ -78,8 +78,18 @@ class TensorList(rt.Tensor):
     def _array(self):
         return rt.TensorArray.from_graph_value(self.graph_value, True)
 
+    def _check_type(self, element):
+        """Python's list keeps each item's own type; a tensor array holds one dtype: an item
+        of another (a Python float into a list of float32 values, a float into a list of
+        ints) would come back converted."""
+        found = element_type(element)
+        if found is not None and found[0] != self.dtype:
+            raise TypeError(_different_types_message(
+                "the list '%s'" % self.name if self.name else "a list", self.dtype, found[0]))
+
     # -- list behaviour -------------------------------------------------------------------
     def append(self, element):
+        self._check_type(element)
         array = self._array
         self.rebind(array.write(array.size(), element).graph_value)
         # (Python's list holds the array itself: a later write into it is refused.)
@@ -120,6 +130,7 @@ class TensorList(rt.Tensor):
     def __setitem__(self, index, value):
         if isinstance(index, slice):
             self._unsupported("__setitem__ with a slice")
+        self._check_type(value)
         array = self._array
         self.rebind(array.write(_normalize_index(index, array.size()), value).graph_value)
 
@@ -190,8 +201,24 @@ def element_type(value):
     return None
 
 
+def _different_types_message(what, dtype, other):
+    return ("%s built in a graph holds values of different types (%s and %s): a graph holds "
+            "a list as a tensor array, of one dtype, where Python keeps each item's own type "
+            "(it would come back converted). Make the items one type (`float(v)`, "
+            "`np.float32(v)`, `int(v)`)" % (what, _type_text(dtype), _type_text(other)))
+
+
+def _type_text(dtype):
+    python = {np.dtype(bool): "bool", np.dtype(np.int64): "int", np.dtype(np.float64): "float"}
+    return "%s (or Python %s)" % (dtype.name, python[dtype]) if dtype in python else dtype.name
+
+
 def join_element_types(types, what):
-    dtype = np.result_type(*[t[0] for t in types])
+    dtypes = {t[0] for t in types}
+    if len(dtypes) > 1:
+        first, second = sorted(dtypes, key=str)[:2]
+        raise TypeError(_different_types_message(what, first, second))
+    dtype = dtypes.pop()
     shapes = [t[1] for t in types if t[1] is not None]
     if not shapes:
         return dtype, None
