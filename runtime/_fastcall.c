@@ -205,10 +205,6 @@ static PyMethodDef fastcall_methods[] = {
 
 static PyMemberDef fastcall_members[] = {
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(FastCall, vectorcall), READONLY, NULL},
-    {"general", T_OBJECT, offsetof(FastCall, general), READONLY,
-     "the Python per-call path"},
-    {"record", T_OBJECT, offsetof(FastCall, record), READONLY,
-     "the last one-array signature's record, or None"},
     {NULL}
 };
 

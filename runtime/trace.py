@@ -282,11 +282,14 @@ class ConcreteFunction:
         choices made: a model's step calls it on every call, and a loop over those lists
         cost it 3-4 us.
 
-        With `arguments` (types, passed, given): a fast entry instead (Function._fast_entry),
-        `entry(*args)` for positional arguments of `types` of which those at the positions
-        `passed` are the graph's inputs, checking the trace's guard first (raising _StaleTrace where
-        it fails); `given`: {position: argument} of the arguments the fast key holds by
-        identity (a root of the state that is one of them is read from the argument). The
+        With `arguments` (types, passed, given, check, transform): a fast entry instead
+        (Function._fast_entry), `entry(*args)` for positional arguments of `types` of which
+        those at the positions `passed` are the graph's inputs, checking the trace's guard
+        first (raising _StaleTrace where it fails); `given`: {position: argument} of the
+        arguments the fast key holds by identity (a root of the state that is one of them
+        is read from the argument); `check(inputs)`, if not None, is called with the list
+        of those inputs before the run (an input_signature's), and `transform(result)`, if
+        not None, makes what the entry returns (an output_transform). The
         guard's reads of the state are the reads of the state's arrays, and the objects
         the writes start from: a model's step reads `self.layers[0]` once a call, not
         three times, in one function, not five (holds, fetch, call, the executable's
@@ -298,14 +301,14 @@ class ConcreteFunction:
                      "structure": self._output_structure, "as_shown": path_kinds.as_shown,
                      "kinds_by_code": self._kinds_by_code, "stale": _StaleTrace}
         lines = []
-        guard = None
+        guard = check = transform = None
         numbers = set()   # (inputs that are Python numbers on every call: no memory of their own)
         if arguments is None:
             params = ["a%d" % i for i in range(n_args)]
             inputs = list(params)
             places = state_guards.PlaceCode(namespace, lines)
         else:
-            types, passed, given = arguments
+            types, passed, given, check, transform = arguments
             params = ["a%d" % i for i in range(len(types))]
             inputs = [params[i] for i in passed]
             # (The fast key holds the type of a number that is an input; the guard, that of
@@ -329,6 +332,9 @@ class ConcreteFunction:
                     "except Exception:", "    raise stale"]
             lines += ["if %s:" % " or ".join("(%s)" % test for test in failing),
                       "    raise stale"] if failing else []
+        if check is not None:
+            namespace["check"] = check
+            lines.append("check([%s])" % ", ".join(inputs))
         if n_state:
             inputs += [places.local(root, steps) for root, steps, _, _ in state.places]
         executable = self.executable
@@ -389,8 +395,12 @@ class ConcreteFunction:
             else:
                 namespace["write_state"] = state.setter(ks)
                 lines.append("write_state(%s)" % ", ".join(values))
+        returned = "return %s"
+        if transform is not None:
+            namespace["transform"] = transform
+            returned = "return transform(%s)"
         if self._returned is not None:
-            lines += ["if not o[%d]:" % self._returned, "    return None"]
+            lines += ["if not o[%d]:" % self._returned, "    " + returned % "None"]
         results = {}   # output index -> the expression of the result's value
         for i, fix in self._fixes:
             if fix is _as_scalar:   # (written out: a loss, on every step)
@@ -415,9 +425,9 @@ class ConcreteFunction:
                 namespace["x%d" % k] = x
                 leaves.append("x%d()" % k if kind == "weak" else "x%d" % k)
         if self._output_structure is None:
-            lines.append("return " + leaves[0])
+            lines.append(returned % leaves[0])
         else:
-            lines.append("return pack_as(structure, [%s])" % ", ".join(leaves))
+            lines.append(returned % ("pack_as(structure, [%s])" % ", ".join(leaves)))
         if uses_inputs:
             lines.insert(run_at, "inputs = (%s)" % "".join(s + ", " for s in inputs))
         name = "entry" if arguments is not None else "call"
@@ -426,9 +436,9 @@ class ConcreteFunction:
         exec(compile(source, "<rt.function %s %s>" % (name, graph.name), "exec"), namespace)
         return namespace[name]
 
-    def fast_entry(self, args, passed, given):
+    def fast_entry(self, args, passed, given, check=None, transform=None):
         """`entry(*args)` for calls like `args` (see _generate_call's `arguments`)."""
-        return self._generate_call(([type(a) for a in args], passed, given))
+        return self._generate_call(([type(a) for a in args], passed, given, check, transform))
 
     def direct_entry(self):
         """(callable, translate) when the executor can be called with the flat inputs and no
@@ -1100,8 +1110,10 @@ class Function(functools.partial):
         """(entry, translate): entry(*args) -> result for calls with the same fast key as
         `args`, passing the arrays and the Python numbers that are inputs (other Python
         scalars are constants of the trace) to the graph; translate(error) -> exception to
-        raise, when entry calls compiled code directly (else None). A trace with a guard (runtime/state_guards.py) checks it
-        first, and raises _StaleTrace where it fails (the caller takes the general path)."""
+        raise, when entry calls compiled code directly (else None). A trace with a guard
+        (runtime/state_guards.py) checks it first, and raises _StaleTrace where it fails
+        (the caller takes the general path); an input_signature is checked, and an
+        output_transform applied, in the entry too (ConcreteFunction.fast_entry)."""
         run = concrete.call_arrays
         arrays = [i for i, a in enumerate(args)
                   if type(a) not in _KEY_SCALARS and type(a) not in self._object_types
@@ -1117,23 +1129,10 @@ class Function(functools.partial):
                 if direct is not None:
                     return direct
             return run, None
-        if not check and transform is None:
-            # (The guard's reads and checks, the state's and the run in one function.)
-            given = {i: a for i, a in enumerate(args) if type(a) in self._object_types}
-            return concrete.fast_entry(args, arrays, given), None
-        params = ["a%d" % i for i in range(len(args))]
-        inputs = ", ".join(params[i] for i in arrays)
-        lines = ["def entry(%s):" % ", ".join(params)]
-        if guard is not None:
-            lines += ["    if not holds():", "        raise stale"]
-        if check:
-            lines.append("    check([%s])" % inputs)
-        call = "run(%s)" % inputs
-        lines.append("    return %s" % ("transform(%s)" % call if transform else call))
-        namespace = {"run": run, "check": self._check_signature, "transform": transform,
-                     "holds": guard.holds if guard is not None else None, "stale": _StaleTrace}
-        exec(compile("\n".join(lines) + "\n", "<rt.function entry>", "exec"), namespace)
-        return namespace["entry"], None
+        # (The guard's reads and checks, the state's and the run in one function.)
+        given = {i: a for i, a in enumerate(args) if type(a) in self._object_types}
+        return concrete.fast_entry(args, arrays, given,
+                                   self._check_signature if check else None, transform), None
 
     def _eager_call(self, args, kwargs):
         return self.python_function(*args, **kwargs)
