@@ -25,12 +25,10 @@ from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
 from runtime.tensor import Tensor, is_ndarray, is_python_scalar, is_tensor, mark_ndarray
 
-try:   # the one-array per-call path in C (runtime/_fastcall.c; see _staged_call)
+try:   # the per-call path in C (runtime/_fastcall.c; see _staged_call)
     from runtime import _fastcall
 except ImportError:   # (not built: no C compiler at install; the Python path takes all calls)
     _fastcall = None
-else:
-    _fastcall.setup(np.ndarray, _building)
 
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
 _ARRAY = np.ndarray
@@ -649,6 +647,9 @@ class _Object:
 
 _OBJECT = _Object()
 
+if _fastcall is not None:
+    _fastcall.setup(np.ndarray, _building, _SYMBOLIC, _OBJECT, specialise.INT_INPUT_BOUND)
+
 
 # Python scalars that can be in a fast key (hashable; str hashes are cached by Python).
 _KEY_SCALARS = frozenset(_PYTHON_SCALARS)
@@ -789,10 +790,12 @@ def _staged_call(self):
     is; and forget(fast_key=None), which drops a record of the fast table, or all.
 
     Where the C extension runtime._fastcall is built, that callable is a FastCall: a call
-    with one array of the last one-array signature seen calls that signature's entry with
-    no Python frame (runtime/_fastcall.c says what it checks); every other call is
-    `__call__` below, which tells the FastCall the one-array signatures it finds. Without
-    the extension, `__call__` takes every call, with the same results.
+    with the last signature seen (positional arguments with the same fast key) calls that
+    signature's entry with no Python frame (runtime/_fastcall.c says what it checks); every
+    other call is `__call__` below, which tells the FastCall the signatures it finds in the
+    fast table. Without the extension, `__call__` takes every call, with the same results.
+    The FastCall forgets its signature whenever the table drops or replaces a record, or
+    the keys change (`_specialise`): it calls a record only where `__call__` would.
 
     Threads: the fast table holds one record per signature, written as one dict item; the
     FastCall's last signature is replaced as a whole under the GIL."""
@@ -831,19 +834,21 @@ def _staged_call(self):
         if not (kwargs or _building or _run_eagerly):
             if len(args) == 1 and type(args[0]) is _ARRAY:
                 a = args[0]
-                record = self._fast.get((a.dtype, a.ndim))
+                fast_key = (a.dtype, a.ndim)
+                record = self._fast.get(fast_key)
                 entry = None
                 if record is not None:
                     entry = record[1]
                     if entry is None or not a.flags.carray:
                         entry = record[0]
-                    if fast is not None:
-                        fast.remember(a.dtype, a.ndim, record)
             else:
-                record = self._fast.get(_fast_key(args, self._static, self._object_types))
+                fast_key = _fast_key(args, self._static, self._object_types)
+                record = self._fast.get(fast_key)
                 # (None: a new signature, or no fast key)
                 entry = None if record is None else record[0]
             if entry is not None:
+                if fast is not None:
+                    fast.remember(args, fast_key, record)
                 try:
                     return entry(*args)
                 except Exception as error:
@@ -911,10 +916,11 @@ class Function(functools.partial):
 
     A functools.partial subclass: calling it runs `_staged_call(self)` with no Python layer
     in between. The per-call path: when every argument is positional and a plain leaf
-    (exact ndarray, NumPy scalar, Python scalar) and no graph is being built, the key is a flat
-    tuple built without generic flattening (`_fast_key`; one array: `(dtype, ndim)`, and
-    before that, in C, a test against the last one-array signature: runtime/_fastcall.c),
-    one dict lookup finds the trace's entry, and the entry calls the compiled graph (for
+    (exact ndarray, NumPy scalar, Python scalar, or an object the traces hold by identity)
+    and no graph is being built, the key is a flat tuple built without generic flattening
+    (`_fast_key`; one array: `(dtype, ndim)`, and before that, in C, a test against the
+    last signature seen: runtime/_fastcall.c), one dict lookup finds the trace's entry,
+    and the entry calls the compiled graph (for
     the Numba executor often the Numba dispatcher itself: `ConcreteFunction.direct_entry`;
     its errors are translated by `failed`). Everything else (keywords, nested
     structures, other objects, the first call of a signature) takes the general path,
@@ -1024,6 +1030,7 @@ class Function(functools.partial):
             self._static = _ALL_STATIC
         else:
             self._static = self._static | labels
+        self._forget_fast()   # (the keys of its numbers changed: the records are unreachable)
 
     def _warn_after_many_traces(self, key):
         """After _WARN_AFTER traces, once: a RuntimeWarning naming the argument whose
@@ -1095,7 +1102,7 @@ class Function(functools.partial):
         for fast_key in list(self._fast):
             if any(fast_key[i] is _OBJECT and fast_key[i + 1] == object_id
                    for i in range(0, len(fast_key), 2)):
-                self._fast.pop(fast_key, None)
+                self._forget_fast(fast_key)
 
     def _fast_record(self, concrete, args):
         """The fast table's record for calls with the same fast key as `args` (see
