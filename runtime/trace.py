@@ -25,12 +25,10 @@ from runtime.executors import get_executor
 from runtime.graph import Graph, _building, building, current_graph
 from runtime.tensor import Tensor, is_ndarray, is_python_scalar, is_tensor, mark_ndarray
 
-try:   # the one-array per-call path in C (runtime/_fastcall.c; see _staged_call)
+try:   # the per-call path in C (runtime/_fastcall.c; see _staged_call)
     from runtime import _fastcall
 except ImportError:   # (not built: no C compiler at install; the Python path takes all calls)
     _fastcall = None
-else:
-    _fastcall.setup(np.ndarray, _building)
 
 _PYTHON_SCALARS = (int, float, bool, str, complex, type(None))
 _ARRAY = np.ndarray
@@ -282,11 +280,14 @@ class ConcreteFunction:
         choices made: a model's step calls it on every call, and a loop over those lists
         cost it 3-4 us.
 
-        With `arguments` (types, passed, given): a fast entry instead (Function._fast_entry),
-        `entry(*args)` for positional arguments of `types` of which those at the positions
-        `passed` are the graph's inputs, checking the trace's guard first (raising _StaleTrace where
-        it fails); `given`: {position: argument} of the arguments the fast key holds by
-        identity (a root of the state that is one of them is read from the argument). The
+        With `arguments` (types, passed, given, check, transform): a fast entry instead
+        (Function._fast_entry), `entry(*args)` for positional arguments of `types` of which
+        those at the positions `passed` are the graph's inputs, checking the trace's guard
+        first (raising _StaleTrace where it fails); `given`: {position: argument} of the
+        arguments the fast key holds by identity (a root of the state that is one of them
+        is read from the argument); `check(inputs)`, if not None, is called with the list
+        of those inputs before the run (an input_signature's), and `transform(result)`, if
+        not None, makes what the entry returns (an output_transform). The
         guard's reads of the state are the reads of the state's arrays, and the objects
         the writes start from: a model's step reads `self.layers[0]` once a call, not
         three times, in one function, not five (holds, fetch, call, the executable's
@@ -298,14 +299,14 @@ class ConcreteFunction:
                      "structure": self._output_structure, "as_shown": path_kinds.as_shown,
                      "kinds_by_code": self._kinds_by_code, "stale": _StaleTrace}
         lines = []
-        guard = None
+        guard = check = transform = None
         numbers = set()   # (inputs that are Python numbers on every call: no memory of their own)
         if arguments is None:
             params = ["a%d" % i for i in range(n_args)]
             inputs = list(params)
             places = state_guards.PlaceCode(namespace, lines)
         else:
-            types, passed, given = arguments
+            types, passed, given, check, transform = arguments
             params = ["a%d" % i for i in range(len(types))]
             inputs = [params[i] for i in passed]
             # (The fast key holds the type of a number that is an input; the guard, that of
@@ -329,6 +330,9 @@ class ConcreteFunction:
                     "except Exception:", "    raise stale"]
             lines += ["if %s:" % " or ".join("(%s)" % test for test in failing),
                       "    raise stale"] if failing else []
+        if check is not None:
+            namespace["check"] = check
+            lines.append("check([%s])" % ", ".join(inputs))
         if n_state:
             inputs += [places.local(root, steps) for root, steps, _, _ in state.places]
         executable = self.executable
@@ -389,8 +393,12 @@ class ConcreteFunction:
             else:
                 namespace["write_state"] = state.setter(ks)
                 lines.append("write_state(%s)" % ", ".join(values))
+        returned = "return %s"
+        if transform is not None:
+            namespace["transform"] = transform
+            returned = "return transform(%s)"
         if self._returned is not None:
-            lines += ["if not o[%d]:" % self._returned, "    return None"]
+            lines += ["if not o[%d]:" % self._returned, "    " + returned % "None"]
         results = {}   # output index -> the expression of the result's value
         for i, fix in self._fixes:
             if fix is _as_scalar:   # (written out: a loss, on every step)
@@ -415,9 +423,9 @@ class ConcreteFunction:
                 namespace["x%d" % k] = x
                 leaves.append("x%d()" % k if kind == "weak" else "x%d" % k)
         if self._output_structure is None:
-            lines.append("return " + leaves[0])
+            lines.append(returned % leaves[0])
         else:
-            lines.append("return pack_as(structure, [%s])" % ", ".join(leaves))
+            lines.append(returned % ("pack_as(structure, [%s])" % ", ".join(leaves)))
         if uses_inputs:
             lines.insert(run_at, "inputs = (%s)" % "".join(s + ", " for s in inputs))
         name = "entry" if arguments is not None else "call"
@@ -426,9 +434,9 @@ class ConcreteFunction:
         exec(compile(source, "<rt.function %s %s>" % (name, graph.name), "exec"), namespace)
         return namespace[name]
 
-    def fast_entry(self, args, passed, given):
+    def fast_entry(self, args, passed, given, check=None, transform=None):
         """`entry(*args)` for calls like `args` (see _generate_call's `arguments`)."""
-        return self._generate_call(([type(a) for a in args], passed, given))
+        return self._generate_call(([type(a) for a in args], passed, given, check, transform))
 
     def direct_entry(self):
         """(callable, translate) when the executor can be called with the flat inputs and no
@@ -639,6 +647,9 @@ class _Object:
 
 _OBJECT = _Object()
 
+if _fastcall is not None:
+    _fastcall.setup(np.ndarray, _building, _SYMBOLIC, _OBJECT, specialise.INT_INPUT_BOUND)
+
 
 # Python scalars that can be in a fast key (hashable; str hashes are cached by Python).
 _KEY_SCALARS = frozenset(_PYTHON_SCALARS)
@@ -779,10 +790,12 @@ def _staged_call(self):
     is; and forget(fast_key=None), which drops a record of the fast table, or all.
 
     Where the C extension runtime._fastcall is built, that callable is a FastCall: a call
-    with one array of the last one-array signature seen calls that signature's entry with
-    no Python frame (runtime/_fastcall.c says what it checks); every other call is
-    `__call__` below, which tells the FastCall the one-array signatures it finds. Without
-    the extension, `__call__` takes every call, with the same results.
+    with the last signature seen (positional arguments with the same fast key) calls that
+    signature's entry with no Python frame (runtime/_fastcall.c says what it checks); every
+    other call is `__call__` below, which tells the FastCall the signatures it finds in the
+    fast table. Without the extension, `__call__` takes every call, with the same results.
+    The FastCall forgets its signature whenever the table drops or replaces a record, or
+    the keys change (`_specialise`): it calls a record only where `__call__` would.
 
     Threads: the fast table holds one record per signature, written as one dict item; the
     FastCall's last signature is replaced as a whole under the GIL."""
@@ -821,19 +834,21 @@ def _staged_call(self):
         if not (kwargs or _building or _run_eagerly):
             if len(args) == 1 and type(args[0]) is _ARRAY:
                 a = args[0]
-                record = self._fast.get((a.dtype, a.ndim))
+                fast_key = (a.dtype, a.ndim)
+                record = self._fast.get(fast_key)
                 entry = None
                 if record is not None:
                     entry = record[1]
                     if entry is None or not a.flags.carray:
                         entry = record[0]
-                    if fast is not None:
-                        fast.remember(a.dtype, a.ndim, record)
             else:
-                record = self._fast.get(_fast_key(args, self._static, self._object_types))
+                fast_key = _fast_key(args, self._static, self._object_types)
+                record = self._fast.get(fast_key)
                 # (None: a new signature, or no fast key)
                 entry = None if record is None else record[0]
             if entry is not None:
+                if fast is not None:
+                    fast.remember(args, fast_key, record)
                 try:
                     return entry(*args)
                 except Exception as error:
@@ -901,10 +916,11 @@ class Function(functools.partial):
 
     A functools.partial subclass: calling it runs `_staged_call(self)` with no Python layer
     in between. The per-call path: when every argument is positional and a plain leaf
-    (exact ndarray, NumPy scalar, Python scalar) and no graph is being built, the key is a flat
-    tuple built without generic flattening (`_fast_key`; one array: `(dtype, ndim)`, and
-    before that, in C, a test against the last one-array signature: runtime/_fastcall.c),
-    one dict lookup finds the trace's entry, and the entry calls the compiled graph (for
+    (exact ndarray, NumPy scalar, Python scalar, or an object the traces hold by identity)
+    and no graph is being built, the key is a flat tuple built without generic flattening
+    (`_fast_key`; one array: `(dtype, ndim)`, and before that, in C, a test against the
+    last signature seen: runtime/_fastcall.c), one dict lookup finds the trace's entry,
+    and the entry calls the compiled graph (for
     the Numba executor often the Numba dispatcher itself: `ConcreteFunction.direct_entry`;
     its errors are translated by `failed`). Everything else (keywords, nested
     structures, other objects, the first call of a signature) takes the general path,
@@ -1014,6 +1030,7 @@ class Function(functools.partial):
             self._static = _ALL_STATIC
         else:
             self._static = self._static | labels
+        self._forget_fast()   # (the keys of its numbers changed: the records are unreachable)
 
     def _warn_after_many_traces(self, key):
         """After _WARN_AFTER traces, once: a RuntimeWarning naming the argument whose
@@ -1085,7 +1102,7 @@ class Function(functools.partial):
         for fast_key in list(self._fast):
             if any(fast_key[i] is _OBJECT and fast_key[i + 1] == object_id
                    for i in range(0, len(fast_key), 2)):
-                self._fast.pop(fast_key, None)
+                self._forget_fast(fast_key)
 
     def _fast_record(self, concrete, args):
         """The fast table's record for calls with the same fast key as `args` (see
@@ -1100,8 +1117,10 @@ class Function(functools.partial):
         """(entry, translate): entry(*args) -> result for calls with the same fast key as
         `args`, passing the arrays and the Python numbers that are inputs (other Python
         scalars are constants of the trace) to the graph; translate(error) -> exception to
-        raise, when entry calls compiled code directly (else None). A trace with a guard (runtime/state_guards.py) checks it
-        first, and raises _StaleTrace where it fails (the caller takes the general path)."""
+        raise, when entry calls compiled code directly (else None). A trace with a guard
+        (runtime/state_guards.py) checks it first, and raises _StaleTrace where it fails
+        (the caller takes the general path); an input_signature is checked, and an
+        output_transform applied, in the entry too (ConcreteFunction.fast_entry)."""
         run = concrete.call_arrays
         arrays = [i for i, a in enumerate(args)
                   if type(a) not in _KEY_SCALARS and type(a) not in self._object_types
@@ -1117,23 +1136,10 @@ class Function(functools.partial):
                 if direct is not None:
                     return direct
             return run, None
-        if not check and transform is None:
-            # (The guard's reads and checks, the state's and the run in one function.)
-            given = {i: a for i, a in enumerate(args) if type(a) in self._object_types}
-            return concrete.fast_entry(args, arrays, given), None
-        params = ["a%d" % i for i in range(len(args))]
-        inputs = ", ".join(params[i] for i in arrays)
-        lines = ["def entry(%s):" % ", ".join(params)]
-        if guard is not None:
-            lines += ["    if not holds():", "        raise stale"]
-        if check:
-            lines.append("    check([%s])" % inputs)
-        call = "run(%s)" % inputs
-        lines.append("    return %s" % ("transform(%s)" % call if transform else call))
-        namespace = {"run": run, "check": self._check_signature, "transform": transform,
-                     "holds": guard.holds if guard is not None else None, "stale": _StaleTrace}
-        exec(compile("\n".join(lines) + "\n", "<rt.function entry>", "exec"), namespace)
-        return namespace["entry"], None
+        # (The guard's reads and checks, the state's and the run in one function.)
+        given = {i: a for i, a in enumerate(args) if type(a) in self._object_types}
+        return concrete.fast_entry(args, arrays, given,
+                                   self._check_signature if check else None, transform), None
 
     def _eager_call(self, args, kwargs):
         return self.python_function(*args, **kwargs)

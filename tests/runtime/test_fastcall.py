@@ -5,6 +5,7 @@ gives, for every kind of array, error, state change and caller."""
 import gc
 import os
 import sys
+import weakref
 
 import numpy as np
 import pytest
@@ -181,3 +182,190 @@ def test_calls_hold_no_references(path):
             pass
     gc.collect()   # (an exception's traceback and its frames are a cycle)
     assert (sys.getrefcount(good), sys.getrefcount(bad)) == before
+
+
+# Calls of several arguments: the C path remembers the last signature of the fast table it
+# was told (per argument: an array's dtype and rank, a Python number input's type, a
+# constant's type and value, an object's identity). Each call below differs from the one
+# before it in one of those, so a check that lets one through gives a wrong result.
+
+
+def mixed(x, a, mode, offset=0):
+    if isinstance(a, bool):   # (a bool is a constant: its own trace per value)
+        a = 10 if a else -10
+    if mode == "add":
+        return x + a + offset
+    return x * a * x.ndim   # (x.ndim: a constant of the trace)
+
+
+def _mixed_calls():
+    xf, xi = np.linspace(-1.0, 2.0, 6), np.arange(-2, 4)
+    return [
+        (xf, 2, "add"), (xf, 3, "add"), (xf, 2.5, "add"), (xi, 2.5, "add"), (xi, 2, "add"),
+        (xi, True, "add"), (xi, 1, "add"), (xi, False, "add"), (xi, 2, "mul"),
+        (xf, 2, "mul"), (xf.reshape(2, 3), 2, "mul"), (xf.astype(np.float32), 2, "mul"),
+        (xf, 2, "mul"), (xf, 2, "add"), (xf, 2, "add", 7), (xf, 2, "add"),
+        (xf, 2 ** 70, "add"), (xf, 2 ** 70 + 2 ** 60, "add"), (xf, 5, "add"),
+        (xf, np.float32(1.5), "mul"), (xf, 1.5, "mul"), (xf, -2 ** 53, "mul"),
+        (xf, -2 ** 53 - 2, "mul"), (xf[::2], 4.0, "add"),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore:.*has been traced")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_multi_argument_calls_give_what_python_gives(path, backend):
+    staged = ag.function(mixed, backend=backend)
+    calls = _mixed_calls()
+    for _ in range(2):
+        for args in calls + calls[::-1]:
+            expected = mixed(*args)
+            for _ in range(2):   # (the second: the signature remembered)
+                got = staged(*args)
+                assert type(got) is type(expected)
+                assert got.dtype == expected.dtype, args[1:]
+                np.testing.assert_array_equal(got, expected)
+
+
+def power(x, n):
+    return x ** n
+
+
+@pytest.mark.filterwarnings("ignore:.*has been traced")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_static_numbers_are_told_apart_by_type_and_value(path, backend):
+    staged = ag.function(power, backend=backend, static_argnums=1)
+    xi = np.arange(1, 5)
+    for _ in range(2):
+        for n in [2, 3, 2.0, 2, True, 1, 3.0, 0.5]:
+            expected = power(xi, n)
+            for _ in range(2):
+                got = staged(xi, n)
+                assert got.dtype == expected.dtype, n
+                np.testing.assert_array_equal(got, expected)
+
+
+class Scaling:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, x):
+        return x * self.w
+
+
+class Shifting(Scaling):
+    def forward(self, x):
+        return x + self.w
+
+
+def apply_to(layer, x, lr):
+    return layer.forward(x) - lr
+
+
+@pytest.mark.filterwarnings("ignore:.*has been traced")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_objects_swapped_and_state_rebound_are_seen(path, backend):
+    staged = ag.function(apply_to, backend=backend)
+    scaling, shifting = Scaling(np.full(3, 2.0)), Shifting(np.full(3, 2.0))
+    x = np.arange(3.0)
+
+    def check(layer, lr):
+        expected = apply_to(layer, x, lr)
+        for _ in range(2):
+            np.testing.assert_array_equal(staged(layer, x, lr), expected)
+
+    for _ in range(2):
+        for layer in [scaling, shifting, scaling, Scaling(np.ones(3)), shifting]:
+            check(layer, 0.5)
+            check(layer, 1)
+    scaling.w = np.full(3, 3.0)   # (the trace's guard fails: traced again)
+    check(scaling, 0.5)
+    scaling.w[:] = 4.0
+    check(scaling, 0.5)
+    scaling.w = np.ones((3, 3))   # (another rank)
+    check(scaling, 0.5)
+    check(shifting, 0.5)
+    # A dead object's id may be another's: its records go with it.
+    for _ in range(5):
+        check(Shifting(np.arange(3.0)), 0.5)
+        check(Scaling(np.arange(3.0)), 0.5)
+        gc.collect()
+
+
+def check_lr(x, lr):
+    if lr <= 0:
+        raise ValueError("the learning rate is not positive")
+    return x * lr
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_multi_argument_errors_are_pythons_with_pythons_context(path, backend):
+    staged = ag.function(check_lr, backend=backend)
+    x = np.ones(3)
+    np.testing.assert_array_equal(staged(x, 0.5), x * 0.5)
+    for _ in range(2):   # (the second: the last signature's entry)
+        with pytest.raises(ValueError) as info:
+            staged(x, -1.0)
+        assert info.value.args == ("the learning rate is not positive",)
+        assert info.value.__context__ is None
+        try:
+            raise KeyError("handled")
+        except KeyError as handled:
+            with pytest.raises(ValueError) as info:
+                staged(x, -1.0)
+            assert info.value.__context__ is handled
+        np.testing.assert_array_equal(staged(x, 0.5), x * 0.5)
+
+
+def checked_step(layer, x, lr):
+    if lr <= 0:
+        raise ValueError("the learning rate is not positive")
+    return layer.forward(x) * lr
+
+
+def test_multi_argument_calls_hold_no_references(path):
+    staged = ag.function(checked_step, backend="numpy")
+    layer, x = Scaling(np.ones(3)), np.ones(3)
+    lr, bad = 0.25, -1.0
+    for _ in range(2):
+        staged(layer, x, lr)
+        with pytest.raises(ValueError):
+            staged(layer, x, bad)
+    gc.collect()   # (tracing's cycles)
+    before = [sys.getrefcount(v) for v in (layer, x, lr, bad)]
+    for _ in range(300):
+        staged(layer, x, lr)
+        try:
+            staged(layer, x, bad)
+        except ValueError:
+            pass
+    gc.collect()
+    assert [sys.getrefcount(v) for v in (layer, x, lr, bad)] == before
+    dead = weakref.ref(layer)
+    del layer
+    gc.collect()
+    assert dead() is None   # (the remembered signature holds its object weakly)
+
+
+def test_repeated_calls_take_the_c_path(path):
+    # The tests above are only worth their C half if it takes the calls: no Python frame of
+    # runtime/trace.py runs for a call of the last signature.
+    if path != "c":
+        pytest.skip("the Python path")
+    layer, x = Shifting(np.ones(3)), np.ones(3)
+    staged = ag.function(apply_to)
+    frames = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename == trace.__file__:
+            frames.append(frame.f_code.co_name)
+
+    for args in [(layer, x, 0.5), (x, 2, "add"), (x, True, "mul"), (x, 2 ** 70, "add")]:
+        fn = staged if len(args) == 3 and args[0] is layer else ag.function(mixed)
+        fn(*args)
+        fn(*args)
+        sys.setprofile(profile)
+        try:
+            fn(*args)
+        finally:
+            sys.setprofile(None)
+        assert frames == [], args
