@@ -31,6 +31,7 @@
 #include <structmember.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/ndarraytypes.h>
+#include <math.h>
 
 /* Set once by setup(): numpy.ndarray, runtime.graph's list of graphs being built, the
    items of fast keys that mark a Python number input and an object (runtime/trace.py:
@@ -127,6 +128,11 @@ fastcall_matches(FastCall *self, PyObject *const *args)
                     if (equal < 0) {
                         PyErr_Clear();
                     }
+                    return 0;
+                }
+                /* (-0.0 equals 0.0 but is another constant: the key tells them apart.) */
+                if (PyFloat_CheckExact(a) && !signbit(PyFloat_AS_DOUBLE(a))
+                        != !signbit(PyFloat_AS_DOUBLE(check->object))) {
                     return 0;
                 }
             }

@@ -23,6 +23,7 @@ import collections.abc
 import itertools
 import keyword
 import linecache
+from math import copysign
 import types
 import weakref
 
@@ -478,7 +479,9 @@ class ValueGuard:
         for root, steps, value in self.places:
             current = _read(root, steps)
             if type(current) is not type(value) or not (current is value or
-                                                        current == value):
+                                                        current == value) \
+                    or _negative_zero_differs(value) and copysign(1.0, current) != copysign(
+                        1.0, value):
                 return "%s, a constant of the trace, changed (%r, then %r)" % (
                     _path_text(root, steps), value,
                     "absent" if current is _ABSENT else current)
@@ -486,6 +489,11 @@ class ValueGuard:
 
 
 _SCALARS = frozenset({bool, int, float, complex, str, bytes, type(None)})
+
+
+def _negative_zero_differs(value):
+    """Is the constant `value` a float zero, whose guard also checks the sign (-0.0 == 0.0)?"""
+    return type(value) is float and value == 0.0
 
 
 def value_guard(roots, numbers=True):
@@ -942,6 +950,10 @@ class PlaceCode:
                 kind = self._constant("pk", type(check[1]))
                 tests.append("type(%s) is not %s or not (%s is %s or %s == %s)"
                              % (value, kind, value, constant, value, constant))
+                if _negative_zero_differs(check[1]):
+                    # (-0.0 equals 0.0 but is another constant: x / s is -inf, not inf.)
+                    tests.append("%s(1.0, %s) != %r" % (self._constant("pf", copysign), value,
+                                                         copysign(1.0, check[1])))
             elif kind == "object":
                 tests.append("%s is not %s()" % (value, self._constant("po", check[1])))
         return tests

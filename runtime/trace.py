@@ -12,6 +12,7 @@ length reuses the trace; a new learning rate does too.
 import contextlib
 import functools
 import inspect
+import math
 import threading
 import warnings
 import weakref
@@ -76,7 +77,7 @@ def _leaf_key(x, arrays, numbers=False):
         if numbers and _is_number_input(x, t):
             arrays.append(x)
             return (t, _SYMBOLIC)
-        return (t, x)
+        return (t, _constant_key(x))
     if isinstance(x, np.generic):
         arrays.append(x)
         return (x.dtype, -1)
@@ -102,6 +103,27 @@ def _leaf_key(x, arrays, numbers=False):
 
 # The first item of the key of an object held by identity (see Function._object_types).
 _ID = "id"
+
+
+class _NegativeZero:
+    """The key of the constant -0.0, which equals 0.0 (and hashes alike) but is not the same
+    constant: x / s gives -inf for it."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "-0.0"
+
+
+_NEGATIVE_ZERO = _NegativeZero()
+
+
+def _constant_key(x):
+    """What a key holds of the Python scalar `x`, a constant of the trace: `x`, but -0.0
+    as _NEGATIVE_ZERO."""
+    if type(x) is float and x == 0.0 and math.copysign(1.0, x) < 0:
+        return _NEGATIVE_ZERO
+    return x
 
 
 def _array_like(t):
@@ -622,7 +644,7 @@ def _fast_key(args, static, object_types):
                 append(t)
                 append(_SYMBOLIC)
             else:
-                append(a)
+                append(_constant_key(a) if t is float else a)
                 append(t)
         elif t in object_types:
             append(_OBJECT)

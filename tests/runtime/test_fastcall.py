@@ -244,6 +244,39 @@ def test_static_numbers_are_told_apart_by_type_and_value(path, backend):
                 np.testing.assert_array_equal(got, expected)
 
 
+def divided(x, s):
+    return x / s
+
+
+def divided_by_setting(x, settings):
+    return x / settings["s"]
+
+
+SIGN = 0.0
+
+
+def divided_by_global(x):
+    return x / SIGN
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_constant_minus_zero_is_not_zero(path, backend, monkeypatch):
+    """-0.0 == 0.0, but x / -0.0 is -inf: the keys, the C path's check and the guards of
+    constants tell them apart."""
+    x = np.array([1.0, -2.0])
+    static = ag.function(divided, backend=backend, static_argnums=1)
+    nested = ag.function(divided_by_setting, backend=backend)
+    constant = rt.function(divided_by_global, backend=backend)   # (globals: constants)
+    for s in [0.0, -0.0, -0.0, 0.0, 0.0, -0.0, 1.0]:
+        monkeypatch.setitem(globals(), "SIGN", s)
+        for staged, plain, args in [(static, divided, (x, s)),
+                                    (nested, divided_by_setting, (x, {"s": s})),
+                                    (constant, divided_by_global, (x,))]:
+            for _ in range(2):
+                np.testing.assert_array_equal(staged(*args), plain(*args))
+
+
 class Scaling:
     def __init__(self, w):
         self.w = w
