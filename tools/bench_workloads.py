@@ -77,10 +77,10 @@ def settle(f, inputs, timeout=600):
     """Calls `f` (any callable) until, if it is an ag.function, it traces no more and, if
     backend "auto" compiles its graph in the background (a small graph once called
     often), one executor runs its calls for good: the compile done and, for a graph auto
-    times on both executors, the timed turns taken (runtime/executors/numba/compiled.py). Steady-state figures then time what it
-    settled on, and samples are sized from a settled call; the first call is timed before
-    this. A train step traces again on its second call (its layers set new attributes on
-    the first)."""
+    times on both executors, the timed turns taken (runtime/executors/numba/compiled.py).
+    Steady-state figures then time what it settled on, and samples are sized from a
+    settled call; the first call is timed before this. A train step traces again on its
+    second call (its layers set new attributes on the first)."""
     get_concrete = getattr(f, "get_concrete_function", None)
     if get_concrete is None:
         return
@@ -243,15 +243,6 @@ def sample_round_robin(calls, samples=7):
     return {kind: statistics.median(t) for kind, t in times.items()}
 
 
-def measure(kind, fn, make_inputs, budget):
-    """Returns (first_call_seconds, median_seconds_per_call, result) or an error string."""
-    inputs = make_inputs()
-    try:
-        return time_calls(_make_callable(kind, fn), inputs, budget)
-    except Exception as e:  # reported in the table: a failing backend is a finding, not a crash
-        return error_text(e)
-
-
 def _fmt(seconds):
     if seconds >= 1:
         return f"{seconds:.2f} s"
@@ -325,21 +316,20 @@ def call_overhead(budget, footnote=str):
     error is shown as `footnote` gives it."""
     x = np.arange(16.0)
     layer = _Layer()
-    cases = [("x + 1", _plus_one, _plus_one, lambda: (x,)),
-             ("x - lr * x, lr a Python float", _scaled, _scaled, lambda: (x, 0.5)),
+    cases = [("x + 1", _plus_one, _plus_one, (x,)),
+             ("x - lr * x, lr a Python float", _scaled, _scaled, (x, 0.5)),
              ("x * self.w + self.b (state)", layer.apply, _affine, None)]
     rows = []
-    for name, fn, njit_fn, make_inputs in cases:
-        row = [name]
-        for kind in _KINDS:
-            if make_inputs is None:
-                inputs = (lambda: (x, layer.w, layer.b)) if kind == "njit" else (lambda: (x,))
-            else:
-                inputs = make_inputs
-            got = measure(kind, njit_fn if kind == "njit" else fn, inputs, budget)
-            row.append(footnote(f"{name}, {kind}: {got}") if isinstance(got, str)
-                       else _fmt(got[1]))
-        rows.append(row)
+    for name, fn, njit_fn, inputs in cases:
+        def prepare(kind, fn=fn, njit_fn=njit_fn, inputs=inputs):
+            if kind == "njit":
+                return _make_callable(kind, njit_fn), inputs or (x, layer.w, layer.b)
+            return _make_callable(kind, fn), inputs or (x,)
+        # (Sampled round-robin: a load change on this shared machine shifts all alike.)
+        got = measure_interleaved(_KINDS, prepare, budget)
+        rows.append([name] + [footnote(f"{name}, {kind}: {got[kind]}")
+                              if isinstance(got[kind], str) else _fmt(got[kind][1])
+                              for kind in _KINDS])
     return rows
 
 
