@@ -189,18 +189,18 @@ class StateInputs:
         (the tensor swapped in, perhaps updated in place; another value it set there);
         then finds the tensors (`is_tensor`) it left elsewhere: returns those too, after
         putting back what their places held (see new_places)."""
-        left = []
+        swapped = [(root, steps, array, tensor) for (root, steps, array, _), (_, _, tensor)
+                   in zip(self.places, self._swapped)] + [
+                   (root, steps, self.places[k][2], self._swapped[k][2])
+                   for root, steps, k in self.aliases]
+        # (All read before any is put back: places sharing an inherited array share the
+        # class's attribute.)
+        left = [_read(root, steps) for root, steps, _, _ in swapped]
+        # (_ABSENT: the function deleted it: Python's state has none.)
+        left = [None if value is _ABSENT else value for value in left]
         inherited = {(id(obj), name): owner for obj, name, owner, _ in self._inherited}
         refused = []
-        for root, steps, array, tensor in [
-                (root, steps, array, tensor) for (root, steps, array, _), (_, _, tensor)
-                in zip(self.places, self._swapped)] + [
-                (root, steps, self.places[k][2], self._swapped[k][2])
-                for root, steps, k in self.aliases]:
-            try:
-                left.append(_get(root, steps))
-            except Exception:   # (the function deleted it: Python's state has none)
-                left.append(None)
+        for root, steps, array, tensor in swapped:
             parent = _read(root, steps[:-1]) if steps else _ABSENT
             owner = inherited.get((id(parent), steps[-1][1])) if steps else None
             if owner is None:
