@@ -12,14 +12,26 @@ or a trace whose state inputs were refused); the function traces again where not
 that tracing never changes them.
 
 What the search follows: the attributes of instances (their `__dict__`), dataclass fields
-among them, and the items of dicts (string and int keys), lists and tuples, at most
-_MAX_DEPTH steps from a root, _MAX_ITEMS items per container and _MAX_OBJECTS objects in
-all; not modules, classes, functions, arrays, rt.Variables, nor the objects of the
-framework (staged functions, Numba dispatchers). Arrays in tuples are
-guarded but cannot be swapped.
+among them, the data attributes of their classes (`class M: lr = 0.01`, read through
+`self.lr`), the data attributes of classes reached themselves (a global `M`: `M.w`), and
+the items of dicts (string and int keys), lists and tuples, at most _MAX_DEPTH steps from
+a root, _MAX_ITEMS items per container and _MAX_OBJECTS objects in all; not modules,
+functions, arrays, rt.Variables, builtin classes, nor the objects and classes of the
+framework (staged functions, Numba dispatchers). Arrays in tuples are guarded but cannot
+be swapped.
+
+A class's data attributes (_class_attributes) are its arrays, Python and NumPy scalars and
+plain dicts, lists and tuples, its own and its bases' (not dunder names, functions,
+descriptors or other objects). From an instance they are places of the instance
+(`self.w`), read with getattr like every place (the instance's own where it shadows the
+class's, else the class's), and set as Python sets `self.w = v` (in the instance's
+`__dict__`, the class's left as it is); while a trace is built, an inherited one holds its
+tensor in the class that defines it (StateInputs.swap_in), so that the instance is left
+as it was.
 """
 
 import collections.abc
+import enum
 import itertools
 import keyword
 import linecache
@@ -41,9 +53,27 @@ _NOT_SEARCHED = (types.ModuleType, type, types.FunctionType, types.BuiltinFuncti
 
 _ATTR, _ITEM = 0, 1
 
+# The types of a class's data attributes the search follows (and np.ndarray, np.generic).
+_CLASS_DATA = frozenset({bool, int, float, complex, str, bytes, type(None), dict, list, tuple})
+
 # Objects of these packages hold no user state (a staged function's traces, a compiled
 # dispatcher): the search does not enter them.
 _FRAMEWORKS = frozenset({"runtime", "autograph", "numba", "functools"})
+
+
+def _followed_class(cls):
+    """Does the search follow the data attributes of class `cls` (a class of the user's:
+    not a builtin one, not one of the framework, not an enum)?"""
+    module = getattr(cls, "__module__", None)
+    return (isinstance(module, str) and module != "builtins"
+            and module.split(".")[0] not in _FRAMEWORKS
+            and not isinstance(cls, enum.EnumMeta))
+
+
+def _searched(value):
+    """Does the search enter `value` (an object, a container, a class of the user's)?"""
+    return not isinstance(value, _NOT_SEARCHED) or (
+        isinstance(value, type) and _followed_class(value))
 
 
 class StateGuard:
@@ -88,7 +118,7 @@ class StateInputs:
     they held (a built layer then traces again, with its weights as inputs)."""
 
     __slots__ = ("places", "aliases", "new_places", "appended", "_swapped", "_roots",
-                 "_before", "_holds", "_checked")
+                 "_before", "_holds", "_checked", "_inherited")
 
     def __init__(self, places, aliases, swapped, roots, before):
         self.places = places
@@ -103,6 +133,8 @@ class StateInputs:
         self._swapped = swapped   # [(root, steps, the object swapped in)] until restored
         self._roots = roots
         self._before = before     # {id(container): (container, a shallow copy)}
+        # [(instance, name, class, array)]: the inherited places, their tensor in the class
+        self._inherited = []
 
     @classmethod
     def swap_in(cls, roots, make_input, numbers=False):
@@ -118,47 +150,80 @@ class StateInputs:
 
         leaf = _is_array_or_number if numbers else None
         places, aliases, swapped, first = [], [], [], {}
+        inherited = []   # [(the instance, name, the class holding the tensor, array)]
+
+        def swap(root, steps, tensor, array):
+            owner = _defining_class(root, steps)
+            if owner is None:
+                _set(root, steps, tensor)
+            else:   # (inherited: the tensor in the class, the instance left as it is)
+                setattr(owner, steps[-1][1], tensor)
+                inherited.append((_get(root, steps[:-1]), steps[-1][1], owner, array))
+
         for root, steps, array in list(_search(roots, leaf=leaf, visited=visited,
                                                every_place=True)):
             if not _settable(root, steps):
                 continue
             if not isinstance(array, np.ndarray):   # (a number: each place its own input)
                 tensor, index = make_input(array, len(places))
-                _set(root, steps, tensor)
+                swap(root, steps, tensor, array)
                 places.append((root, steps, array, index))
                 swapped.append((root, steps, tensor))
                 continue
             k = first.get(id(array))
             if k is not None:   # (an array seen at another place: the same tensor)
-                _set(root, steps, swapped[k][2])
+                swap(root, steps, swapped[k][2], array)
                 aliases.append((root, steps, k))
                 continue
             first[id(array)] = len(places)
             tensor, index = make_input(array, len(places))
-            _set(root, steps, tensor)
+            swap(root, steps, tensor, array)
             places.append((root, steps, array, index))
             swapped.append((root, steps, tensor))
-        return cls(places, aliases, swapped, roots, before)
+        state = cls(places, aliases, swapped, roots, before)
+        state._inherited = inherited
+        return state
 
     def restore(self, is_tensor):
         """Puts the arrays back; returns, per place, what the traced function left there
         (the tensor swapped in, perhaps updated in place; another value it set there);
         then finds the tensors (`is_tensor`) it left elsewhere: returns those too, after
         putting back what their places held (see new_places)."""
-        left = []
-        for (root, steps, array, _), (_, _, tensor) in zip(self.places, self._swapped):
-            try:
-                left.append(_get(root, steps))
-            except Exception:   # (the function deleted it: Python's state has none)
-                left.append(None)
-            _set(root, steps, array)
-        for root, steps, k in self.aliases:
-            try:
-                left.append(_get(root, steps))
-            except Exception:
-                left.append(None)
-            _set(root, steps, self.places[k][2])
+        swapped = [(root, steps, array, tensor) for (root, steps, array, _), (_, _, tensor)
+                   in zip(self.places, self._swapped)] + [
+                   (root, steps, self.places[k][2], self._swapped[k][2])
+                   for root, steps, k in self.aliases]
+        # (All read before any is put back: places sharing an inherited array share the
+        # class's attribute.)
+        left = [_read(root, steps) for root, steps, _, _ in swapped]
+        # (_ABSENT: the function deleted it: Python's state has none.)
+        left = [None if value is _ABSENT else value for value in left]
+        inherited = {(id(obj), name): owner for obj, name, owner, _ in self._inherited}
+        refused = []
+        for root, steps, array, tensor in swapped:
+            parent = _read(root, steps[:-1]) if steps else _ABSENT
+            owner = inherited.get((id(parent), steps[-1][1])) if steps else None
+            if owner is None:
+                _set(root, steps, array)
+                continue
+            # An inherited place: its tensor was in the class. What the function set on the
+            # instance (`self.w = ...`) is taken off it (set after each run: StateInputs.set).
+            setattr(owner, steps[-1][1], array)
+            own = vars(parent).pop(steps[-1][1], _ABSENT)
+            if own is tensor and isinstance(array, np.ndarray):
+                refused.append((root, steps, owner))
         self._swapped = []
+        self._inherited = []
+        if refused:
+            root, steps, owner = refused[0]
+            raise TypeError(
+                "%s is set to the array of the class attribute %s.%s (as `self.%s += ...` "
+                "does: Python changes the class's array in place, shared by every instance, "
+                "and makes that same array an attribute of the instance too): a graph "
+                "cannot make an instance attribute hold the class's array. Set the "
+                "attribute on the instance (in __init__), or change the class's array "
+                "through the class" % (_path_text(root, steps), owner.__name__,
+                                       steps[-1][1], steps[-1][1]))
         for obj, copy, root, steps in self._before.values():
             # A list of the state the function appended to (and did nothing else with):
             # its new items are taken out, and appended again after each run.
@@ -516,6 +581,8 @@ def _copy_of(obj):
     if isinstance(obj, list):
         return list(obj)
     attributes = getattr(obj, "__dict__", None)
+    if isinstance(obj, type):   # (a class's own attributes, as a place of it sees them)
+        return dict(attributes)
     return dict(attributes) if isinstance(attributes, dict) else {}
 
 
@@ -526,7 +593,10 @@ def _put_back(root, steps, held):
         return
     parent = _get(root, steps[:-1])
     kind, key = steps[-1]
-    if kind == _ATTR:
+    if isinstance(parent, type):
+        if key in vars(parent):
+            delattr(parent, key)
+    elif kind == _ATTR:
         vars(parent).pop(key, None)
     elif isinstance(parent, dict):
         parent.pop(key, None)
@@ -545,7 +615,9 @@ def _set(root, steps, value):
         return
     parent = _get(root, steps[:-1])
     kind, key = steps[-1]
-    if kind == _ATTR:
+    if isinstance(parent, type):
+        setattr(parent, key, value)
+    elif kind == _ATTR:
         vars(parent)[key] = value   # (not through __setattr__: a frozen dataclass too)
     else:
         parent[key] = value
@@ -557,7 +629,7 @@ def _settable(root, steps):
     parent = _get(root, steps[:-1])
     kind, _ = steps[-1]
     return isinstance(parent, (dict, list)) if kind == _ITEM else isinstance(
-        getattr(parent, "__dict__", None), dict)
+        parent, type) or isinstance(getattr(parent, "__dict__", None), dict)
 
 
 class _Root:
@@ -609,7 +681,7 @@ def roots_of_frame(frame):
     (arguments, closure variables) hold, fixed, and the globals its code names."""
     roots = []
     for name, value in frame.f_locals.items():
-        if not isinstance(value, _NOT_SEARCHED):
+        if _searched(value):
             roots.append((_Root(name, _getter(value)), value))
     namespace = frame.f_globals
     for name in _global_names(frame.f_code):
@@ -634,8 +706,8 @@ def _argument_roots(name, value):
     if nest.is_nested(value):
         return [(_Root(name + path, _getter(leaf)), leaf)
                 for path, leaf in nest.flatten_with_paths(value)
-                if not isinstance(leaf, _NOT_SEARCHED)]
-    if isinstance(value, _NOT_SEARCHED):
+                if _searched(leaf)]
+    if not _searched(value):
         return []
     return [(_Root(name, _getter(value)), value)]
 
@@ -694,7 +766,7 @@ def _search(roots, leaf=None, visited=None, every_place=False):
     for _ in range(_MAX_DEPTH):
         following = []
         for root, steps, obj in level:
-            if id(obj) in seen or isinstance(obj, _NOT_SEARCHED):
+            if id(obj) in seen or not _searched(obj):
                 continue
             if len(seen) >= _MAX_OBJECTS:
                 return
@@ -706,7 +778,7 @@ def _search(roots, leaf=None, visited=None, every_place=False):
                     if id(child) not in found or every_place:
                         found.add(id(child))
                         yield root, steps + (step,), child
-                elif not isinstance(child, _NOT_SEARCHED):
+                elif _searched(child):
                     following.append((root, steps + (step,), child))
         if not following:
             return
@@ -721,11 +793,60 @@ def _children(obj):
         return [((_ITEM, k), v) for k, v in items if isinstance(k, (str, int))]
     if isinstance(obj, (list, tuple)):
         return [((_ITEM, i), v) for i, v in enumerate(obj[:_MAX_ITEMS])]
+    if isinstance(obj, type):
+        return [((_ATTR, k), v) for k, v in _class_attributes(obj, obj, ())]
     attributes = getattr(obj, "__dict__", None)
     if not isinstance(attributes, dict) or getattr(type(obj), "_rt_to_value", None) \
             or type(obj).__module__.split(".")[0] in _FRAMEWORKS:
         return []
-    return [((_ATTR, k), v) for k, v in list(attributes.items())[:_MAX_ITEMS]]
+    return [((_ATTR, k), v) for k, v in list(attributes.items())[:_MAX_ITEMS]] + [
+        ((_ATTR, k), v) for k, v in _class_attributes(obj, type(obj), attributes)]
+
+
+def _class_attributes(obj, cls, shadowed):
+    """[(name, value)]: the data attributes of class `cls` and its bases that `obj` (an
+    instance of `cls`, or `cls`) reads (those of its classes the search follows: arrays,
+    Python and NumPy scalars, plain dicts, lists and tuples; not dunder names, nor names
+    in `shadowed`, the instance's own, or defined by a class before in the MRO)."""
+    found = []
+    seen = set(shadowed)
+    for klass in cls.__mro__:
+        names = vars(klass)
+        if not _followed_class(klass):
+            seen.update(names)
+            continue
+        for name, value in list(names.items()):
+            if name in seen:
+                continue
+            seen.add(name)
+            if name[:2] == "__" == name[-2:] or not (
+                    type(value) in _CLASS_DATA or isinstance(value, (np.ndarray, np.generic))):
+                continue
+            try:   # (what obj.name gives: not another thing a metaclass or __getattr__ made)
+                if getattr(obj, name) is not value:
+                    continue
+            except Exception:
+                continue
+            found.append((name, value))
+            if len(found) >= _MAX_ITEMS:
+                return found
+    return found
+
+
+def _defining_class(root, steps):
+    """The class defining the attribute at (root, steps) where the object there reads it
+    from its class (not its own `__dict__`), else None."""
+    if not steps or steps[-1][0] != _ATTR:
+        return None
+    parent = _get(root, steps[:-1])
+    attributes = getattr(parent, "__dict__", None)
+    if isinstance(parent, type) or not isinstance(attributes, dict) or \
+            steps[-1][1] in attributes:
+        return None
+    for klass in type(parent).__mro__:
+        if steps[-1][1] in vars(klass):
+            return klass
+    return None
 
 
 def _path_text(root, steps):
@@ -975,6 +1096,9 @@ class PlaceCode:
                 parent = self.local(root, steps[:-1])
                 kind, key = steps[-1]
                 key = repr(key) if type(key) in (str, int) else self._constant("pk", key)
+                if kind == _ATTR and isinstance(_read(root, steps[:-1]), type):
+                    writes.append("setattr(%s, %s, %s)" % (parent, key, value))
+                    continue
                 if kind == _ATTR:
                     # (An attribute through the object's __dict__, not __setattr__, as _set.)
                     if parent not in dicts:
