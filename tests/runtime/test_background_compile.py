@@ -406,8 +406,9 @@ def test_measuring_goes_by_the_fastest_calls():
     assert graph._compiled and graph._namespace["_disp"] is graph.dispatcher
 
 
-@pytest.mark.parametrize("slow", ["numpy", "numba"])
-def test_measuring_keeps_the_faster_executor(slow):
+def _timed_smoothers():
+    """(x, a plain Smoother, a staged one, its step on auto, the step's compiled graph
+    compiled and about to be timed), after one call of each step."""
     x = np.linspace(0.0, 0.5, 8)
     plain, staged = Smoother(), Smoother()
     step = ag.function(staged.step)
@@ -415,17 +416,23 @@ def test_measuring_keeps_the_faster_executor(slow):
     plain.step(x, 2)
     graph = _measured(step, x, 2)
     assert graph.wait(WAIT)
+    return x, plain, staged, step, graph
 
-    def slowed(run):
-        def run_slowly(*args):
-            time.sleep(0.005)
-            return run(*args)
-        return run_slowly
 
+def _slowed(run):
+    def run_slowly(*args):
+        time.sleep(0.005)
+        return run(*args)
+    return run_slowly
+
+
+@pytest.mark.parametrize("slow", ["numpy", "numba"])
+def test_measuring_keeps_the_faster_executor(slow):
+    x, plain, staged, step, graph = _timed_smoothers()
     if slow == "numpy":
-        graph._fallback_exec = slowed(graph.fallback())
+        graph._fallback_exec = _slowed(graph.fallback())
     else:
-        graph.dispatcher = slowed(graph.dispatcher)
+        graph.dispatcher = _slowed(graph.dispatcher)
     for call in range(2 * graph._MEASURED_CALLS + 4):
         assert step(x, 2) == plain.step(x, 2), call
         np.testing.assert_array_equal(staged.w, plain.w)
@@ -496,19 +503,8 @@ def test_a_graph_the_numpy_interpreter_keeps_is_called_without_the_compiled_laye
     """Where the timing chooses the NumPy interpreter, the trace and the fast table call its
     executable itself, not the compiled graph's call (which would raise and catch an
     exception to reach it on every call)."""
-    x = np.linspace(0.0, 0.5, 8)
-    plain, staged = Smoother(), Smoother()
-    step = ag.function(staged.step)
-    step(x, 2)
-    plain.step(x, 2)
-    graph = _measured(step, x, 2)
-    assert graph.wait(WAIT)
-    real_dispatcher = graph.dispatcher
-
-    def slowly(*args):
-        time.sleep(0.005)
-        return real_dispatcher(*args)
-    graph.dispatcher = slowly
+    x, plain, staged, step, graph = _timed_smoothers()
+    graph.dispatcher = _slowed(graph.dispatcher)
     for call in range(2 * graph._MEASURED_CALLS + 4):
         assert step(x, 2) == plain.step(x, 2), call
         np.testing.assert_array_equal(staged.w, plain.w)

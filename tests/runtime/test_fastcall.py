@@ -85,23 +85,30 @@ def check_positive(x):
     return x * 2
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_errors_are_pythons_with_pythons_context(path, backend):
-    staged = ag.function(check_positive, backend=backend)
-    good, bad = np.ones(3), np.array([1.0, -1.0])
-    np.testing.assert_array_equal(staged(good), good * 2)
-    for _ in range(2):   # (the second: the last signature's entry)
+def _assert_errors_have_pythons_context(staged, good, bad, expected, message):
+    """staged(*bad) raises Python's ValueError(message), with no context, or the one of
+    the handler it is called in, also on the second call (the last signature's entry);
+    staged(*good) gives `expected` between them."""
+    np.testing.assert_array_equal(staged(*good), expected)
+    for _ in range(2):
         with pytest.raises(ValueError) as info:
-            staged(bad)
-        assert info.value.args == ("element 1 is not positive",)
+            staged(*bad)
+        assert info.value.args == (message,)
         assert info.value.__context__ is None
         try:
             raise KeyError("handled")
         except KeyError as handled:
             with pytest.raises(ValueError) as info:
-                staged(bad)
+                staged(*bad)
             assert info.value.__context__ is handled
-        np.testing.assert_array_equal(staged(good), good * 2)
+        np.testing.assert_array_equal(staged(*good), expected)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_errors_are_pythons_with_pythons_context(path, backend):
+    good, bad = np.ones(3), np.array([1.0, -1.0])
+    _assert_errors_have_pythons_context(ag.function(check_positive, backend=backend),
+                                        (good,), (bad,), good * 2, "element 1 is not positive")
 
 
 class Scale:
@@ -332,21 +339,9 @@ def check_lr(x, lr):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_multi_argument_errors_are_pythons_with_pythons_context(path, backend):
-    staged = ag.function(check_lr, backend=backend)
     x = np.ones(3)
-    np.testing.assert_array_equal(staged(x, 0.5), x * 0.5)
-    for _ in range(2):   # (the second: the last signature's entry)
-        with pytest.raises(ValueError) as info:
-            staged(x, -1.0)
-        assert info.value.args == ("the learning rate is not positive",)
-        assert info.value.__context__ is None
-        try:
-            raise KeyError("handled")
-        except KeyError as handled:
-            with pytest.raises(ValueError) as info:
-                staged(x, -1.0)
-            assert info.value.__context__ is handled
-        np.testing.assert_array_equal(staged(x, 0.5), x * 0.5)
+    _assert_errors_have_pythons_context(ag.function(check_lr, backend=backend), (x, 0.5),
+                                        (x, -1.0), x * 0.5, "the learning rate is not positive")
 
 
 def checked_step(layer, x, lr):
