@@ -950,6 +950,8 @@ def breaks_of_every_kind(x, n):
     total += k
     found = -1
     for a in range(n):
+        for c in range(a):        # (a loop with no break in one with a break)
+            total += 0.125
         for b in range(n):
             if a * b > n:         # (breaks the inner loop only, setting found)
                 found = a * 100 + b

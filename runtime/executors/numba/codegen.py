@@ -665,6 +665,8 @@ class CodeGen:
             self._assign_like(name, init, text, value)
         captures = [self.expr(v) for v in node.inputs[n:]]
         inputs = loop_names + captures
+        outer = self._break   # (a break in this loop leaves this loop only)
+        self._break = None
         if flag is not None:
             inputs[flag] = "False"
         if counted is not None:
@@ -684,7 +686,6 @@ class CodeGen:
             if test != "True":
                 self.emit("if not %s:" % test)
                 self.emit("    break")
-        outer = self._break
         if flag is not None:
             self._break = _Break(body.outputs[flag], [
                 (name, value, end) for i, (name, value, end)
