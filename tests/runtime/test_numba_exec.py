@@ -8,6 +8,7 @@ import io
 import contextlib
 import logging
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -932,3 +933,112 @@ def test_a_ranges_length_is_not_clamped_in_its_loop(backend):
     if backend == "numba":
         source = f.get_concrete_function(5, 2).executable.source
         assert "max(" not in source and source.count("for ") == 3, source
+
+
+def breaks_of_every_kind(x, n):
+    total = 0.0
+    i = -1
+    for i in range(x.shape[0]):   # breaks on the first, the last or no iteration
+        if x[i] > n:
+            break
+        total += x[i]
+    total += i                    # (read after the loop that broke)
+    k = 0
+    while k < n:
+        k += 1
+        if k * k >= n:            # (after changing k)
+            break
+    total += k
+    found = -1
+    for a in range(n):
+        for c in range(a):        # (a loop with no break in one with a break)
+            total += 0.125
+        for b in range(n):
+            if a * b > n:         # (breaks the inner loop only, setting found)
+                found = a * 100 + b
+                break
+            total += 0.25
+        if found >= 0 and a > 2:  # (breaks the outer loop)
+            break
+    total += found
+    seen = False
+    for j in range(x.shape[0]):   # (a bool set in the loop and read only there: no break)
+        if seen:
+            total += 0.5
+        if x[j] > 1:
+            seen = True
+    p, q = 1, 2
+    while q < 100 * n:
+        if p > n:
+            p, q = q, p           # (loop variables swapped as it breaks)
+            break
+        p, q = q, p + q
+    return total + p * 10 + q
+
+
+def search(x, target):
+    for i in range(x.shape[0]):
+        if x[i] == target:
+            return i              # (an early return beside the break)
+        if x[i] > target:
+            break
+    return -1
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_break_leaves_the_loop_with_no_flag(backend):
+    # `if c: break` is a break in generated code, not a flag carried through an if/else
+    # that copies every loop variable (compile time: tools/bench_compile.py); the loop
+    # variables read after the loop hold what Python left in them.
+    import autograph as ag
+    f = ag.function(breaks_of_every_kind, backend=backend)
+    for x in (np.array([5.0, 1, 2]), np.array([0.0, 1, 9]), np.array([0.0, 1, 2]), np.zeros(0)):
+        for n in (0, 1, 3, 4, 7, 10, 2000):
+            assert f(x, n) == breaks_of_every_kind(x, n), (x, n)
+    g = ag.function(search, backend=backend)
+    for x in (np.array([1.0, 3, 5]), np.zeros(0)):
+        for target in (0.0, 1.0, 2.0, 3.0, 5.0, 6.0):
+            assert g(x, target) == search(x, target), (x, target)
+    if backend == "numba":
+        source = f.get_concrete_function(np.zeros(3), 4).executable.source
+        body = source[source.index("def run_graph"):]
+        assert "(not " not in body and body.count("break") == 10, source
+        # (The early return's flag is read after the loop: it stays.)
+        source = g.get_concrete_function(np.zeros(3), 4.0).executable.source
+        assert source.count("break") == 2, source
+
+
+def array_loop_variables(x, n):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):   # (the loop variable takes over the new array's local)
+        out[i] = x[i] * 2
+    for k in range(n):            # (and a loop's after it, and in it)
+        for i in range(x.shape[0]):
+            out[i] += k
+            for j in range(i):
+                out[i] += out[j] * 0.5
+    base = x * 1.0
+    cur = base
+    for k in range(n):            # (base, read in the loop too, keeps its own)
+        cur = cur + base
+    counts = np.zeros(3, dtype=np.int64)
+    for k in range(n):            # (an int array, then a float one)
+        counts = counts + 0.5
+    return out, cur, counts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_array_loop_variable_takes_over_its_initial_local(backend):
+    # No `v5 = v2` before a loop where nothing else reads v2 (Numba increfs and decrefs an
+    # array local copied: compile time, tools/bench_compile.py).
+    import autograph as ag
+    f = ag.function(array_loop_variables, backend=backend)
+    for x in (np.array([1.0, -2.0, 3.5]), np.zeros(0), np.arange(6.0)):
+        for n in (0, 1, 3):
+            _assert_same(array_loop_variables(x, n), f(x, n))
+    if backend == "numba":
+        source = f.get_concrete_function(np.zeros(3), 2).executable.source
+        body = source[source.index("def run_graph"):]
+        out = re.search(r"(\w+) = np\.zeros\(\(v", body).group(1)
+        assert body.count("%s[" % out) == 6 and not re.search(r"= %s$" % out, body, re.M), \
+            source
