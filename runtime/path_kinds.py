@@ -340,9 +340,7 @@ def as_weak(name, values, bind):
             for v in values]
     if not any(weak) or all(weak):
         return _as_weak_on_some_paths(values, bind)
-    # (Python number literals are weak too: np.clip(x_float32, t, 3.0) is float32.)
-    others = [v.literal if v.is_literal and v.weak else np.empty(0, v.dtype)
-              for v, w in zip(values, weak) if not w]
+    others = _promoted([v for v, w in zip(values, weak) if not w])
     operands = []
     for value, w in zip(values, weak):
         if w:
@@ -352,6 +350,13 @@ def as_weak(name, values, bind):
                 value = _cast_python_number(value, target, bind)
         operands.append(value)
     return operands
+
+
+def _promoted(values):
+    """What np.result_type takes for Values `values` as NumPy promotes them: a weak
+    literal as its Python number (np.clip(x_float32, t, 3.0) is float32), another value as
+    an empty array of its dtype."""
+    return [v.literal if v.is_literal and v.weak else np.empty(0, v.dtype) for v in values]
 
 
 def _cast_python_number(value, target, bind):
@@ -380,8 +385,7 @@ def _as_weak_on_some_paths(values, bind):
                                if i != partly[0] and not v.is_literal):
         return values
     value = values[partly[0]]
-    others = [v.literal if v.is_literal and v.weak else np.empty(0, v.dtype)
-              for i, v in enumerate(values) if i != partly[0]]
+    others = _promoted([v for i, v in enumerate(values) if i != partly[0]])
     if not others:
         return values
     dtypes = {np.result_type(*others, _PYTHON_SCALARS[kind[0].kind]) if kind[1] else kind[0]
