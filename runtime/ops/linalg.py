@@ -103,9 +103,7 @@ def _numba_product_lowering(name):
             return _product_of_stacks(g, node, "_rt.integer_matmul")
         if max(ranks) > 2:
             return _product_of_stacks(g, node, "_rt.batched_matmul")
-        x = "_rt.blas_operand(%s)" % nl.as_dtype(g, a, out.dtype)
-        y = "_rt.blas_operand(%s)" % nl.as_dtype(g, b, out.dtype)
-        text = "np.dot(%s, %s)" % (x, y)
+        text = "_rt.dot(%s, %s)" % (nl.as_dtype(g, a, out.dtype), nl.as_dtype(g, b, out.dtype))
         if nl.is_scalar(g, out):
             return g.scalar_cast(text, out.dtype)
         return text

@@ -159,6 +159,8 @@ def _numba_reduce_lowering(name):
             axes = tuple(range(ndim))
         if len(axes) == ndim:
             text = "np.%s(%s)" % (name, source)
+            if name in ("max", "min"):   # (support.max_of: Numba's compiles slowly)
+                text = "_rt.%s_of(np.ravel(%s))" % (name, source)
             if name in ("std", "var") and ddof:
                 text = "_rt.var_ddof(np.ravel(%s), %d)" % (source, ddof)
                 text = "np.sqrt(%s)" % text if name == "std" else text
@@ -206,9 +208,8 @@ def _numba_reduce_lowering(name):
             text = "%s.astype(%s)" % (text, nl.np_dtype(out.dtype))
         if shape is not None:
             text = "%s.reshape((%s))" % (text, "".join(d + ", " for d in shape))
-        elif keepdims:
-            shape = ("(1, %s.shape[1])" if axes == (0,) else "(%s.shape[0], 1)") % ins[0]
-            text = "%s.reshape(%s)" % (text, shape)
+        elif keepdims:   # (support.as_column: a reshape in generated code compiles slowly)
+            text = "_rt.%s(%s)" % ("as_row" if axes == (0,) else "as_column", text)
         return text
     return lower
 

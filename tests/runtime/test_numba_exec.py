@@ -105,6 +105,18 @@ def reductions(x):
             np.max(x, axis=1, keepdims=True))
 
 
+@case(np.array([[1.0, np.nan, 3.0], [np.nan, -2.0, 5.0], [4.0, 0.5, np.nan], [2.0, 7.0, -1.0]]),
+      np.array([[3, -1, 8], [0, 9, -4]], np.int16), np.array([[True, False], [False, False]]),
+      np.array([1.5, np.nan, -0.5, 2.5], np.float32))
+def max_and_min_with_nans_and_other_dtypes(x, n, b, f):
+    # (NaN first, in the middle and last of a row or column; views that are not contiguous)
+    return (np.max(x), np.min(x[3]), np.max(x, axis=1), np.min(x, axis=0), np.max(x[:, 1:]),
+            np.min(x.T, axis=1), np.max(x[:, ::2], axis=0, keepdims=True),
+            np.min(x, axis=1, keepdims=True), np.max(n), np.min(n, axis=0),
+            np.max(n, axis=1, keepdims=True), np.max(b, axis=1), np.min(b), np.max(f),
+            np.min(f[2:]), np.max(f[::2]))
+
+
 @case(_x2, _ints)
 def shapes(x, n):
     return (x.reshape(4, 3), x.T, np.transpose(x), x.ravel(), x.flatten(), np.expand_dims(n, 0),
@@ -399,10 +411,15 @@ def largest(a):
     return np.max(a) + 1.0
 
 
+def smallest_of_rows(a):
+    return np.min(a, axis=1, keepdims=True) + 1.0
+
+
 @pytest.mark.parametrize("fn, good, bad", [
     (sum_of_two, (np.ones(3), np.ones(3)), (np.ones(3), np.ones(4))),
     (reshaped, (np.ones(4),), (np.ones(3),)),
     (largest, (np.ones(2),), (np.ones(0),)),
+    (smallest_of_rows, (np.ones((3, 2)),), (np.ones((3, 0)),)),
 ])
 def test_errors_numba_raises_itself_name_the_node_and_the_users_line(fn, good, bad):
     line = fn.__code__.co_firstlineno + 1

@@ -127,19 +127,58 @@ def check_product(a, b, inner_a, inner_b, stacks, err, site):
 
 # --- reductions over an axis (Numba has no axis= for most reductions) ------------------------
 
+# np.max and np.min as loops: Numba's own took 1.3 s to compile (the first of them in a
+# process; a graph with a max, softmax's, compiled in 4.8 s), a loop 0.2 s. Each gives the
+# first NaN, else the first of the largest (smallest) items, as Numba's does: NumPy's choice
+# between 0.0 and -0.0 depends on where they are in its SIMD blocks.
+
+@jit(**_JIT)
+def max_of(x1):
+    """np.max of a 1-D array."""
+    if x1.shape[0] == 0:
+        raise ValueError("zero-size array to reduction operation maximum which has no "
+                         "identity")
+    m = x1[0]
+    for i in range(1, x1.shape[0]):
+        v = x1[i]
+        if v > m or v != v:
+            m = v
+    return m
+
+
+@jit(**_JIT)
+def min_of(x1):
+    """np.min of a 1-D array."""
+    if x1.shape[0] == 0:
+        raise ValueError("zero-size array to reduction operation minimum which has no "
+                         "identity")
+    m = x1[0]
+    for i in range(1, x1.shape[0]):
+        v = x1[i]
+        if v < m or v != v:
+            m = v
+    return m
+
+
 @jit(**_JIT)
 def rows_max(x2):
+    if x2.shape[1] == 0:
+        raise ValueError("zero-size array to reduction operation maximum which has no "
+                         "identity")
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
-        out[r] = x2[r].max()
+        out[r] = max_of(x2[r])
     return out
 
 
 @jit(**_JIT)
 def rows_min(x2):
+    if x2.shape[1] == 0:
+        raise ValueError("zero-size array to reduction operation minimum which has no "
+                         "identity")
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
-        out[r] = x2[r].min()
+        out[r] = min_of(x2[r])
     return out
 
 
@@ -149,6 +188,20 @@ def rows_sum(x2):
     for r in range(x2.shape[0]):
         out[r] = x2[r].sum()
     return out
+
+
+# A row helper's result kept as a matrix (keepdims=True): support kernels, as Numba lowers
+# a reshape written in a graph's code inline, about 0.08 s of that graph's compile each;
+# these are compiled once and cached.
+
+@jit(**_JIT)
+def as_column(v):
+    return v.reshape((v.shape[0], 1))
+
+
+@jit(**_JIT)
+def as_row(v):
+    return v.reshape((1, v.shape[0]))
 
 
 @jit(**_JIT)
@@ -402,6 +455,15 @@ def _blas_operand(a):
     if isinstance(a, types.Array) and a.layout in "CF":
         return lambda a: a
     return lambda a: np.ascontiguousarray(a)
+
+
+@jit(**_JIT)
+def dot(a, b):
+    """np.dot of float or complex arrays of rank 1 or 2 (BLAS). A support kernel, not
+    np.dot written in a graph's code: Numba compiles its np.dot, 0.8-1.3 s for each pair
+    of operand types, into every graph that has one; this is compiled once per pair and
+    cached."""
+    return np.dot(blas_operand(a), blas_operand(b))
 
 
 @jit(**_JIT)
