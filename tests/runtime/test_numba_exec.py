@@ -117,6 +117,25 @@ def max_and_min_with_nans_and_other_dtypes(x, n, b, f):
             np.min(f[2:]), np.max(f[::2]))
 
 
+def max_and_min_of_signed_zeros(x):
+    return np.max(x), np.min(x), np.max(x, axis=1), np.min(x.T, axis=0), np.max(x[:, 1:])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_max_and_min_of_floats_give_numpys_bits(dtype):
+    """Float max and min run NumPy's own loops (lowering.NUMPY_REDUCE): which of 0.0 and
+    -0.0, and which NaN, as NumPy gives them, whatever their places in its SIMD blocks."""
+    rng = np.random.default_rng(5)
+    f = staged(max_and_min_of_signed_zeros, "numba")
+    for n in (2, 3, 7, 33, 130):
+        x = np.where(rng.random((3, n)) < 0.5, -0.0, 0.0).astype(dtype)
+        y = rng.standard_normal((3, n)).astype(dtype)
+        y[1, rng.integers(n)] = np.nan
+        for a in (x, y):
+            for got, want in zip(f(a), max_and_min_of_signed_zeros(a)):
+                assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (n, a)
+
+
 @case(_x2, _ints)
 def shapes(x, n):
     return (x.reshape(4, 3), x.T, np.transpose(x), x.ravel(), x.flatten(), np.expand_dims(n, 0),

@@ -311,7 +311,7 @@ class CodeGen:
 
     def numpy_loop(self, ufunc, dtype):
         """(name of the argument holding lowering.numpy_loops(), row) of NumPy's own loop
-        for `ufunc` (one of lowering.NUMPY_UNARY) on arrays of `dtype`, or None."""
+        for `ufunc` (of lowering.NUMPY_UNARY or NUMPY_REDUCE) on arrays of `dtype`, or None."""
         row = loop_index(ufunc, dtype)
         if row is None:
             return None

@@ -127,17 +127,33 @@ def check_product(a, b, inner_a, inner_b, stacks, err, site):
 
 # --- reductions over an axis (Numba has no axis= for most reductions) ------------------------
 
-# np.max and np.min as loops: Numba's own took 1.3 s to compile (the first of them in a
-# process; a graph with a max, softmax's, compiled in 4.8 s), a loop 0.2 s. Each gives the
-# first NaN, else the first of the largest (smallest) items, as Numba's does: NumPy's choice
-# between 0.0 and -0.0 depends on where they are in its SIMD blocks.
+# np.max and np.min: by NumPy's own loop where lowering.numpy_loops() has one (row >= 0: float
+# arrays, lowering.NUMPY_REDUCE says why), else as a loop, for Numba's own np.max took 1.3 s
+# to compile (the first of them in a process; softmax's graph compiled in 4.8 s), a loop
+# 0.2 s. The loop gives the first NaN, else the first of the largest (smallest) items, as
+# Numba's does.
 
 @jit(**_JIT)
-def max_of(x1):
+def _numpy_reduce(x1, loops, row, out, k):
+    """out[k] = NumPy's reduce of the 1-D array x1, which has items, by its loop `row` of
+    lowering.numpy_loops() (a 1-D C-contiguous `out`)."""
+    out[k] = x1[0]
+    if x1.shape[0] > 1:
+        target, step = np.intp(out.ctypes.data) + k * out.itemsize, x1.strides[0]
+        _call_loop(loops[row, 0], loops[row, 1], (target, np.intp(x1.ctypes.data) + step,
+                                                  target), x1.shape[0] - 1, (0, step, 0))
+
+
+@jit(**_JIT)
+def max_of(x1, loops, row):
     """np.max of a 1-D array."""
     if x1.shape[0] == 0:
         raise ValueError("zero-size array to reduction operation maximum which has no "
                          "identity")
+    if row >= 0:
+        out = np.empty(1, x1.dtype)
+        _numpy_reduce(x1, loops, row, out, 0)
+        return out[0]
     m = x1[0]
     for i in range(1, x1.shape[0]):
         v = x1[i]
@@ -147,11 +163,15 @@ def max_of(x1):
 
 
 @jit(**_JIT)
-def min_of(x1):
+def min_of(x1, loops, row):
     """np.min of a 1-D array."""
     if x1.shape[0] == 0:
         raise ValueError("zero-size array to reduction operation minimum which has no "
                          "identity")
+    if row >= 0:
+        out = np.empty(1, x1.dtype)
+        _numpy_reduce(x1, loops, row, out, 0)
+        return out[0]
     m = x1[0]
     for i in range(1, x1.shape[0]):
         v = x1[i]
@@ -161,24 +181,30 @@ def min_of(x1):
 
 
 @jit(**_JIT)
-def rows_max(x2):
+def rows_max(x2, loops, row):
     if x2.shape[1] == 0:
         raise ValueError("zero-size array to reduction operation maximum which has no "
                          "identity")
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
-        out[r] = max_of(x2[r])
+        if row >= 0:
+            _numpy_reduce(x2[r], loops, row, out, r)
+        else:
+            out[r] = max_of(x2[r], loops, row)
     return out
 
 
 @jit(**_JIT)
-def rows_min(x2):
+def rows_min(x2, loops, row):
     if x2.shape[1] == 0:
         raise ValueError("zero-size array to reduction operation minimum which has no "
                          "identity")
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
-        out[r] = min_of(x2[r])
+        if row >= 0:
+            _numpy_reduce(x2[r], loops, row, out, r)
+        else:
+            out[r] = min_of(x2[r], loops, row)
     return out
 
 
@@ -301,27 +327,31 @@ def rows_cumprod(x2):
 # the addresses in the table lowering.numpy_loops() (an argument of the generated function).
 
 @intrinsic
-def _call_unary_loop(typingctx, function, data, source, target, n, itemsize):
-    """Calls a NumPy unary inner loop at address `function` (with its `data`) on `n`
-    contiguous elements of `itemsize` bytes from address `source` to `target`."""
-    sig = types.void(types.intp, types.intp, types.intp, types.intp, types.intp, types.intp)
+def _call_loop(typingctx, function, data, addresses, n, steps):
+    """Calls the NumPy inner loop at address `function` (with its `data`) on `n` elements:
+    `addresses` holds each operand's first element's address, `steps` its stride (tuples of
+    ints, the inputs' then the output's, as NumPy passes them)."""
+    sig = types.void(function, data, addresses, n, steps)
+    count = len(addresses)
 
     def codegen(context, builder, signature, args):
-        function, data, source, target, n, itemsize = args
+        function, data, addresses, n, steps = args
         byte_ptr = llvm_ir.IntType(8).as_pointer()
         intp = context.get_value_type(types.intp)
-        pointers = builder.alloca(byte_ptr, 2)
-        builder.store(builder.inttoptr(source, byte_ptr), builder.gep(pointers, [intp(0)]))
-        builder.store(builder.inttoptr(target, byte_ptr), builder.gep(pointers, [intp(1)]))
+        pointers = builder.alloca(byte_ptr, count)
+        strides = builder.alloca(intp, count)
+        for k in range(count):
+            address, step = (context.cast(builder, builder.extract_value(values, k),
+                                          signature.args[i][k], types.intp)
+                             for i, values in ((2, addresses), (4, steps)))
+            builder.store(builder.inttoptr(address, byte_ptr), builder.gep(pointers, [intp(k)]))
+            builder.store(step, builder.gep(strides, [intp(k)]))
         dims = builder.alloca(intp, 1)
         builder.store(n, dims)
-        steps = builder.alloca(intp, 2)
-        builder.store(itemsize, builder.gep(steps, [intp(0)]))
-        builder.store(itemsize, builder.gep(steps, [intp(1)]))
         loop_type = llvm_ir.FunctionType(llvm_ir.VoidType(), [
             byte_ptr.as_pointer(), intp.as_pointer(), intp.as_pointer(), byte_ptr])
         loop = builder.inttoptr(function, loop_type.as_pointer())
-        builder.call(loop, [pointers, dims, steps, builder.inttoptr(data, byte_ptr)])
+        builder.call(loop, [pointers, dims, strides, builder.inttoptr(data, byte_ptr)])
         return context.get_dummy_value()
     return sig, codegen
 
@@ -331,8 +361,8 @@ def numpy_unary(loops, row, x):
     """lowering.NUMPY_UNARY[row // 2](x), a new C-contiguous array computed by NumPy's loop."""
     out = np.empty(x.shape, x.dtype)
     source = np.ascontiguousarray(x)
-    _call_unary_loop(loops[row, 0], loops[row, 1], source.ctypes.data, out.ctypes.data,
-                     x.size, x.itemsize)
+    _call_loop(loops[row, 0], loops[row, 1], (source.ctypes.data, out.ctypes.data), x.size,
+               (x.itemsize, x.itemsize))
     return out
 
 
@@ -340,8 +370,8 @@ def numpy_unary(loops, row, x):
 def numpy_unary_inplace(loops, row, x):
     """numpy_unary for an array nothing else sees (a fresh temporary): computed in x."""
     x = np.ascontiguousarray(x)
-    _call_unary_loop(loops[row, 0], loops[row, 1], x.ctypes.data, x.ctypes.data, x.size,
-                     x.itemsize)
+    _call_loop(loops[row, 0], loops[row, 1], (x.ctypes.data, x.ctypes.data), x.size,
+               (x.itemsize, x.itemsize))
     return x
 
 
