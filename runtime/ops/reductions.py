@@ -119,13 +119,15 @@ _NUMBA_ROW_HELPERS = {"sum": "rows_sum", "prod": "rows_prod", "mean": "rows_mean
                 "var": "rows_var"}
 
 
-def _numpy_loop(g, name, x):
-    """The arguments of support.max_of / min_of and rows_max / rows_min after the array:
-    the table of NumPy's loops and the row of np.maximum's (np.minimum's) loop for x's
-    dtype, or -1 where there is none (lowering.NUMPY_REDUCE)."""
+def _numpy_loop(g, name, x, out):
+    """The arguments of support.max_of, min_of, sum_of and their rows_ kernels after the
+    array: the table of NumPy's loops and the row of the loop of np.maximum (np.minimum,
+    np.add) for x's dtype, or -1 where there is none (lowering.NUMPY_REDUCE) or the result
+    has another dtype (NumPy casts in chunks: a sum of each)."""
     loop = None
-    if x.dtype in (np.float32, np.float64):
-        loop = g.numpy_loop(np.maximum if name == "max" else np.minimum, x.dtype)
+    if x.dtype in (np.float32, np.float64) and out.dtype == x.dtype:
+        loop = g.numpy_loop({"max": np.maximum, "min": np.minimum, "sum": np.add}[name],
+                            x.dtype)
     if loop is None:
         return "%s, -1" % g.object_arg(nl.numpy_loops())
     return "%s, %d" % loop
@@ -172,7 +174,10 @@ def _numba_reduce_lowering(name):
         if len(axes) == ndim:
             text = "np.%s(%s)" % (name, source)
             if name in ("max", "min"):   # (support.max_of: Numba's compiles slowly)
-                text = "_rt.%s_of(np.ravel(%s), %s)" % (name, source, _numpy_loop(g, name, x))
+                text = "_rt.%s_of(np.ravel(%s), %s)" % (name, source,
+                                                        _numpy_loop(g, name, x, out))
+            elif name == "sum" and out.dtype == x.dtype:   # (NumPy's pairwise sum)
+                text = "_rt.sum_of(%s, %s)" % (source, _numpy_loop(g, name, x, out))
             if name in ("std", "var") and ddof:
                 text = "_rt.var_ddof(np.ravel(%s), %d)" % (source, ddof)
                 text = "np.sqrt(%s)" % text if name == "std" else text
@@ -210,8 +215,10 @@ def _numba_reduce_lowering(name):
             rows = source if axes == (1,) else "%s.T" % source
             shape = None
         extra = ", %d" % ddof if name in ("std", "var") else ""
-        if name in ("max", "min"):
-            extra = ", " + _numpy_loop(g, name, x)
+        if name in ("max", "min") or name == "sum" and ndim == 2:
+            extra = ", " + _numpy_loop(g, name, x, out)
+        elif name == "sum":   # (NumPy's order is not rows of the copy's: Numba's sum)
+            extra = ", %s, -1" % g.object_arg(nl.numpy_loops())
         text = "_rt.%s(%s%s)" % (_NUMBA_ROW_HELPERS[name], rows, extra)
         helper_dtype = {"mean": np.dtype(np.float64), "std": np.dtype(np.float64),
                         "var": np.dtype(np.float64), "any": np.dtype(np.bool_),

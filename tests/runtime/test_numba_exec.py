@@ -136,6 +136,23 @@ def test_max_and_min_of_floats_give_numpys_bits(dtype):
                 assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (n, a)
 
 
+def sums_numpy_adds_pairwise(x, v):
+    return np.sum(x), np.sum(x, axis=1), np.sum(x[:, 3:], axis=-1), np.sum(v), np.sum(v[::3])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sums_give_numpys_pairwise_bits(dtype):
+    """np.sum of floats runs np.add's loop in reduce mode where NumPy sums the items in one
+    run (a 1-D array, a C-contiguous one, rows): its pairwise sum, its bits."""
+    rng = np.random.default_rng(6)
+    f = staged(sums_numpy_adds_pairwise, "numba")
+    for n in (5, 40, 300):
+        x = (rng.standard_normal((3, n)) * 10.0 ** rng.integers(-4, 5, (3, n))).astype(dtype)
+        v = (rng.standard_normal(4 * n) * 10.0 ** rng.integers(-4, 5, 4 * n)).astype(dtype)
+        for got, want in zip(f(x, v), sums_numpy_adds_pairwise(x, v)):
+            assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), n
+
+
 @case(_x2, _ints)
 def shapes(x, n):
     return (x.reshape(4, 3), x.T, np.transpose(x), x.ravel(), x.flatten(), np.expand_dims(n, 0),

@@ -80,11 +80,11 @@ NUMPY_UNARY = (np.exp, np.log, np.tanh, np.expm1, np.log1p, np.arctan, np.exp2, 
                np.arcsinh, np.arccosh)
 NUMPY_UNARY_CODES = {u: i for i, u in enumerate(NUMPY_UNARY)}
 # Binary ufuncs whose loops generated code calls in reduce mode, as NumPy's reduce does (the
-# output's step 0: out = op(out, x[i])): np.max and np.min of float rows and arrays
-# (support.max_of). NumPy's SIMD loops took 57 us for the max of 100000 float64 where
-# Numba's loop took 250, and they give NumPy's bits: which of 0.0 and -0.0, which NaN.
-# Their codes follow NUMPY_UNARY's in numpy_loops(): append only.
-NUMPY_REDUCE = (np.maximum, np.minimum)
+# output's step 0: out = op(out, x[i])): np.max, np.min and np.sum of float rows and arrays
+# (support.max_of, sum_of). NumPy's SIMD loops took 57 us for the max of 100000 float64
+# where Numba's loop took 250, and they give NumPy's bits: which of 0.0 and -0.0, which
+# NaN, its pairwise sum. Their codes follow NUMPY_UNARY's in numpy_loops(): append only.
+NUMPY_REDUCE = (np.maximum, np.minimum, np.add)
 
 
 class _UFuncFields(ctypes.Structure):
@@ -133,11 +133,15 @@ def _inner_loop(ufunc, dtype):
                  (ctypes.c_ssize_t * 1)(probe.size),
                  (ctypes.c_ssize_t * 2)(probe.itemsize, probe.itemsize), data)
             return (function, data or 0) if out.tobytes() == ufunc(probe).tobytes() else None
-        for x in (probe, probe[::-1].copy(), np.roll(probe, 7), probe[:-1]):
-            out = x[:1].copy()
-            loop((ctypes.c_void_p * 3)(out.ctypes.data, x.ctypes.data + x.itemsize,
+        finite = probe[np.isfinite(probe)]
+        for x in (probe, probe[::-1].copy(), np.roll(probe, 7), probe[:-1], finite,
+                  np.tile(finite[::-1], 9)):
+            # (From the identity, where the ufunc has one, as NumPy's reduce starts.)
+            start = 0 if ufunc.identity is not None else 1
+            out = np.full(1, ufunc.identity, dtype) if start == 0 else x[:1].copy()
+            loop((ctypes.c_void_p * 3)(out.ctypes.data, x.ctypes.data + start * x.itemsize,
                                        out.ctypes.data),
-                 (ctypes.c_ssize_t * 1)(x.size - 1),
+                 (ctypes.c_ssize_t * 1)(x.size - start),
                  (ctypes.c_ssize_t * 3)(0, x.itemsize, 0), data)
             if out.tobytes() != np.asarray(ufunc.reduce(x)).tobytes():
                 return None

@@ -134,14 +134,16 @@ def check_product(a, b, inner_a, inner_b, stacks, err, site):
 # Numba's does.
 
 @jit(**_JIT)
-def _numpy_reduce(x1, loops, row, out, k):
-    """out[k] = NumPy's reduce of the 1-D array x1, which has items, by its loop `row` of
-    lowering.numpy_loops() (a 1-D C-contiguous `out`)."""
-    out[k] = x1[0]
-    if x1.shape[0] > 1:
+def _numpy_reduce(x1, start, loops, row, out, k):
+    """out[k] = op(out[k], x1[i]) for the items of the 1-D array x1 from `start` on, in one
+    call of NumPy's loop of op, row `row` of lowering.numpy_loops(), in reduce mode (a 1-D
+    C-contiguous `out`): NumPy's reduce of x1 where out[k] holds what NumPy starts from (the
+    first item, or np.add's identity 0)."""
+    if x1.shape[0] > start:
         target, step = np.intp(out.ctypes.data) + k * out.itemsize, x1.strides[0]
-        _call_loop(loops[row, 0], loops[row, 1], (target, np.intp(x1.ctypes.data) + step,
-                                                  target), x1.shape[0] - 1, (0, step, 0))
+        _call_loop(loops[row, 0], loops[row, 1],
+                   (target, np.intp(x1.ctypes.data) + start * step, target),
+                   x1.shape[0] - start, (0, step, 0))
 
 
 @jit(**_JIT)
@@ -151,8 +153,8 @@ def max_of(x1, loops, row):
         raise ValueError("zero-size array to reduction operation maximum which has no "
                          "identity")
     if row >= 0:
-        out = np.empty(1, x1.dtype)
-        _numpy_reduce(x1, loops, row, out, 0)
+        out = x1[:1].copy()
+        _numpy_reduce(x1, 1, loops, row, out, 0)
         return out[0]
     m = x1[0]
     for i in range(1, x1.shape[0]):
@@ -169,8 +171,8 @@ def min_of(x1, loops, row):
         raise ValueError("zero-size array to reduction operation minimum which has no "
                          "identity")
     if row >= 0:
-        out = np.empty(1, x1.dtype)
-        _numpy_reduce(x1, loops, row, out, 0)
+        out = x1[:1].copy()
+        _numpy_reduce(x1, 1, loops, row, out, 0)
         return out[0]
     m = x1[0]
     for i in range(1, x1.shape[0]):
@@ -188,7 +190,8 @@ def rows_max(x2, loops, row):
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
         if row >= 0:
-            _numpy_reduce(x2[r], loops, row, out, r)
+            out[r] = x2[r, 0]
+            _numpy_reduce(x2[r], 1, loops, row, out, r)
         else:
             out[r] = max_of(x2[r], loops, row)
     return out
@@ -202,17 +205,38 @@ def rows_min(x2, loops, row):
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
         if row >= 0:
-            _numpy_reduce(x2[r], loops, row, out, r)
+            out[r] = x2[r, 0]
+            _numpy_reduce(x2[r], 1, loops, row, out, r)
         else:
             out[r] = min_of(x2[r], loops, row)
     return out
 
 
+# np.sum of floats: NumPy's pairwise sum, by np.add's loop in reduce mode from 0 (row >= 0 of
+# lowering.numpy_loops()), where NumPy sums the items in one run of that loop, so the bits
+# are NumPy's: a 1-D array of positive stride, a C-contiguous one, rows whose items are
+# closer in memory than the rows (`x.sum(axis=-1)`). Elsewhere (columns: NumPy adds whole
+# rows in turn) Numba's sum, in order.
+
 @jit(**_JIT)
-def rows_sum(x2):
-    out = np.empty(x2.shape[0], x2.dtype)
+def sum_of(x, loops, row):
+    """np.sum of an array."""
+    if row >= 0 and (x.ndim == 1 and x.strides[0] > 0 or x.flags.c_contiguous):
+        out = np.zeros(1, x.dtype)
+        _numpy_reduce(x.ravel(), 0, loops, row, out, 0)
+        return out[0]
+    return np.sum(x)
+
+
+@jit(**_JIT)
+def rows_sum(x2, loops, row):
+    out = np.zeros(x2.shape[0], x2.dtype)
+    in_runs = x2.shape[0] == 1 or 0 < x2.strides[1] <= abs(x2.strides[0])
     for r in range(x2.shape[0]):
-        out[r] = x2[r].sum()
+        if row >= 0 and in_runs:
+            _numpy_reduce(x2[r], 0, loops, row, out, r)
+        else:
+            out[r] = x2[r].sum()
     return out
 
 
