@@ -113,14 +113,14 @@ _cumulative_op("cumprod", np.cumprod)
 # --- Numba lowerings (runtime/executors/numba/codegen.py generates the code; a lowering
 # returns the expression(s) for its outputs, see runtime/executors/numba/lowering.py) ---
 
-_NUMBA_ROW_HELPERS = {"sum": "rows_sum", "prod": "rows_prod", "mean": "rows_mean", "min": "rows_min",
-                "max": "rows_max", "any": "rows_any", "all": "rows_all",
-                "argmin": "rows_argmin", "argmax": "rows_argmax", "std": "rows_std",
-                "var": "rows_var"}
+_NUMBA_ROW_HELPERS = {"sum": "rows_sum", "prod": "rows_prod", "mean": "rows_mean",
+                      "min": "rows_extreme", "max": "rows_extreme", "any": "rows_any",
+                      "all": "rows_all", "argmin": "rows_argmin", "argmax": "rows_argmax",
+                      "std": "rows_std", "var": "rows_var"}
 
 
 def _numpy_loop(g, name, x, out):
-    """The arguments of support.max_of, min_of, sum_of and their rows_ kernels after the
+    """The arguments of support.extreme_of, sum_of and their rows_ kernels after the
     array: the table of NumPy's loops and the row of the loop of np.maximum (np.minimum,
     np.add) for x's dtype, or -1 where there is none (lowering.NUMPY_REDUCE) or the result
     has another dtype (NumPy casts in chunks: a sum of each)."""
@@ -173,9 +173,9 @@ def _numba_reduce_lowering(name):
             axes = tuple(range(ndim))
         if len(axes) == ndim:
             text = "np.%s(%s)" % (name, source)
-            if name in ("max", "min"):   # (support.max_of: Numba's compiles slowly)
-                text = "_rt.%s_of(np.ravel(%s), %s)" % (name, source,
-                                                        _numpy_loop(g, name, x, out))
+            if name in ("max", "min"):   # (support.extreme_of: Numba's compiles slowly)
+                text = "_rt.extreme_of(np.ravel(%s), %s, %s)" % (
+                    source, _numpy_loop(g, name, x, out), name == "max")
             elif name == "sum" and out.dtype == x.dtype:   # (NumPy's pairwise sum)
                 text = "_rt.sum_of(%s, %s)" % (source, _numpy_loop(g, name, x, out))
             if name in ("std", "var") and ddof:
@@ -215,7 +215,9 @@ def _numba_reduce_lowering(name):
             rows = source if axes == (1,) else "%s.T" % source
             shape = None
         extra = ", %d" % ddof if name in ("std", "var") else ""
-        if name in ("max", "min") or name == "sum" and ndim == 2:
+        if name in ("max", "min"):
+            extra = ", %s, %s" % (_numpy_loop(g, name, x, out), name == "max")
+        elif name == "sum" and ndim == 2:
             extra = ", " + _numpy_loop(g, name, x, out)
         elif name == "sum":   # (NumPy's order is not rows of the copy's: Numba's sum)
             extra = ", %s, -1" % g.object_arg(nl.numpy_loops())

@@ -81,7 +81,7 @@ NUMPY_UNARY = (np.exp, np.log, np.tanh, np.expm1, np.log1p, np.arctan, np.exp2, 
 NUMPY_UNARY_CODES = {u: i for i, u in enumerate(NUMPY_UNARY)}
 # Binary ufuncs whose loops generated code calls in reduce mode, as NumPy's reduce does (the
 # output's step 0: out = op(out, x[i])): np.max, np.min and np.sum of float rows and arrays
-# (support.max_of, sum_of). NumPy's SIMD loops took 57 us for the max of 100000 float64
+# (support.extreme_of, sum_of). NumPy's SIMD loops took 57 us for the max of 100000 float64
 # where Numba's loop took 250, and they give NumPy's bits: which of 0.0 and -0.0, which
 # NaN, its pairwise sum. Their codes follow NUMPY_UNARY's in numpy_loops(): append only.
 NUMPY_REDUCE = (np.maximum, np.minimum, np.add)

@@ -147,68 +147,46 @@ def _numpy_reduce(x1, start, loops, row, out, k):
 
 
 @jit(**_JIT)
-def max_of(x1, loops, row):
-    """np.max of a 1-D array."""
-    if x1.shape[0] == 0:
-        raise ValueError("zero-size array to reduction operation maximum which has no "
-                         "identity")
+def _extreme(x1, loops, row, largest, out, k):
+    """out[k] = np.max (`largest`) or np.min of the 1-D array x1, which has items."""
+    out[k] = x1[0]
     if row >= 0:
-        out = x1[:1].copy()
-        _numpy_reduce(x1, 1, loops, row, out, 0)
-        return out[0]
+        _numpy_reduce(x1, 1, loops, row, out, k)
+        return
     m = x1[0]
     for i in range(1, x1.shape[0]):
         v = x1[i]
-        if v > m or v != v:
+        if (v > m if largest else v < m) or v != v:
             m = v
-    return m
+    out[k] = m
 
 
 @jit(**_JIT)
-def min_of(x1, loops, row):
-    """np.min of a 1-D array."""
-    if x1.shape[0] == 0:
-        raise ValueError("zero-size array to reduction operation minimum which has no "
-                         "identity")
-    if row >= 0:
-        out = x1[:1].copy()
-        _numpy_reduce(x1, 1, loops, row, out, 0)
-        return out[0]
-    m = x1[0]
-    for i in range(1, x1.shape[0]):
-        v = x1[i]
-        if v < m or v != v:
-            m = v
-    return m
-
-
-@jit(**_JIT)
-def rows_max(x2, loops, row):
-    if x2.shape[1] == 0:
+def _no_items(largest):
+    if largest:
         raise ValueError("zero-size array to reduction operation maximum which has no "
                          "identity")
-    out = np.empty(x2.shape[0], x2.dtype)
-    for r in range(x2.shape[0]):
-        if row >= 0:
-            out[r] = x2[r, 0]
-            _numpy_reduce(x2[r], 1, loops, row, out, r)
-        else:
-            out[r] = max_of(x2[r], loops, row)
-    return out
+    raise ValueError("zero-size array to reduction operation minimum which has no identity")
 
 
 @jit(**_JIT)
-def rows_min(x2, loops, row):
+def extreme_of(x1, loops, row, largest):
+    """np.max (`largest`) or np.min of a 1-D array."""
+    if x1.shape[0] == 0:
+        _no_items(largest)
+    out = np.empty(1, x1.dtype)
+    _extreme(x1, loops, row, largest, out, 0)
+    return out[0]
+
+
+@jit(**_JIT)
+def rows_extreme(x2, loops, row, largest):
+    """np.max (`largest`) or np.min of each row of a 2-D array."""
     if x2.shape[1] == 0:
-        raise ValueError("zero-size array to reduction operation minimum which has no "
-                         "identity")
+        _no_items(largest)
     out = np.empty(x2.shape[0], x2.dtype)
     for r in range(x2.shape[0]):
-        if row >= 0:
-            out[r] = x2[r, 0]
-            _numpy_reduce(x2[r], 1, loops, row, out, r)
-        else:
-            out[r] = min_of(x2[r], loops, row)
+        _extreme(x2[r], loops, row, largest, out, r)
     return out
 
 
