@@ -133,6 +133,14 @@ def _numpy_loop(g, name, x, out):
     return "%s, %d" % loop
 
 
+def _mean_of_sum(name, x, out, attrs):
+    """Is np.mean of x the sum (support.sum_of, rows_sum) divided by the count, as NumPy
+    computes it (a float mean in its own dtype: float32(float64(s) / n) is the float32
+    quotient, correctly rounded)?"""
+    return (name == "mean" and x.dtype in (np.float32, np.float64) and out.dtype == x.dtype
+            and attrs.get("dtype") is None)
+
+
 def _numba_reduce_lowering(name):
     def lower(g, node, ins):
         x = node.inputs[0]
@@ -178,6 +186,9 @@ def _numba_reduce_lowering(name):
                     source, _numpy_loop(g, name, x, out), name == "max")
             elif name == "sum" and out.dtype == x.dtype:   # (NumPy's pairwise sum)
                 text = "_rt.sum_of(%s, %s)" % (source, _numpy_loop(g, name, x, out))
+            elif _mean_of_sum(name, x, out, attrs):   # (NumPy's: its sum / the count)
+                text = "(_rt.sum_of(%s, %s) / %s.size)" % (
+                    source, _numpy_loop(g, "sum", x, out), source)
             if name in ("std", "var") and ddof:
                 text = "_rt.var_ddof(np.ravel(%s), %d)" % (source, ddof)
                 text = "np.sqrt(%s)" % text if name == "std" else text
@@ -221,7 +232,11 @@ def _numba_reduce_lowering(name):
             extra = ", " + _numpy_loop(g, name, x, out)
         elif name == "sum":   # (NumPy's order is not rows of the copy's: Numba's sum)
             extra = ", %s, -1" % g.object_arg(nl.numpy_loops())
-        text = "_rt.%s(%s%s)" % (_NUMBA_ROW_HELPERS[name], rows, extra)
+        if _mean_of_sum(name, x, out, attrs) and ndim == 2:
+            text = "(_rt.rows_sum(%s, %s) / %s.shape[1])" % (
+                rows, _numpy_loop(g, "sum", x, out), rows)
+        else:
+            text = "_rt.%s(%s%s)" % (_NUMBA_ROW_HELPERS[name], rows, extra)
         helper_dtype = {"mean": np.dtype(np.float64), "std": np.dtype(np.float64),
                         "var": np.dtype(np.float64), "any": np.dtype(np.bool_),
                         "all": np.dtype(np.bool_), "argmin": np.dtype(np.int64),

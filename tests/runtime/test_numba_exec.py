@@ -137,13 +137,15 @@ def test_max_and_min_of_floats_give_numpys_bits(dtype):
 
 
 def sums_numpy_adds_pairwise(x, v):
-    return np.sum(x), np.sum(x, axis=1), np.sum(x[:, 3:], axis=-1), np.sum(v), np.sum(v[::3])
+    return (np.sum(x), np.sum(x, axis=1), np.sum(x[:, 3:], axis=-1), np.sum(v), np.sum(v[::3]),
+            np.mean(x), np.mean(x, axis=1), np.mean(v), x.mean(axis=-1, keepdims=True))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_sums_give_numpys_pairwise_bits(dtype):
     """np.sum of floats runs np.add's loop in reduce mode where NumPy sums the items in one
-    run (a 1-D array, a C-contiguous one, rows): its pairwise sum, its bits."""
+    run (a 1-D array, a C-contiguous one, rows): its pairwise sum, its bits; np.mean is
+    that sum divided by the count, as NumPy's."""
     rng = np.random.default_rng(6)
     f = staged(sums_numpy_adds_pairwise, "numba")
     for n in (5, 40, 300):
