@@ -117,8 +117,8 @@ class StateInputs:
     or _ABSENT)]) are set after each run, and `holds` checks that they still hold what
     they held (a built layer then traces again, with its weights as inputs)."""
 
-    __slots__ = ("places", "aliases", "new_places", "appended", "_swapped", "_roots",
-                 "_before", "_holds", "_checked", "_inherited")
+    __slots__ = ("places", "aliases", "new_places", "appended", "set_itself", "_swapped",
+                 "_roots", "_before", "_holds", "_checked", "_inherited")
 
     def __init__(self, places, aliases, swapped, roots, before):
         self.places = places
@@ -130,10 +130,15 @@ class StateInputs:
         # [(root, steps)]: a list of the state and one item the function appended to it
         # (`self.history.append(loss)`), appended after each run, in order.
         self.appended = []
+        # {k}: the inherited places (of `places`, then `aliases`) the function set to what
+        # they held (`self.s = self.s`, a number): Python makes an attribute of the
+        # instance of it, so they are set after each run though the value is the input's.
+        self.set_itself = set()
         self._swapped = swapped   # [(root, steps, the object swapped in)] until restored
         self._roots = roots
         self._before = before     # {id(container): (container, a shallow copy)}
-        # [(instance, name, class, array)]: the inherited places, their tensor in the class
+        # [(instance or class, name, the class defining it, the graph input)]: the
+        # inherited places, their tensor in the defining class
         self._inherited = []
 
     @classmethod
@@ -150,7 +155,7 @@ class StateInputs:
 
         leaf = _is_array_or_number if numbers else None
         places, aliases, swapped, first = [], [], [], {}
-        inherited = []   # [(the instance, name, the class holding the tensor, array)]
+        inherited = []   # (see _inherited)
 
         def swap(root, steps, tensor, array):
             owner = _defining_class(root, steps)
@@ -158,7 +163,8 @@ class StateInputs:
                 _set(root, steps, tensor)
             else:   # (inherited: the tensor in the class, the instance left as it is)
                 setattr(owner, steps[-1][1], tensor)
-                inherited.append((_get(root, steps[:-1]), steps[-1][1], owner, array))
+                inherited.append((_get(root, steps[:-1]), steps[-1][1], owner,
+                                  getattr(tensor, "_value", None)))
 
         for root, steps, array in list(_search(roots, leaf=leaf, visited=visited,
                                                every_place=True)):
@@ -198,32 +204,32 @@ class StateInputs:
         left = [_read(root, steps) for root, steps, _, _ in swapped]
         # (_ABSENT: the function deleted it: Python's state has none.)
         left = [None if value is _ABSENT else value for value in left]
-        inherited = {(id(obj), name): owner for obj, name, owner, _ in self._inherited}
-        refused = []
-        for root, steps, array, tensor in swapped:
+        inherited = {(id(obj), name): (owner, value)
+                     for obj, name, owner, value in self._inherited}
+        refused = None
+        for k, (root, steps, array, tensor) in enumerate(swapped):
             parent = _read(root, steps[:-1]) if steps else _ABSENT
-            owner = inherited.get((id(parent), steps[-1][1])) if steps else None
+            owner, value = inherited.get((id(parent), steps[-1][1]), (None, None)) \
+                if steps else (None, None)
             if owner is None:
                 _set(root, steps, array)
                 continue
             # An inherited place: its tensor was in the class. What the function set on the
             # instance (`self.w = ...`) is taken off it (set after each run: StateInputs.set).
             setattr(owner, steps[-1][1], array)
-            own = vars(parent).pop(steps[-1][1], _ABSENT)
+            own = _take_own(parent, steps[-1][1])
+            if own is _ABSENT or refused is not None:
+                continue
+            own_value = getattr(own, "_value", None)
             if own is tensor and isinstance(array, np.ndarray):
-                refused.append((root, steps, owner))
+                refused = _class_array_refusal(root, steps, owner)
+            elif own_value is not None and own_value is not value and value is not None \
+                    and _may_be(own_value, value):
+                refused = _some_paths_refusal(root, steps, owner)
+            elif own is tensor:
+                self.set_itself.add(k)
         self._swapped = []
         self._inherited = []
-        if refused:
-            root, steps, owner = refused[0]
-            raise TypeError(
-                "%s is set to the array of the class attribute %s.%s (as `self.%s += ...` "
-                "does: Python changes the class's array in place, shared by every instance, "
-                "and makes that same array an attribute of the instance too): a graph "
-                "cannot make an instance attribute hold the class's array. Set the "
-                "attribute on the instance (in __init__), or change the class's array "
-                "through the class" % (_path_text(root, steps), owner.__name__,
-                                       steps[-1][1], steps[-1][1]))
         for obj, copy, root, steps in self._before.values():
             # A list of the state the function appended to (and did nothing else with):
             # its new items are taken out, and appended again after each run.
@@ -240,6 +246,8 @@ class StateInputs:
                 _put_back(root, steps, held[0])
                 self.new_places.append((root, steps, held[0]))
                 left.append(tensor)
+        if refused is not None:   # (after the state is as it was)
+            raise refused
         # What the trace keeps: the places, the dtype and rank of the arrays in them (an
         # empty array of each: `holds` compares them), nothing of what it searched.
         self.places = [(root, steps, _stand_in(array), index)
@@ -393,6 +401,28 @@ class StateInputs:
 
     def __bool__(self):
         return bool(self.places or self.new_places or self.appended)
+
+
+def _class_array_refusal(root, steps, owner):
+    name = steps[-1][1]
+    return TypeError(
+        "%s is set to the array of the class attribute %s.%s (as `self.%s += ...` or "
+        "`self.%s = self.%s` does: Python changes the class's array in place, shared by "
+        "every instance, and makes that same array an attribute of the instance too): a "
+        "graph cannot make an instance attribute hold the class's array. Set the "
+        "attribute on the instance (in __init__), or change the class's array through the "
+        "class" % (_path_text(root, steps), owner.__name__, name, name, name, name))
+
+
+def _some_paths_refusal(root, steps, owner):
+    name = steps[-1][1]
+    return TypeError(
+        "%s is set in a graph branch or loop, on some paths only, where it is the class "
+        "attribute %s.%s: Python makes it an attribute of %s only on the paths that set "
+        "it (not where the branch is not taken, nor where the loop runs no times), the "
+        "class's showing through on the others, which a graph cannot do. Set it on every "
+        "path (before the branch or loop too), or on the instance in __init__"
+        % (_path_text(root, steps), owner.__name__, name, _path_text(root, steps[:-1])))
 
 
 def _reachable(root, steps):
@@ -580,10 +610,9 @@ def _copy_of(obj):
         return dict(obj)
     if isinstance(obj, list):
         return list(obj)
-    attributes = getattr(obj, "__dict__", None)
     if isinstance(obj, type):   # (a class's own attributes, as a place of it sees them)
-        return dict(attributes)
-    return dict(attributes) if isinstance(attributes, dict) else {}
+        return dict(vars(obj))
+    return _own_attributes(obj)
 
 
 def _put_back(root, steps, held):
@@ -597,7 +626,11 @@ def _put_back(root, steps, held):
         if key in vars(parent):
             delattr(parent, key)
     elif kind == _ATTR:
-        vars(parent).pop(key, None)
+        slot = _slot(type(parent), key)
+        if slot is None:
+            vars(parent).pop(key, None)
+        elif hasattr(parent, key):
+            slot.__delete__(parent)
     elif isinstance(parent, dict):
         parent.pop(key, None)
 
@@ -618,7 +651,7 @@ def _set(root, steps, value):
     if isinstance(parent, type):
         setattr(parent, key, value)
     elif kind == _ATTR:
-        vars(parent)[key] = value   # (not through __setattr__: a frozen dataclass too)
+        _set_attribute(parent, key, value)
     else:
         parent[key] = value
 
@@ -627,9 +660,11 @@ def _settable(root, steps):
     if not steps:
         return root.set is not None
     parent = _get(root, steps[:-1])
-    kind, _ = steps[-1]
-    return isinstance(parent, (dict, list)) if kind == _ITEM else isinstance(
-        parent, type) or isinstance(getattr(parent, "__dict__", None), dict)
+    kind, key = steps[-1]
+    if kind == _ITEM:
+        return isinstance(parent, (dict, list))
+    return isinstance(parent, type) or isinstance(getattr(parent, "__dict__", None), dict) \
+        or _slot(type(parent), key) is not None or _defining_class(root, steps) is not None
 
 
 class _Root:
@@ -795,12 +830,15 @@ def _children(obj):
         return [((_ITEM, i), v) for i, v in enumerate(obj[:_MAX_ITEMS])]
     if isinstance(obj, type):
         return [((_ATTR, k), v) for k, v in _class_attributes(obj, obj, ())]
-    attributes = getattr(obj, "__dict__", None)
-    if not isinstance(attributes, dict) or getattr(type(obj), "_rt_to_value", None) \
+    if getattr(type(obj), "_rt_to_value", None) \
             or type(obj).__module__.split(".")[0] in _FRAMEWORKS:
         return []
-    return [((_ATTR, k), v) for k, v in list(attributes.items())[:_MAX_ITEMS]] + [
-        ((_ATTR, k), v) for k, v in _class_attributes(obj, type(obj), attributes)]
+    own = _own_attributes(obj)   # (its __dict__'s and its slots')
+    if not own and not isinstance(getattr(obj, "__dict__", None), dict) \
+            and not _slots(type(obj)):
+        return []
+    return [((_ATTR, k), v) for k, v in list(own.items())[:_MAX_ITEMS]] + [
+        ((_ATTR, k), v) for k, v in _class_attributes(obj, type(obj), own)]
 
 
 def _class_attributes(obj, cls, shadowed):
@@ -834,19 +872,106 @@ def _class_attributes(obj, cls, shadowed):
 
 
 def _defining_class(root, steps):
-    """The class defining the attribute at (root, steps) where the object there reads it
-    from its class (not its own `__dict__`), else None."""
+    """The class defining the attribute at (root, steps) where the object there (an
+    instance, or a class) reads it from a class (not its own `__dict__` or slot): that of
+    its class or bases, of its bases for a class; else None."""
     if not steps or steps[-1][0] != _ATTR:
         return None
     parent = _get(root, steps[:-1])
-    attributes = getattr(parent, "__dict__", None)
-    if isinstance(parent, type) or not isinstance(attributes, dict) or \
-            steps[-1][1] in attributes:
-        return None
-    for klass in type(parent).__mro__:
-        if steps[-1][1] in vars(klass):
-            return klass
+    name = steps[-1][1]
+    if isinstance(parent, type):
+        if name in vars(parent):
+            return None
+        classes = parent.__mro__[1:]
+    else:
+        if name in _own_attributes(parent):
+            return None
+        classes = type(parent).__mro__
+    for klass in classes:
+        if name in vars(klass):
+            return None if type(vars(klass)[name]) is types.MemberDescriptorType else klass
     return None
+
+
+def _slot(cls, name):
+    """The member descriptor of slot `name` of class `cls` (one of its own, or of a
+    base, in a class the search follows), or None where `name` is not a slot of it."""
+    for klass in cls.__mro__:
+        descriptor = vars(klass).get(name)
+        if descriptor is not None:
+            return descriptor if type(descriptor) is types.MemberDescriptorType and \
+                _followed_class(klass) else None
+    return None
+
+
+def _slots(cls):
+    """[(name, member descriptor)]: the slots of `cls` and its bases (classes the search
+    follows), as `__slots__` made them (a private name mangled)."""
+    found = []
+    for klass in cls.__mro__:
+        if "__slots__" in vars(klass) and _followed_class(klass):
+            found += [(name, value) for name, value in vars(klass).items()
+                      if type(value) is types.MemberDescriptorType]
+    return found
+
+
+def _own_attributes(obj):
+    """{name: value}: the attributes an instance holds itself, in its `__dict__` and in its
+    slots that are set."""
+    attributes = getattr(obj, "__dict__", None)
+    own = dict(attributes) if isinstance(attributes, dict) else {}
+    for name, descriptor in _slots(type(obj)):
+        try:
+            own.setdefault(name, descriptor.__get__(obj, type(obj)))
+        except AttributeError:   # (not set)
+            pass
+    return own
+
+
+def _set_attribute(obj, name, value):
+    """Sets an instance's attribute where Python keeps it (its slot, or its `__dict__`),
+    not through `__setattr__` (a frozen dataclass too)."""
+    slot = _slot(type(obj), name)
+    if slot is not None:
+        slot.__set__(obj, value)
+    else:
+        vars(obj)[name] = value
+
+
+def _take_own(obj, name):
+    """Removes the attribute `name` that `obj` (an instance or a class) holds itself, and
+    returns it (_ABSENT where it holds none)."""
+    if isinstance(obj, type):
+        own = vars(obj).get(name, _ABSENT)
+        if own is not _ABSENT:
+            delattr(obj, name)
+        return own
+    attributes = getattr(obj, "__dict__", None)
+    return attributes.pop(name, _ABSENT) if isinstance(attributes, dict) else _ABSENT
+
+
+def _may_be(value, target):
+    """May graph Value `value` be `target` unchanged on some path: `target` itself, or a
+    `cond` output one of whose branches gives it, or a `while` output whose loop may run
+    no times with it as the initial value (through the captures of nested graphs)?"""
+    while value is not target:
+        node = value.node
+        if node is None:   # (a placeholder: the outer value a nested graph captured)
+            graph = value.graph
+            outer = next((o for o, inner in graph.captured if inner is value), None) \
+                if graph is not None else None
+            if outer is None:
+                return False
+            value = outer
+        elif node.op.name == "while":
+            value = node.inputs[node.outputs.index(value)]
+        elif node.op.name == "cond":
+            j = node.outputs.index(value)
+            return any(_may_be(node.attrs[branch].outputs[j], target)
+                       for branch in ("then_branch", "else_branch"))
+        else:
+            return False
+    return True
 
 
 def _path_text(root, steps):
@@ -1096,8 +1221,14 @@ class PlaceCode:
                 parent = self.local(root, steps[:-1])
                 kind, key = steps[-1]
                 key = repr(key) if type(key) in (str, int) else self._constant("pk", key)
-                if kind == _ATTR and isinstance(_read(root, steps[:-1]), type):
+                obj = _read(root, steps[:-1])
+                if kind == _ATTR and isinstance(obj, type):
                     writes.append("setattr(%s, %s, %s)" % (parent, key, value))
+                    continue
+                slot = _slot(type(obj), steps[-1][1]) if kind == _ATTR else None
+                if slot is not None:   # (its slot's descriptor, as _set_attribute)
+                    writes.append("%s.__set__(%s, %s)" % (self._constant("pm", slot),
+                                                           parent, value))
                     continue
                 if kind == _ATTR:
                     # (An attribute through the object's __dict__, not __setattr__, as _set.)

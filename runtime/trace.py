@@ -1409,7 +1409,8 @@ class Function(functools.partial):
             left_outputs = dict(returned_outputs)
             for k, left in enumerate(state_left):
                 index = state.input_of(k)
-                if index is not None and left is handles[index]:
+                if index is not None and left is handles[index] \
+                        and k not in state.set_itself:
                     continue
                 if is_tensor(left):
                     if id(left) not in left_outputs:
