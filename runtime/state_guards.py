@@ -5,29 +5,32 @@ globals (`layer.W`, `self.layers[1].b`, `params["W"]`, a module-level `TABLE`).
 while the function is traced, each place holding one holds a tensor for a graph input
 instead, so every computation on them is a graph op; on each call the arrays are read from
 their places again (an in-place change and a rebinding are seen), and what the function
-left there is written back (in place, or set there). `StateGuard` checks, on each call,
-that the places a trace found captured arrays in still hold them (constants: rt.function,
-or a trace whose state inputs were refused); the function traces again where not.
-`ReadOnly` makes the arrays a trace holds as constants read-only while it is traced, so
-that tracing never changes them.
+left there is written back (in place, or set there). `ConstantsGuard` checks, on each
+call, that the arrays of the state a trace holds as constants (all of them for
+rt.function, and for a trace whose state inputs were refused; those in tuples otherwise)
+are still in their places with the same contents; the function traces again where not.
+`ReadOnly` makes them read-only while it is traced, so that tracing never changes them.
+`StateGuard` checks that places still hold the same objects (random generators).
 
-What the search follows: the attributes of instances (their `__dict__`), dataclass fields
-among them, the data attributes of their classes (`class M: lr = 0.01`, read through
+What the search follows: the attributes of instances (their `__dict__` and slots),
+dataclass fields among them, the data attributes of their classes (`class M: lr = 0.01`, read through
 `self.lr`), the data attributes of classes reached themselves (a global `M`: `M.w`), and
 the items of dicts (string and int keys), lists and tuples, at most _MAX_DEPTH steps from
 a root, _MAX_ITEMS items per container and _MAX_OBJECTS objects in all; not modules,
 functions, arrays, rt.Variables, builtin classes, nor the objects and classes of the
-framework (staged functions, Numba dispatchers). Arrays in tuples are guarded but cannot
-be swapped.
+framework (staged functions, Numba dispatchers). Arrays in tuples are guarded (by their
+contents) but cannot be swapped.
 
 A class's data attributes (_class_attributes) are its arrays, Python and NumPy scalars and
 plain dicts, lists and tuples, its own and its bases' (not dunder names, functions,
 descriptors or other objects). From an instance they are places of the instance
 (`self.w`), read with getattr like every place (the instance's own where it shadows the
 class's, else the class's), and set as Python sets `self.w = v` (in the instance's
-`__dict__`, the class's left as it is); while a trace is built, an inherited one holds its
-tensor in the class that defines it (StateInputs.swap_in), so that the instance is left
-as it was.
+`__dict__` or slot, the class's left as it is; from a class reached, `cls.w = v` in a
+classmethod of a subclass, on that class); while a trace is built, an inherited one holds
+its tensor in the class that defines it (StateInputs.swap_in), so that the instance (or
+subclass) is left as it was. One set on some paths only (in a graph branch or loop: Python
+makes the instance's attribute only where it is set) is refused (_may_be).
 """
 
 import collections.abc
@@ -78,8 +81,8 @@ def _searched(value):
 
 class StateGuard:
     """The places ((root, steps, a getter of the object) each) where a trace found the
-    arrays it captured (or the generators it draws from: runtime/random_state.py), held
-    weakly where Python allows it (an array no place holds any more has no need to live)."""
+    generators it draws from (runtime/random_state.py), held weakly where Python allows
+    it."""
 
     __slots__ = ("places", "holds", "checked")
 
@@ -96,6 +99,62 @@ class StateGuard:
             if _read(root, steps) is not get():
                 return "%s was rebound to another object" % _path_text(root, steps)
         return None
+
+
+class ConstantsGuard:
+    """The arrays of the state a trace holds as constants (all of them for rt.function, and
+    where the graph refused them as inputs; those in tuples otherwise), each where it sits
+    and by its contents ((root, steps, a getter of the array, its bytes or None) each): a
+    call finding one rebound, or changed in place (also through a view), traces again. The
+    trace may hold more than the array: what it computed from one while tracing (`w.sum()`,
+    `w * 2` outside a graph op) is a constant of its own. The check copies each array's
+    bytes (`tobytes`) on every call, and the guard keeps a copy of them.
+
+    An array in a tuple that is also an input of the trace elsewhere (`self.params =
+    (self.W, self.b)`) changes in every call that updates the input: it is checked where
+    it sits only (its bytes None), and what the trace computes from it through the tuple
+    outside graph ops is not followed."""
+
+    __slots__ = ("places", "holds", "checked")
+
+    def __init__(self, places):
+        self.places = [(root, steps, _getter(array), array.tobytes() if contents else None)
+                       for root, steps, array, contents in places]
+        self.checked = ([(root, steps) for root, steps, _, _ in self.places],
+                        [("object", get) if data is None
+                         else ("contents", get, array.dtype, array.shape, data)
+                         for (_, _, get, data), (_, _, array, _) in zip(self.places, places)])
+        self.holds = _compile_places(*self.checked)
+
+    def what_changed(self):
+        """Where holds() fails, in the user's terms (None where it holds)."""
+        for (root, steps, get, data), check in zip(self.places, self.checked[1]):
+            current = _read(root, steps)
+            if current is not get():
+                return "%s, a constant of the trace, was rebound to another object" % (
+                    _path_text(root, steps))
+            if data is not None and (current.dtype != check[2] or current.shape != check[3]
+                                     or current.tobytes() != data):
+                return "%s, a constant of the trace, was changed in place" % (
+                    _path_text(root, steps))
+        return None
+
+
+def constants_guard(roots, inputs=None):
+    """A ConstantsGuard over the arrays within reach of `roots` ((_Root, its value) each),
+    at every place holding one, but the places of `inputs` (a StateInputs: its places and
+    aliases, whose arrays elsewhere are checked where they sit only); None when there is
+    none."""
+    taken, input_arrays = set(), set()
+    if inputs is not None:
+        paths = [place[:2] for place in inputs.places] + [
+            alias[:2] for alias in inputs.aliases]
+        taken = {(root.name, tuple(steps)) for root, steps in paths}
+        input_arrays = {id(_read(root, steps)) for root, steps in paths}
+    places = [(root, steps, array, id(array) not in input_arrays)
+              for root, steps, array in _search(roots, every_place=True)
+              if (root.name, tuple(steps)) not in taken and type(array) is np.ndarray]
+    return ConstantsGuard(places) if places else None
 
 
 _ABSENT = object()   # (a place that did not exist: an attribute or key the function added)
@@ -450,12 +509,13 @@ class ReadOnly:
     in reach, and could not say where the change happened.) The flags are restored when the
     function returns, also on the views it made of the arrays and left in its state."""
 
-    __slots__ = ("_roots", "_name", "_refused", "_frozen", "_found")
+    __slots__ = ("_roots", "_name", "_refused", "_inputs", "_frozen", "_found")
 
-    def __init__(self, roots, name, refused=None):
+    def __init__(self, roots, name, refused=None, inputs=True):
         self._roots = roots
         self._name = name         # the function's, for messages
         self._refused = refused   # why the graph refused the state as inputs, or None
+        self._inputs = inputs     # may the state be inputs (not for rt.function)?
         self._frozen = []         # [(root, steps, array)] made read-only here
         self._found = set()       # ids of the arrays in reach before the trace
 
@@ -495,7 +555,13 @@ class ReadOnly:
                                   ": `%s`" % line if line else "")
         places = [_path_text(root, steps) for root, steps, _ in self._frozen]
         places = ", ".join(places[:6]) + (", ..." if len(places) > 6 else "")
-        if self._refused is not None:
+        if not self._inputs:
+            why = ("rt.function holds the arrays of its state (%s) as constants of the "
+                   "trace, read-only while it is traced: a graph cannot change a constant. "
+                   "Pass the array as an argument (the caller's array then holds what the "
+                   "graph wrote), hold it in an rt.Variable, use ag.function (its state "
+                   "as inputs), or change it outside the staged function." % places)
+        elif self._refused is not None:
             why = ("The graph refused its state as inputs (%s), so the arrays of its state "
                    "(%s) are constants of the trace, read-only while it is traced: a graph "
                    "cannot change a constant. Avoid what the graph refused, or change the "
@@ -762,23 +828,6 @@ def _global_names(code):
         if isinstance(const, types.CodeType):
             names |= _global_names(const)
     return names
-
-
-def guard_for(arrays, roots):
-    """A StateGuard over the places, reached from `roots` ((_Root, its value) each), of the
-    `arrays` or the arrays they are views of (all arrays found, for None); None when none
-    is found."""
-    if arrays is None:
-        places = list(_search(roots))
-        return StateGuard(places) if places else None
-    wanted = {}
-    for array in arrays:
-        while isinstance(array, np.ndarray):   # (a view, `W.T`: where its base sits)
-            wanted[id(array)] = array
-            array = array.base
-    places = [(root, steps, array) for root, steps, array in _search(roots)
-              if wanted.pop(id(array), None) is not None]
-    return StateGuard(places) if places else None
 
 
 def _search(roots, leaf=None, visited=None, every_place=False):
@@ -1202,6 +1251,13 @@ class PlaceCode:
                                                          copysign(1.0, check[1])))
             elif kind == "object":
                 tests.append("%s is not %s()" % (value, self._constant("po", check[1])))
+            elif kind == "contents":
+                dtype = self._constant("pd", check[2])
+                tests.append("%s is not %s() or (%s.dtype is not %s and %s.dtype != %s) or "
+                             "%s.shape != %r or %s.tobytes() != %s" % (
+                                 value, self._constant("po", check[1]), value, dtype, value,
+                                 dtype, value, check[3], value,
+                                 self._constant("pb", check[4])))
         return tests
 
     def write(self, paths, is_set, values):
@@ -1258,7 +1314,8 @@ def _compile_places(paths, checks):
     object on a shared path read once (`self.layers[0]` for `self.layers[0].W` and
     `self.layers[0].b`), does every place still hold what its check expects (`checks`, per
     path: ("array", dtype, ndim), ("number", type), ("same", index of an earlier path),
-    ("list",), ("value", value), ("object", getter of it) or None)?
+    ("list",), ("value", value), ("object", getter of it), ("contents", getter of the
+    array, its dtype, shape and bytes) or None)?
 
     Generated once per trace, because a guard and the state's reads run on every call of
     a model's step: read one by one (_get), 22 weights and their checks took 17 us a call,

@@ -28,6 +28,14 @@ def _own(obj):
     return own
 
 
+def _copy(value):
+    if isinstance(value, np.ndarray):
+        return np.array(value, copy=True)
+    if type(value) is tuple:
+        return tuple(_copy(v) for v in value)
+    return value
+
+
 def _snapshot(objects):
     """What each object (instance or class) holds: its own data attributes."""
     held = {}
@@ -36,8 +44,7 @@ def _snapshot(objects):
                       if not k.startswith("__") and not callable(v)
                       and not isinstance(v, (staticmethod, classmethod, property))
                       and type(v).__name__ != "member_descriptor"}
-        held[name] = {k: (np.array(v, copy=True) if isinstance(v, np.ndarray) else v)
-                      for k, v in attributes.items()}
+        held[name] = {k: _copy(v) for k, v in attributes.items()}
     return held
 
 
@@ -47,6 +54,10 @@ def _assert_same(expected, actual):
         assert expected.keys() == actual.keys()
         for k in expected:
             _assert_same(expected[k], actual[k])
+    elif isinstance(expected, (tuple, list)):
+        assert len(expected) == len(actual)
+        for e, a in zip(expected, actual):
+            _assert_same(e, a)
     elif isinstance(expected, np.ndarray):
         assert expected.dtype == actual.dtype
         np.testing.assert_array_equal(expected, actual)
@@ -406,12 +417,28 @@ def in_loops_and_branches():
     return {"m": m, "M": M}, m.f, steps
 
 
+def class_tuple_of_arrays():
+    # Arrays in a tuple are constants of the trace (a tuple cannot hold a graph input):
+    # what the trace computes from them while tracing is guarded with them.
+    class M:
+        taps = (np.ones(3), np.full(3, 2.0))
+
+        def f(self, x):
+            return x * (self.taps[0] * 2.0) + self.taps[1].sum()
+
+    m = M()
+    steps = [CALL, lambda o: o["M"].taps[0].__setitem__(1, 5.0), CALL,
+             lambda o: setattr(o["M"], "taps", (np.zeros(3), np.ones(3))), CALL,
+             lambda o: o["M"].taps[1].__imul__(3.0), CALL]
+    return {"m": m, "M": M}, m.f, steps
+
+
 SCENARIOS = [read_through_self, unbound_method, assigns_inherited, two_instances_share,
              subclass_overrides, global_class, dataclass_defaults, slots_instance,
              slots_dataclass, sets_inherited_to_itself, sets_inherited_on_every_path,
              two_levels, classmethod_of_a_subclass, staticmethod_reads_a_subclass,
              property_reads_class_array, subclasses_share_a_base_array,
-             in_loops_and_branches]
+             in_loops_and_branches, class_tuple_of_arrays]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -464,6 +491,83 @@ def test_inherited_set_on_some_paths_refused(method, backend):
         ag.function(getattr(m, method), backend=backend)(X)
     assert "n" not in vars(m) and SetsOnSomePaths.n == 0.0
 
+def _rt_scenario():
+    # rt.function does not convert the function: NumPy computes `self.w * 2.0` and
+    # `self.b.sum()` while it is traced, and the graph holds the results as constants.
+    class M:
+        w = np.ones(3)
+        s = 1.0
+
+        def __init__(self):
+            self.b = np.ones(3)
+
+        def f(self, x):
+            return x * (self.w * 2.0) / self.s + self.b.sum() + TABLE[0]
+
+    m = M()
+    steps = [CALL, lambda o: o["M"].w.__setitem__(0, 3.0), CALL,         # in place
+             lambda o: setattr(o["M"], "w", np.full(3, 4.0)), CALL,        # rebound
+             lambda o: setattr(o["M"], "s", 2.0), CALL,                    # a number
+             lambda o: o["m"].b.__iadd__(1.0), CALL,                       # the instance's
+             lambda o: TABLE.__setitem__(0, 5.0), CALL,                    # a global's
+             lambda o: setattr(o["m"], "w", np.zeros(3)), CALL]            # shadowed
+    return {"m": m, "M": M}, m.f, steps
+
+
+TABLE = np.ones(2)
+
+
+@pytest.mark.filterwarnings("ignore:.*has been traced 5 times")
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_rt_function_sees_its_constants_changed(backend):
+    # rt.function holds the arrays of its state as constants of the trace: a call finding
+    # one rebound or changed in place traces again.
+    TABLE[:] = 1.0
+    expected = _run(_rt_scenario, lambda fn: fn)
+    TABLE[:] = 1.0
+    staged = []
+    actual = _run(_rt_scenario, lambda fn: staged.append(rt.function(fn, backend=backend))
+                  or staged[0])
+    TABLE[:] = 1.0
+    for (e_result, e_held), (a_result, a_held) in zip(expected, actual):
+        _assert_same(e_result, a_result)
+        _assert_same(e_held, a_held)
+    assert staged[0].trace_count == 7
+
+
+def test_rt_function_refuses_changing_its_state_while_traced():
+    # Python changes the array on every call; a trace would change it once.
+    class M:
+        w = np.ones(3)
+
+        def f(self, x):
+            self.w += 1.0
+            return x * self.w
+
+    m = M()
+    with pytest.raises(TypeError, match="rt.function holds the arrays of its state"):
+        rt.function(m.f)(X)
+    np.testing.assert_array_equal(M.w, np.ones(3))
+    assert M.w.flags.writeable
+
+
+def test_refused_state_inputs_are_guarded_by_contents():
+    # (No graph op for np.linalg.eig: the state is read while tracing, as constants.)
+    class M:
+        a = np.array([[2.0, 0.0], [0.0, 4.0]])
+
+        def f(self, x):
+            return np.linalg.eig(self.a)[0] @ x
+
+    m = M()
+    staged = ag.function(m.f, backend="numpy")
+    with pytest.warns(RuntimeWarning, match="changed in place traces again"):
+        np.testing.assert_allclose(staged(np.ones(2)), m.f(np.ones(2)))
+    M.a[0, 0] = 7.0
+    with pytest.warns(RuntimeWarning, match="its state is read while tracing"):
+        np.testing.assert_allclose(staged(np.ones(2)), m.f(np.ones(2)))
+
+
 def test_rt_function_guards_class_state():
     # rt.function holds the state as constants: a class's number and array are guarded.
     class M:
@@ -484,3 +588,25 @@ def test_rt_function_guards_class_state():
     m.w = np.zeros(3)
     np.testing.assert_array_equal(staged(X), f(X))
     assert set(vars(m)) == {"w"} and M.s == 4.0
+
+
+def test_a_tuple_holding_inputs_the_graph_updates_traces_once():
+    # The tuple's arrays are inputs at their attributes: the graph changing them in place
+    # does not make the tuple's places look changed.
+    class M:
+        def __init__(self):
+            self.W, self.b = np.ones(3), np.zeros(3)
+            self.params = (self.W, self.b)
+
+        def step(self, x):
+            W, b = self.params
+            y = x * W + b
+            self.W -= 0.1 * y
+            return y
+
+    staged_model, plain = M(), M()
+    staged = ag.function(staged_model.step, backend="numpy")
+    for _ in range(3):
+        np.testing.assert_array_equal(staged(X), plain.step(X))
+    np.testing.assert_array_equal(staged_model.W, plain.W)
+    assert staged.trace_count == 1
