@@ -265,9 +265,15 @@ class StateInputs:
         left = [None if value is _ABSENT else value for value in left]
         inherited = {(id(obj), name): (owner, value)
                      for obj, name, owner, value in self._inherited}
+        parents = [_read(root, steps[:-1]) if steps else _ABSENT
+                   for root, steps, _, _ in swapped]
+        # (Where each inherited place's attribute is now found, and what it is there.)
+        holders = [_holder(parent, steps[-1][1])
+                   if (id(parent), steps[-1][1] if steps else None) in inherited else None
+                   for parent, (_, steps, _, _) in zip(parents, swapped)]
         refused = None
         for k, (root, steps, array, tensor) in enumerate(swapped):
-            parent = _read(root, steps[:-1]) if steps else _ABSENT
+            parent = parents[k]
             owner, value = inherited.get((id(parent), steps[-1][1]), (None, None)) \
                 if steps else (None, None)
             if owner is None:
@@ -277,7 +283,18 @@ class StateInputs:
             # instance (`self.w = ...`) is taken off it (set after each run: StateInputs.set).
             setattr(owner, steps[-1][1], array)
             own = _take_own(parent, steps[-1][1])
-            if own is _ABSENT or refused is not None:
+            if refused is not None:
+                continue
+            if own is _ABSENT:
+                holder, held = holders[k]
+                if (holder is not owner or held is not tensor) and holder is not parent:
+                    # The function set a class's attribute (`type(self).w = ...`): the
+                    # place of that class sets it, not this one; refused where there is
+                    # none (the class is not a root of the state, nor reached itself).
+                    left[k] = tensor
+                    if not any(j != k and parents[j] is holder and s[-1][1] == steps[-1][1]
+                               for j, (_, s, _, _) in enumerate(swapped)):
+                        refused = _class_set_refusal(root, steps, holder)
                 continue
             own_value = getattr(own, "_value", None)
             if own is tensor and isinstance(array, np.ndarray):
@@ -471,6 +488,34 @@ def _class_array_refusal(root, steps, owner):
         "graph cannot make an instance attribute hold the class's array. Set the "
         "attribute on the instance (in __init__), or change the class's array through the "
         "class" % (_path_text(root, steps), owner.__name__, name, name, name, name))
+
+
+def _class_set_refusal(root, steps, holder):
+    name = steps[-1][1]
+    return TypeError(
+        "the function sets the class attribute %s.%s, which it reads as %s, through a "
+        "class it does not name (`type(self).%s = ...`): a graph sets what the function "
+        "leaves in its state after each run at the places it found, and this class is not "
+        "one. Name the class (a global `%s.%s = ...`), or keep the value on the instance"
+        % (holder.__name__, name, _path_text(root, steps), name, holder.__name__, name))
+
+
+def _holder(obj, name):
+    """(the object or class `obj.name` is found in: `obj` itself, or a class of its MRO;
+    what it holds there), or (None, None)."""
+    if isinstance(obj, type):
+        if name in vars(obj):
+            return obj, vars(obj)[name]
+        classes = obj.__mro__[1:]
+    else:
+        own = _own_attributes(obj)
+        if name in own:
+            return obj, own[name]
+        classes = type(obj).__mro__
+    for klass in classes:
+        if name in vars(klass):
+            return klass, vars(klass)[name]
+    return None, None
 
 
 def _some_paths_refusal(root, steps, owner):

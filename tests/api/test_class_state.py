@@ -433,12 +433,34 @@ def class_tuple_of_arrays():
     return {"m": m, "M": M}, m.f, steps
 
 
+class Counted:
+    w = np.ones(3)
+    n = 0
+
+    def f(self, x):
+        Counted.w = self.w + x       # the class's, read back through the instance
+        Counted.n = Counted.n + 1
+        return self.w * self.n
+
+
+class CountedChild(Counted):
+    pass
+
+
+def sets_a_class_attribute_by_name():
+    Counted.w, Counted.n = np.ones(3), 0
+    child = CountedChild()
+    steps = [CALL, CALL, lambda o: setattr(o["Counted"], "n", 10), CALL]
+    return {"child": child, "Counted": Counted, "CountedChild": CountedChild}, child.f, steps
+
+
 SCENARIOS = [read_through_self, unbound_method, assigns_inherited, two_instances_share,
              subclass_overrides, global_class, dataclass_defaults, slots_instance,
              slots_dataclass, sets_inherited_to_itself, sets_inherited_on_every_path,
              two_levels, classmethod_of_a_subclass, staticmethod_reads_a_subclass,
              property_reads_class_array, subclasses_share_a_base_array,
-             in_loops_and_branches, class_tuple_of_arrays]
+             in_loops_and_branches, class_tuple_of_arrays,
+             sets_a_class_attribute_by_name]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -490,6 +512,23 @@ def test_inherited_set_on_some_paths_refused(method, backend):
     with pytest.raises(TypeError, match="on some paths only.*SetsOnSomePaths.n"):
         ag.function(getattr(m, method), backend=backend)(X)
     assert "n" not in vars(m) and SetsOnSomePaths.n == 0.0
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_class_attribute_set_through_type_self_refused(backend):
+    # Python sets the class's; the graph has no place of the class to set it at.
+    class M:
+        w = np.ones(3)
+
+        def f(self, x):
+            type(self).w = self.w + x
+            return self.w
+
+    m = M()
+    with pytest.raises(TypeError, match="sets the class attribute M.w.*type\\(self\\)"):
+        ag.function(m.f, backend=backend)(X)
+    assert "w" not in vars(m)
+    np.testing.assert_array_equal(M.w, np.ones(3))
+
 
 def _rt_scenario():
     # rt.function does not convert the function: NumPy computes `self.w * 2.0` and
