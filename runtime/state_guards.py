@@ -249,11 +249,14 @@ class StateInputs:
         state._inherited = inherited
         return state
 
-    def restore(self, is_tensor):
+    def restore(self, is_tensor, finished=True):
         """Puts the arrays back; returns, per place, what the traced function left there
         (the tensor swapped in, perhaps updated in place; another value it set there);
         then finds the tensors (`is_tensor`) it left elsewhere: returns those too, after
-        putting back what their places held (see new_places)."""
+        putting back what their places held (see new_places); and, where the trace
+        `finished`, the scalars of the state it set to other values while tracing (`self.
+        steps += 1` where the trace holds `steps` as a constant, `self.mode = "eval"`):
+        Python sets them on every call, so they are new places too."""
         swapped = [(root, steps, array, tensor) for (root, steps, array, _), (_, _, tensor)
                    in zip(self.places, self._swapped)] + [
                    (root, steps, self.places[k][2], self._swapped[k][2])
@@ -322,6 +325,15 @@ class StateInputs:
                 _put_back(root, steps, held[0])
                 self.new_places.append((root, steps, held[0]))
                 left.append(tensor)
+        for root, steps, value in list(_search(self._roots, leaf=_is_scalar,
+                                               every_place=True)) if finished else ():
+            if _defining_class(root, steps) is not None:
+                continue   # (read from a class: its place is the class's, if reached)
+            held = self._held_before(root, steps)
+            if held is not None and not _same_constant(held[0], value):
+                _put_back(root, steps, held[0])
+                self.new_places.append((root, steps, held[0]))
+                left.append(value)
         if refused is not None:   # (after the state is as it was)
             raise refused
         # What the trace keeps: the places, the dtype and rank of the arrays in them (an
@@ -697,21 +709,31 @@ class ValueGuard:
 _SCALARS = frozenset({bool, int, float, complex, str, bytes, type(None)})
 
 
+def _is_scalar(value):
+    """Is `value` a Python scalar or a NumPy scalar (a constant of a trace, by value)?"""
+    return type(value) in _SCALARS or isinstance(value, np.generic)
+
+
+def _same_constant(a, b):
+    """Are `a` and `b` one constant for a trace (of one type, equal, zeros of one sign)?"""
+    return type(a) is type(b) and (a is b or bool(a == b) and not (
+        _negative_zero_differs(a) and copysign(1.0, a) != copysign(1.0, b)))
+
+
 def _negative_zero_differs(value):
     """Is the constant `value` a float zero, whose guard also checks the sign (-0.0 == 0.0)?"""
-    return type(value) is float and value == 0.0
+    return isinstance(value, (float, np.floating)) and value == 0.0
 
 
 def value_guard(roots, numbers=True):
-    """A ValueGuard over the Python scalars within reach of `roots` ((_Root, its value)
-    each), Python numbers (ints and floats) among them only if `numbers`; None when there
-    is none."""
+    """A ValueGuard over the Python and NumPy scalars within reach of `roots` ((_Root, its
+    value) each), Python numbers (ints and floats) among them only if `numbers`; None when
+    there is none."""
     if numbers:
-        def leaf(value):
-            return type(value) in _SCALARS
+        leaf = _is_scalar
     else:
         def leaf(value):
-            return type(value) in _SCALARS and not specialise.is_number_input(value)
+            return _is_scalar(value) and not specialise.is_number_input(value)
     places = list(_search(roots, leaf=leaf, every_place=True))
     return ValueGuard(places) if places else None
 

@@ -1335,7 +1335,7 @@ class Function(functools.partial):
             except Exception as error:
                 read_only.check(error)   # (NumPy refused to write into one: refused)
                 if state is not None:
-                    state.restore(is_tensor)
+                    state.restore(is_tensor, finished=False)
                 recursed = isinstance(error, RecursionError)
                 shapes = recursed and not self._static_shapes and any(
                     None in v.shape for v in graph.inputs)

@@ -454,13 +454,51 @@ def sets_a_class_attribute_by_name():
     return {"child": child, "Counted": Counted, "CountedChild": CountedChild}, child.f, steps
 
 
+def numpy_scalars():
+    # NumPy scalars of the state are constants of the trace, guarded by value.
+    class M:
+        s = np.float64(2.0)
+
+        def __init__(self):
+            self.t = np.float32(1.0)
+
+        def f(self, x):
+            return x * self.s + self.t
+
+    m = M()
+    steps = [CALL, lambda o: setattr(o["M"], "s", np.float64(3.0)), CALL,
+             lambda o: setattr(o["m"], "t", np.float32(-0.0)), CALL,
+             lambda o: setattr(o["m"], "t", np.float32(0.0)), CALL]
+    return {"m": m, "M": M}, m.f, steps
+
+
+def toggles_a_number_it_indexes_with():
+    # Python needs the value of `phase` (a list index): the trace holds it as a constant,
+    # and what the function sets it to is set after each call, as Python sets it.
+    class M:
+        phase = 0
+        ws = [np.ones(3), np.full(3, 2.0)]
+
+        def f(self, x):
+            y = x * self.ws[self.phase]
+            self.phase = 1 - self.phase
+            self.mode = "odd" if self.phase else "even"
+            return y
+
+    m = M()
+    steps = [CALL, CALL, CALL, lambda o: setattr(o["M"], "phase", 1), CALL,
+             lambda o: delattr(o["m"], "phase"), CALL, CALL]
+    return {"m": m, "M": M}, m.f, steps
+
+
 SCENARIOS = [read_through_self, unbound_method, assigns_inherited, two_instances_share,
              subclass_overrides, global_class, dataclass_defaults, slots_instance,
              slots_dataclass, sets_inherited_to_itself, sets_inherited_on_every_path,
              two_levels, classmethod_of_a_subclass, staticmethod_reads_a_subclass,
              property_reads_class_array, subclasses_share_a_base_array,
              in_loops_and_branches, class_tuple_of_arrays,
-             sets_a_class_attribute_by_name]
+             sets_a_class_attribute_by_name, numpy_scalars,
+             toggles_a_number_it_indexes_with]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
