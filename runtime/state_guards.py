@@ -994,19 +994,10 @@ def _defining_class(root, steps):
     if not steps or steps[-1][0] != _ATTR:
         return None
     parent = _get(root, steps[:-1])
-    name = steps[-1][1]
-    if isinstance(parent, type):
-        if name in vars(parent):
-            return None
-        classes = parent.__mro__[1:]
-    else:
-        if name in _own_attributes(parent):
-            return None
-        classes = type(parent).__mro__
-    for klass in classes:
-        if name in vars(klass):
-            return None if type(vars(klass)[name]) is types.MemberDescriptorType else klass
-    return None
+    holder, value = _holder(parent, steps[-1][1])
+    if holder is parent or type(value) is types.MemberDescriptorType:
+        return None   # (its own, or a slot not set)
+    return holder
 
 
 def _slot(cls, name):
