@@ -361,19 +361,7 @@ class StateInputs:
         return None if self.new_places else self._checked
 
     def _held_before(self, root, steps):
-        """(what the place held before the trace, or _ABSENT), or None where that is not
-        known (a place the search did not see)."""
-        if not steps:
-            return None
-        parent = _get(root, steps[:-1])
-        entry = self._before.get(id(parent))
-        if entry is None or entry[0] is not parent:
-            return None
-        kind, key = steps[-1]
-        copy = entry[1]
-        if isinstance(copy, list):
-            return (copy[key] if key < len(copy) else _ABSENT,)
-        return (copy.get(key, _ABSENT),)
+        return _held_before(self._before, root, steps)
 
     def what_changed(self):
         """Where holds() fails, in the user's terms (None where it holds)."""
@@ -539,6 +527,70 @@ def _some_paths_refusal(root, steps, owner):
         "class's showing through on the others, which a graph cannot do. Set it on every "
         "path (before the branch or loop too), or on the instance in __init__"
         % (_path_text(root, steps), owner.__name__, name, _path_text(root, steps[:-1])))
+
+
+def _held_before(before, root, steps):
+    """(what the place held before the trace, or _ABSENT), or None where that is not known
+    (a place the search did not see, an item of a tuple), from `before` ({id(object): (the
+    object, a shallow copy, ...)})."""
+    if not steps:
+        return None
+    parent = _get(root, steps[:-1])
+    entry = before.get(id(parent))
+    if entry is None or entry[0] is not parent or isinstance(parent, tuple):
+        return None
+    kind, key = steps[-1]
+    copy = entry[1]
+    if isinstance(copy, list):
+        return (copy[key] if key < len(copy) else _ABSENT,)
+    return (copy.get(key, _ABSENT),)
+
+
+class StateChanges:
+    """rt.function: the arrays and scalars of the function's state as they were before a
+    trace (a shallow copy of each object the search enters). The Python body runs once,
+    while tracing, so what it leaves in its state (`self.b = self.b + 1`, `self.n += 1`,
+    `self.h = h`) would be done once, not on every call: `check` puts it back and refuses
+    it (ag.function sets it after each call instead)."""
+
+    __slots__ = ("_roots", "_before", "_name")
+
+    def __init__(self, roots, name):
+        self._roots = roots
+        self._name = name
+        self._before = {}
+
+        def visited(obj, root, steps):
+            self._before[id(obj)] = (obj, _copy_of(obj))
+        for _ in _search(roots, leaf=lambda value: False, visited=visited):
+            pass
+
+    def check(self, is_tensor, finished=True):
+        """Puts back what the traced function left in the places of its state (tensors
+        only where the trace did not finish: Python's state keeps what a failing function
+        did before it failed), and refuses it where it `finished`."""
+        changed = []
+
+        def leaf(value):
+            return type(value) is np.ndarray or _is_scalar(value) or is_tensor(value)
+        for root, steps, value in list(_search(self._roots, leaf=leaf, every_place=True)):
+            if _defining_class(root, steps) is not None:
+                continue   # (read from a class: its place is the class's, if reached)
+            held = _held_before(self._before, root, steps)
+            if held is None or held[0] is value or not is_tensor(value) and (
+                    not finished or _is_scalar(value) and _same_constant(held[0], value)):
+                continue
+            _put_back(root, steps, held[0])
+            changed.append(_path_text(root, steps))
+        self._before = self._roots = None
+        if changed and finished:
+            raise TypeError(
+                "%s sets %s while it is traced: rt.function runs the Python body once, "
+                "while tracing, and holds its state as constants, so the graph would not "
+                "set it on every call. Use ag.function (what the function leaves in its "
+                "state is set after each call), or return the value and set it outside the "
+                "staged function" % (self._name, ", ".join(changed[:6])
+                                     + (", ..." if len(changed) > 6 else "")))
 
 
 def _reachable(root, steps):

@@ -628,6 +628,37 @@ def test_rt_function_refuses_changing_its_state_while_traced():
     assert M.w.flags.writeable
 
 
+
+class SetsItsState:
+    w = np.ones(3)
+    n = 0
+
+    def __init__(self):
+        self.b = np.zeros(3)
+
+    def counts(self, x):          # (an instance attribute of the class's number)
+        self.n += 1
+        return x * self.n
+
+    def rebinds(self, x):
+        self.b = self.b + 1.0
+        return x + self.b
+
+    def leaves_a_tensor(self, x):
+        self.h = x * 2.0
+        return x
+
+
+@pytest.mark.parametrize("method, place", [("counts", "self.n"), ("rebinds", "self.b"),
+                                           ("leaves_a_tensor", "self.h")])
+def test_rt_function_refuses_setting_its_state_while_traced(method, place):
+    # rt.function runs the body once, while tracing: Python sets these on every call.
+    m = SetsItsState()
+    with pytest.raises(TypeError, match="sets %s while it is traced" % place):
+        rt.function(getattr(m, method))(X)
+    assert set(vars(m)) == {"b"} and SetsItsState.n == 0
+    np.testing.assert_array_equal(m.b, np.zeros(3))
+
 def test_refused_state_inputs_are_guarded_by_contents():
     # (No graph op for np.linalg.eig: the state is read while tracing, as constants.)
     class M:
@@ -686,4 +717,19 @@ def test_a_tuple_holding_inputs_the_graph_updates_traces_once():
     for _ in range(3):
         np.testing.assert_array_equal(staged(X), plain.step(X))
     np.testing.assert_array_equal(staged_model.W, plain.W)
+    assert staged.trace_count == 1
+
+
+
+def test_scalars_in_a_class_tuple_trace_once():
+    class M:
+        scales = (2.0, np.float32(3.0), "mode")
+
+        def f(self, x):
+            return x * self.scales[0] * self.scales[1]
+
+    m = M()
+    staged = ag.function(m.f, backend="numpy")
+    for _ in range(3):
+        np.testing.assert_array_equal(staged(X), m.f(X))
     assert staged.trace_count == 1
