@@ -547,11 +547,13 @@ def _held_before(before, root, steps):
 
 
 class StateChanges:
-    """rt.function: the arrays and scalars of the function's state as they were before a
-    trace (a shallow copy of each object the search enters). The Python body runs once,
-    while tracing, so what it leaves in its state (`self.b = self.b + 1`, `self.n += 1`,
-    `self.h = h`) would be done once, not on every call: `check` puts it back and refuses
-    it (ag.function sets it after each call instead)."""
+    """rt.function: the places of the function's state as they were before a trace (a
+    shallow copy of each object the search enters). Its Python body runs once, while
+    tracing, so what it sets there is set once (as with tf.function); but a tensor it
+    leaves there (`self.h = h`) would be a symbolic value in the caller's objects: `check`
+    puts back what the place held and refuses it (ag.function sets it after each call).
+    Items appended to a list are left (a tensor among them is refused when another trace,
+    or eager code, uses it)."""
 
     __slots__ = ("_roots", "_before", "_name")
 
@@ -566,31 +568,25 @@ class StateChanges:
             pass
 
     def check(self, is_tensor, finished=True):
-        """Puts back what the traced function left in the places of its state (tensors
-        only where the trace did not finish: Python's state keeps what a failing function
-        did before it failed), and refuses it where it `finished`."""
+        """Puts back the tensors the traced function left in the places of its state, and
+        refuses them where the trace `finished`."""
         changed = []
-
-        def leaf(value):
-            return type(value) is np.ndarray or _is_scalar(value) or is_tensor(value)
-        for root, steps, value in list(_search(self._roots, leaf=leaf, every_place=True)):
-            if _defining_class(root, steps) is not None:
-                continue   # (read from a class: its place is the class's, if reached)
+        for root, steps, _ in list(_search(self._roots, leaf=is_tensor, every_place=True)):
             held = _held_before(self._before, root, steps)
-            if held is None or held[0] is value or not is_tensor(value) and (
-                    not finished or _is_scalar(value) and _same_constant(held[0], value)):
-                continue
+            if held is None or held[0] is _ABSENT and type(_get(root, steps[:-1])) is list:
+                continue   # (unknown, or appended to a list)
             _put_back(root, steps, held[0])
             changed.append(_path_text(root, steps))
         self._before = self._roots = None
         if changed and finished:
             raise TypeError(
-                "%s sets %s while it is traced: rt.function runs the Python body once, "
-                "while tracing, and holds its state as constants, so the graph would not "
-                "set it on every call. Use ag.function (what the function leaves in its "
-                "state is set after each call), or return the value and set it outside the "
-                "staged function" % (self._name, ", ".join(changed[:6])
-                                     + (", ..." if len(changed) > 6 else "")))
+                "%s leaves a symbolic tensor in its state while it is traced (%s): "
+                "rt.function runs the Python body once, while tracing, and would leave it "
+                "there, not the value of each call. Use ag.function (what the function "
+                "leaves in its state is set after each call), or return the value and set "
+                "it outside the staged function" % (
+                    self._name, ", ".join(changed[:6]) + (", ..." if len(changed) > 6
+                                                          else "")))
 
 
 def _reachable(root, steps):
