@@ -546,49 +546,6 @@ def _held_before(before, root, steps):
     return (copy.get(key, _ABSENT),)
 
 
-class StateChanges:
-    """rt.function: the places of the function's state as they were before a trace (a
-    shallow copy of each object the search enters). Its Python body runs once, while
-    tracing, so what it sets there is set once (as with tf.function); but a tensor it
-    leaves there (`self.h = h`) would be a symbolic value in the caller's objects: `check`
-    puts back what the place held and refuses it (ag.function sets it after each call).
-    Items appended to a list are left (a tensor among them is refused when another trace,
-    or eager code, uses it)."""
-
-    __slots__ = ("_roots", "_before", "_name")
-
-    def __init__(self, roots, name):
-        self._roots = roots
-        self._name = name
-        self._before = {}
-
-        def visited(obj, root, steps):
-            self._before[id(obj)] = (obj, _copy_of(obj))
-        for _ in _search(roots, leaf=lambda value: False, visited=visited):
-            pass
-
-    def check(self, is_tensor, finished=True):
-        """Puts back the tensors the traced function left in the places of its state, and
-        refuses them where the trace `finished`."""
-        changed = []
-        for root, steps, _ in list(_search(self._roots, leaf=is_tensor, every_place=True)):
-            held = _held_before(self._before, root, steps)
-            if held is None or held[0] is _ABSENT and type(_get(root, steps[:-1])) is list:
-                continue   # (unknown, or appended to a list)
-            _put_back(root, steps, held[0])
-            changed.append(_path_text(root, steps))
-        self._before = self._roots = None
-        if changed and finished:
-            raise TypeError(
-                "%s leaves a symbolic tensor in its state while it is traced (%s): "
-                "rt.function runs the Python body once, while tracing, and would leave it "
-                "there, not the value of each call. Use ag.function (what the function "
-                "leaves in its state is set after each call), or return the value and set "
-                "it outside the staged function" % (
-                    self._name, ", ".join(changed[:6]) + (", ..." if len(changed) > 6
-                                                          else "")))
-
-
 def _reachable(root, steps):
     """Can the object at (root, steps) be found again after the trace (the root is not
     gone)?"""

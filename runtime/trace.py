@@ -1317,10 +1317,6 @@ class Function(functools.partial):
                 state = state_guards.StateInputs.swap_in(
                     state_guards.roots_of(self.python_function, args, kwargs),
                     state_input, numbers=self._state_numbers)
-            # (rt.function: what the function leaves in its state while tracing is refused.)
-            changes = None if self.state_inputs else state_guards.StateChanges(
-                state_guards.roots_of(self.python_function, args, kwargs),
-                getattr(self.python_function, "__qualname__", "function"))
             # (Random draws find their generators from the function's roots, and are
             # guarded where they sit: runtime/random_state.py.)
             draws = random_state.tracing(self.python_function, args, kwargs)
@@ -1340,8 +1336,6 @@ class Function(functools.partial):
                 read_only.check(error)   # (NumPy refused to write into one: refused)
                 if state is not None:
                     state.restore(is_tensor, finished=False)
-                if changes is not None:
-                    changes.check(is_tensor, finished=False)
                 recursed = isinstance(error, RecursionError)
                 shapes = recursed and not self._static_shapes and any(
                     None in v.shape for v in graph.inputs)
@@ -1367,8 +1361,6 @@ class Function(functools.partial):
                 state_left = []
             else:
                 state_left = state.restore(is_tensor) if state is not None else []
-                if changes is not None:
-                    changes.check(is_tensor)
             returned = None
             if isinstance(result, NoneUnless):
                 result, returned = (result.value, result.flag) if result.flag is not False \

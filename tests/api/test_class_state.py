@@ -629,21 +629,6 @@ def test_rt_function_refuses_changing_its_state_while_traced():
 
 
 
-def test_rt_function_refuses_leaving_a_tensor_in_its_state():
-    # rt.function runs the body once, while tracing: the symbolic value would stay there.
-    class M:
-        h = None
-
-        def f(self, x):
-            self.h = x * 2.0
-            return x
-
-    m = M()
-    with pytest.raises(TypeError, match=r"leaves a symbolic tensor in its state .*\(self.h\)"):
-        rt.function(m.f)(X)
-    assert "h" not in vars(m) and M.h is None
-
-
 def test_refused_state_inputs_are_guarded_by_contents():
     # (No graph op for np.linalg.eig: the state is read while tracing, as constants.)
     class M:
