@@ -5,29 +5,32 @@ globals (`layer.W`, `self.layers[1].b`, `params["W"]`, a module-level `TABLE`).
 while the function is traced, each place holding one holds a tensor for a graph input
 instead, so every computation on them is a graph op; on each call the arrays are read from
 their places again (an in-place change and a rebinding are seen), and what the function
-left there is written back (in place, or set there). `StateGuard` checks, on each call,
-that the places a trace found captured arrays in still hold them (constants: rt.function,
-or a trace whose state inputs were refused); the function traces again where not.
-`ReadOnly` makes the arrays a trace holds as constants read-only while it is traced, so
-that tracing never changes them.
+left there is written back (in place, or set there). `ConstantsGuard` checks, on each
+call, that the arrays of the state a trace holds as constants (all of them for
+rt.function, and for a trace whose state inputs were refused; those in tuples otherwise)
+are still in their places with the same contents; the function traces again where not.
+`ReadOnly` makes them read-only while it is traced, so that tracing never changes them.
+`StateGuard` checks that places still hold the same objects (random generators).
 
-What the search follows: the attributes of instances (their `__dict__`), dataclass fields
-among them, the data attributes of their classes (`class M: lr = 0.01`, read through
+What the search follows: the attributes of instances (their `__dict__` and slots),
+dataclass fields among them, the data attributes of their classes (`class M: lr = 0.01`, read through
 `self.lr`), the data attributes of classes reached themselves (a global `M`: `M.w`), and
 the items of dicts (string and int keys), lists and tuples, at most _MAX_DEPTH steps from
 a root, _MAX_ITEMS items per container and _MAX_OBJECTS objects in all; not modules,
 functions, arrays, rt.Variables, builtin classes, nor the objects and classes of the
-framework (staged functions, Numba dispatchers). Arrays in tuples are guarded but cannot
-be swapped.
+framework (staged functions, Numba dispatchers). Arrays in tuples are guarded (by their
+contents) but cannot be swapped.
 
 A class's data attributes (_class_attributes) are its arrays, Python and NumPy scalars and
 plain dicts, lists and tuples, its own and its bases' (not dunder names, functions,
 descriptors or other objects). From an instance they are places of the instance
 (`self.w`), read with getattr like every place (the instance's own where it shadows the
 class's, else the class's), and set as Python sets `self.w = v` (in the instance's
-`__dict__`, the class's left as it is); while a trace is built, an inherited one holds its
-tensor in the class that defines it (StateInputs.swap_in), so that the instance is left
-as it was.
+`__dict__` or slot, the class's left as it is; from a class reached, `cls.w = v` in a
+classmethod of a subclass, on that class); while a trace is built, an inherited one holds
+its tensor in the class that defines it (StateInputs.swap_in), so that the instance (or
+subclass) is left as it was. One set on some paths only (in a graph branch or loop: Python
+makes the instance's attribute only where it is set) is refused (_may_be).
 """
 
 import collections.abc
@@ -78,8 +81,8 @@ def _searched(value):
 
 class StateGuard:
     """The places ((root, steps, a getter of the object) each) where a trace found the
-    arrays it captured (or the generators it draws from: runtime/random_state.py), held
-    weakly where Python allows it (an array no place holds any more has no need to live)."""
+    generators it draws from (runtime/random_state.py), held weakly where Python allows
+    it."""
 
     __slots__ = ("places", "holds", "checked")
 
@@ -96,6 +99,62 @@ class StateGuard:
             if _read(root, steps) is not get():
                 return "%s was rebound to another object" % _path_text(root, steps)
         return None
+
+
+class ConstantsGuard:
+    """The arrays of the state a trace holds as constants (all of them for rt.function, and
+    where the graph refused them as inputs; those in tuples otherwise), each where it sits
+    and by its contents ((root, steps, a getter of the array, its bytes or None) each): a
+    call finding one rebound, or changed in place (also through a view), traces again. The
+    trace may hold more than the array: what it computed from one while tracing (`w.sum()`,
+    `w * 2` outside a graph op) is a constant of its own. The check copies each array's
+    bytes (`tobytes`) on every call, and the guard keeps a copy of them.
+
+    An array in a tuple that is also an input of the trace elsewhere (`self.params =
+    (self.W, self.b)`) changes in every call that updates the input: it is checked where
+    it sits only (its bytes None), and what the trace computes from it through the tuple
+    outside graph ops is not followed."""
+
+    __slots__ = ("places", "holds", "checked")
+
+    def __init__(self, places):
+        self.places = [(root, steps, _getter(array), array.tobytes() if contents else None)
+                       for root, steps, array, contents in places]
+        self.checked = ([(root, steps) for root, steps, _, _ in self.places],
+                        [("object", get) if data is None
+                         else ("contents", get, array.dtype, array.shape, data)
+                         for (_, _, get, data), (_, _, array, _) in zip(self.places, places)])
+        self.holds = _compile_places(*self.checked)
+
+    def what_changed(self):
+        """Where holds() fails, in the user's terms (None where it holds)."""
+        for (root, steps, get, data), check in zip(self.places, self.checked[1]):
+            current = _read(root, steps)
+            if current is not get():
+                return "%s, a constant of the trace, was rebound to another object" % (
+                    _path_text(root, steps))
+            if data is not None and (current.dtype != check[2] or current.shape != check[3]
+                                     or current.tobytes() != data):
+                return "%s, a constant of the trace, was changed in place" % (
+                    _path_text(root, steps))
+        return None
+
+
+def constants_guard(roots, inputs=None):
+    """A ConstantsGuard over the arrays within reach of `roots` ((_Root, its value) each),
+    at every place holding one, but the places of `inputs` (a StateInputs: its places and
+    aliases, whose arrays elsewhere are checked where they sit only); None when there is
+    none."""
+    taken, input_arrays = set(), set()
+    if inputs is not None:
+        paths = [place[:2] for place in inputs.places] + [
+            alias[:2] for alias in inputs.aliases]
+        taken = {(root.name, tuple(steps)) for root, steps in paths}
+        input_arrays = {id(_read(root, steps)) for root, steps in paths}
+    places = [(root, steps, array, id(array) not in input_arrays)
+              for root, steps, array in _search(roots, every_place=True)
+              if (root.name, tuple(steps)) not in taken and type(array) is np.ndarray]
+    return ConstantsGuard(places) if places else None
 
 
 _ABSENT = object()   # (a place that did not exist: an attribute or key the function added)
@@ -117,8 +176,8 @@ class StateInputs:
     or _ABSENT)]) are set after each run, and `holds` checks that they still hold what
     they held (a built layer then traces again, with its weights as inputs)."""
 
-    __slots__ = ("places", "aliases", "new_places", "appended", "_swapped", "_roots",
-                 "_before", "_holds", "_checked", "_inherited")
+    __slots__ = ("places", "aliases", "new_places", "appended", "set_itself", "_swapped",
+                 "_roots", "_before", "_holds", "_checked", "_inherited")
 
     def __init__(self, places, aliases, swapped, roots, before):
         self.places = places
@@ -130,10 +189,15 @@ class StateInputs:
         # [(root, steps)]: a list of the state and one item the function appended to it
         # (`self.history.append(loss)`), appended after each run, in order.
         self.appended = []
+        # {k}: the inherited places (of `places`, then `aliases`) the function set to what
+        # they held (`self.s = self.s`, a number): Python makes an attribute of the
+        # instance of it, so they are set after each run though the value is the input's.
+        self.set_itself = set()
         self._swapped = swapped   # [(root, steps, the object swapped in)] until restored
         self._roots = roots
         self._before = before     # {id(container): (container, a shallow copy)}
-        # [(instance, name, class, array)]: the inherited places, their tensor in the class
+        # [(instance or class, name, the class defining it, the graph input)]: the
+        # inherited places, their tensor in the defining class
         self._inherited = []
 
     @classmethod
@@ -150,7 +214,7 @@ class StateInputs:
 
         leaf = _is_array_or_number if numbers else None
         places, aliases, swapped, first = [], [], [], {}
-        inherited = []   # [(the instance, name, the class holding the tensor, array)]
+        inherited = []   # (see _inherited)
 
         def swap(root, steps, tensor, array):
             owner = _defining_class(root, steps)
@@ -158,7 +222,8 @@ class StateInputs:
                 _set(root, steps, tensor)
             else:   # (inherited: the tensor in the class, the instance left as it is)
                 setattr(owner, steps[-1][1], tensor)
-                inherited.append((_get(root, steps[:-1]), steps[-1][1], owner, array))
+                inherited.append((_get(root, steps[:-1]), steps[-1][1], owner,
+                                  getattr(tensor, "_value", None)))
 
         for root, steps, array in list(_search(roots, leaf=leaf, visited=visited,
                                                every_place=True)):
@@ -184,11 +249,14 @@ class StateInputs:
         state._inherited = inherited
         return state
 
-    def restore(self, is_tensor):
+    def restore(self, is_tensor, finished=True):
         """Puts the arrays back; returns, per place, what the traced function left there
         (the tensor swapped in, perhaps updated in place; another value it set there);
         then finds the tensors (`is_tensor`) it left elsewhere: returns those too, after
-        putting back what their places held (see new_places)."""
+        putting back what their places held (see new_places); and, where the trace
+        `finished`, the scalars of the state it set to other values while tracing (`self.
+        steps += 1` where the trace holds `steps` as a constant, `self.mode = "eval"`):
+        Python sets them on every call, so they are new places too."""
         swapped = [(root, steps, array, tensor) for (root, steps, array, _), (_, _, tensor)
                    in zip(self.places, self._swapped)] + [
                    (root, steps, self.places[k][2], self._swapped[k][2])
@@ -198,32 +266,49 @@ class StateInputs:
         left = [_read(root, steps) for root, steps, _, _ in swapped]
         # (_ABSENT: the function deleted it: Python's state has none.)
         left = [None if value is _ABSENT else value for value in left]
-        inherited = {(id(obj), name): owner for obj, name, owner, _ in self._inherited}
-        refused = []
-        for root, steps, array, tensor in swapped:
-            parent = _read(root, steps[:-1]) if steps else _ABSENT
-            owner = inherited.get((id(parent), steps[-1][1])) if steps else None
+        inherited = {(id(obj), name): (owner, value)
+                     for obj, name, owner, value in self._inherited}
+        parents = [_read(root, steps[:-1]) if steps else _ABSENT
+                   for root, steps, _, _ in swapped]
+        # (Where each inherited place's attribute is now found, and what it is there.)
+        holders = [_holder(parent, steps[-1][1])
+                   if (id(parent), steps[-1][1] if steps else None) in inherited else None
+                   for parent, (_, steps, _, _) in zip(parents, swapped)]
+        refused = None
+        for k, (root, steps, array, tensor) in enumerate(swapped):
+            parent = parents[k]
+            owner, value = inherited.get((id(parent), steps[-1][1]), (None, None)) \
+                if steps else (None, None)
             if owner is None:
                 _set(root, steps, array)
                 continue
             # An inherited place: its tensor was in the class. What the function set on the
             # instance (`self.w = ...`) is taken off it (set after each run: StateInputs.set).
             setattr(owner, steps[-1][1], array)
-            own = vars(parent).pop(steps[-1][1], _ABSENT)
+            own = _take_own(parent, steps[-1][1])
+            if refused is not None:
+                continue
+            if own is _ABSENT:
+                holder, held = holders[k]
+                if (holder is not owner or held is not tensor) and holder is not parent:
+                    # The function set a class's attribute (`type(self).w = ...`): the
+                    # place of that class sets it, not this one; refused where there is
+                    # none (the class is not a root of the state, nor reached itself).
+                    left[k] = tensor
+                    if not any(j != k and parents[j] is holder and s[-1][1] == steps[-1][1]
+                               for j, (_, s, _, _) in enumerate(swapped)):
+                        refused = _class_set_refusal(root, steps, holder)
+                continue
+            own_value = getattr(own, "_value", None)
             if own is tensor and isinstance(array, np.ndarray):
-                refused.append((root, steps, owner))
+                refused = _class_array_refusal(root, steps, owner)
+            elif own_value is not None and own_value is not value and value is not None \
+                    and _may_be(own_value, value):
+                refused = _some_paths_refusal(root, steps, owner)
+            elif own is tensor:
+                self.set_itself.add(k)
         self._swapped = []
         self._inherited = []
-        if refused:
-            root, steps, owner = refused[0]
-            raise TypeError(
-                "%s is set to the array of the class attribute %s.%s (as `self.%s += ...` "
-                "does: Python changes the class's array in place, shared by every instance, "
-                "and makes that same array an attribute of the instance too): a graph "
-                "cannot make an instance attribute hold the class's array. Set the "
-                "attribute on the instance (in __init__), or change the class's array "
-                "through the class" % (_path_text(root, steps), owner.__name__,
-                                       steps[-1][1], steps[-1][1]))
         for obj, copy, root, steps in self._before.values():
             # A list of the state the function appended to (and did nothing else with):
             # its new items are taken out, and appended again after each run.
@@ -240,6 +325,17 @@ class StateInputs:
                 _put_back(root, steps, held[0])
                 self.new_places.append((root, steps, held[0]))
                 left.append(tensor)
+        for root, steps, value in list(_search(self._roots, leaf=_is_scalar,
+                                               every_place=True)) if finished else ():
+            if _defining_class(root, steps) is not None:
+                continue   # (read from a class: its place is the class's, if reached)
+            held = self._held_before(root, steps)
+            if held is not None and not _same_constant(held[0], value):
+                _put_back(root, steps, held[0])
+                self.new_places.append((root, steps, held[0]))
+                left.append(value)
+        if refused is not None:   # (after the state is as it was)
+            raise refused
         # What the trace keeps: the places, the dtype and rank of the arrays in them (an
         # empty array of each: `holds` compares them), nothing of what it searched.
         self.places = [(root, steps, _stand_in(array), index)
@@ -265,19 +361,7 @@ class StateInputs:
         return None if self.new_places else self._checked
 
     def _held_before(self, root, steps):
-        """(what the place held before the trace, or _ABSENT), or None where that is not
-        known (a place the search did not see)."""
-        if not steps:
-            return None
-        parent = _get(root, steps[:-1])
-        entry = self._before.get(id(parent))
-        if entry is None or entry[0] is not parent:
-            return None
-        kind, key = steps[-1]
-        copy = entry[1]
-        if isinstance(copy, list):
-            return (copy[key] if key < len(copy) else _ABSENT,)
-        return (copy.get(key, _ABSENT),)
+        return _held_before(self._before, root, steps)
 
     def what_changed(self):
         """Where holds() fails, in the user's terms (None where it holds)."""
@@ -395,6 +479,73 @@ class StateInputs:
         return bool(self.places or self.new_places or self.appended)
 
 
+def _class_array_refusal(root, steps, owner):
+    name = steps[-1][1]
+    return TypeError(
+        "%s is set to the array of the class attribute %s.%s (as `self.%s += ...` or "
+        "`self.%s = self.%s` does: Python changes the class's array in place, shared by "
+        "every instance, and makes that same array an attribute of the instance too): a "
+        "graph cannot make an instance attribute hold the class's array. Set the "
+        "attribute on the instance (in __init__), or change the class's array through the "
+        "class" % (_path_text(root, steps), owner.__name__, name, name, name, name))
+
+
+def _class_set_refusal(root, steps, holder):
+    name = steps[-1][1]
+    return TypeError(
+        "the function sets the class attribute %s.%s, which it reads as %s, through a "
+        "class it does not name (`type(self).%s = ...`): a graph sets what the function "
+        "leaves in its state after each run at the places it found, and this class is not "
+        "one. Name the class (a global `%s.%s = ...`), or keep the value on the instance"
+        % (holder.__name__, name, _path_text(root, steps), name, holder.__name__, name))
+
+
+def _holder(obj, name):
+    """(the object or class `obj.name` is found in: `obj` itself, or a class of its MRO;
+    what it holds there), or (None, None)."""
+    if isinstance(obj, type):
+        if name in vars(obj):
+            return obj, vars(obj)[name]
+        classes = obj.__mro__[1:]
+    else:
+        own = _own_attributes(obj)
+        if name in own:
+            return obj, own[name]
+        classes = type(obj).__mro__
+    for klass in classes:
+        if name in vars(klass):
+            return klass, vars(klass)[name]
+    return None, None
+
+
+def _some_paths_refusal(root, steps, owner):
+    name = steps[-1][1]
+    return TypeError(
+        "%s is set in a graph branch or loop, on some paths only, where it is the class "
+        "attribute %s.%s: Python makes it an attribute of %s only on the paths that set "
+        "it (not where the branch is not taken, nor where the loop runs no times), the "
+        "class's showing through on the others, which a graph cannot do. Set it on every "
+        "path (before the branch or loop too), or on the instance in __init__"
+        % (_path_text(root, steps), owner.__name__, name, _path_text(root, steps[:-1])))
+
+
+def _held_before(before, root, steps):
+    """(what the place held before the trace, or _ABSENT), or None where that is not known
+    (a place the search did not see, an item of a tuple), from `before` ({id(object): (the
+    object, a shallow copy, ...)})."""
+    if not steps:
+        return None
+    parent = _get(root, steps[:-1])
+    entry = before.get(id(parent))
+    if entry is None or entry[0] is not parent or isinstance(parent, tuple):
+        return None
+    kind, key = steps[-1]
+    copy = entry[1]
+    if isinstance(copy, list):
+        return (copy[key] if key < len(copy) else _ABSENT,)
+    return (copy.get(key, _ABSENT),)
+
+
 def _reachable(root, steps):
     """Can the object at (root, steps) be found again after the trace (the root is not
     gone)?"""
@@ -420,12 +571,13 @@ class ReadOnly:
     in reach, and could not say where the change happened.) The flags are restored when the
     function returns, also on the views it made of the arrays and left in its state."""
 
-    __slots__ = ("_roots", "_name", "_refused", "_frozen", "_found")
+    __slots__ = ("_roots", "_name", "_refused", "_inputs", "_frozen", "_found")
 
-    def __init__(self, roots, name, refused=None):
+    def __init__(self, roots, name, refused=None, inputs=True):
         self._roots = roots
         self._name = name         # the function's, for messages
         self._refused = refused   # why the graph refused the state as inputs, or None
+        self._inputs = inputs     # may the state be inputs (not for rt.function)?
         self._frozen = []         # [(root, steps, array)] made read-only here
         self._found = set()       # ids of the arrays in reach before the trace
 
@@ -465,7 +617,13 @@ class ReadOnly:
                                   ": `%s`" % line if line else "")
         places = [_path_text(root, steps) for root, steps, _ in self._frozen]
         places = ", ".join(places[:6]) + (", ..." if len(places) > 6 else "")
-        if self._refused is not None:
+        if not self._inputs:
+            why = ("rt.function holds the arrays of its state (%s) as constants of the "
+                   "trace, read-only while it is traced: a graph cannot change a constant. "
+                   "Pass the array as an argument (the caller's array then holds what the "
+                   "graph wrote), hold it in an rt.Variable, use ag.function (its state "
+                   "as inputs), or change it outside the staged function." % places)
+        elif self._refused is not None:
             why = ("The graph refused its state as inputs (%s), so the arrays of its state "
                    "(%s) are constants of the trace, read-only while it is traced: a graph "
                    "cannot change a constant. Avoid what the graph refused, or change the "
@@ -556,21 +714,31 @@ class ValueGuard:
 _SCALARS = frozenset({bool, int, float, complex, str, bytes, type(None)})
 
 
+def _is_scalar(value):
+    """Is `value` a Python scalar or a NumPy scalar (a constant of a trace, by value)?"""
+    return type(value) in _SCALARS or isinstance(value, np.generic)
+
+
+def _same_constant(a, b):
+    """Are `a` and `b` one constant for a trace (of one type, equal, zeros of one sign)?"""
+    return type(a) is type(b) and (a is b or bool(a == b) and not (
+        _negative_zero_differs(a) and copysign(1.0, a) != copysign(1.0, b)))
+
+
 def _negative_zero_differs(value):
     """Is the constant `value` a float zero, whose guard also checks the sign (-0.0 == 0.0)?"""
-    return type(value) is float and value == 0.0
+    return isinstance(value, (float, np.floating)) and value == 0.0
 
 
 def value_guard(roots, numbers=True):
-    """A ValueGuard over the Python scalars within reach of `roots` ((_Root, its value)
-    each), Python numbers (ints and floats) among them only if `numbers`; None when there
-    is none."""
+    """A ValueGuard over the Python and NumPy scalars within reach of `roots` ((_Root, its
+    value) each), Python numbers (ints and floats) among them only if `numbers`; None when
+    there is none."""
     if numbers:
-        def leaf(value):
-            return type(value) in _SCALARS
+        leaf = _is_scalar
     else:
         def leaf(value):
-            return type(value) in _SCALARS and not specialise.is_number_input(value)
+            return _is_scalar(value) and not specialise.is_number_input(value)
     places = list(_search(roots, leaf=leaf, every_place=True))
     return ValueGuard(places) if places else None
 
@@ -580,10 +748,9 @@ def _copy_of(obj):
         return dict(obj)
     if isinstance(obj, list):
         return list(obj)
-    attributes = getattr(obj, "__dict__", None)
     if isinstance(obj, type):   # (a class's own attributes, as a place of it sees them)
-        return dict(attributes)
-    return dict(attributes) if isinstance(attributes, dict) else {}
+        return dict(vars(obj))
+    return _own_attributes(obj)
 
 
 def _put_back(root, steps, held):
@@ -597,7 +764,11 @@ def _put_back(root, steps, held):
         if key in vars(parent):
             delattr(parent, key)
     elif kind == _ATTR:
-        vars(parent).pop(key, None)
+        slot = _slot(type(parent), key)
+        if slot is None:
+            vars(parent).pop(key, None)
+        elif hasattr(parent, key):
+            slot.__delete__(parent)
     elif isinstance(parent, dict):
         parent.pop(key, None)
 
@@ -618,7 +789,7 @@ def _set(root, steps, value):
     if isinstance(parent, type):
         setattr(parent, key, value)
     elif kind == _ATTR:
-        vars(parent)[key] = value   # (not through __setattr__: a frozen dataclass too)
+        _set_attribute(parent, key, value)
     else:
         parent[key] = value
 
@@ -627,9 +798,11 @@ def _settable(root, steps):
     if not steps:
         return root.set is not None
     parent = _get(root, steps[:-1])
-    kind, _ = steps[-1]
-    return isinstance(parent, (dict, list)) if kind == _ITEM else isinstance(
-        parent, type) or isinstance(getattr(parent, "__dict__", None), dict)
+    kind, key = steps[-1]
+    if kind == _ITEM:
+        return isinstance(parent, (dict, list))
+    return isinstance(parent, type) or isinstance(getattr(parent, "__dict__", None), dict) \
+        or _slot(type(parent), key) is not None or _defining_class(root, steps) is not None
 
 
 class _Root:
@@ -729,23 +902,6 @@ def _global_names(code):
     return names
 
 
-def guard_for(arrays, roots):
-    """A StateGuard over the places, reached from `roots` ((_Root, its value) each), of the
-    `arrays` or the arrays they are views of (all arrays found, for None); None when none
-    is found."""
-    if arrays is None:
-        places = list(_search(roots))
-        return StateGuard(places) if places else None
-    wanted = {}
-    for array in arrays:
-        while isinstance(array, np.ndarray):   # (a view, `W.T`: where its base sits)
-            wanted[id(array)] = array
-            array = array.base
-    places = [(root, steps, array) for root, steps, array in _search(roots)
-              if wanted.pop(id(array), None) is not None]
-    return StateGuard(places) if places else None
-
-
 def _search(roots, leaf=None, visited=None, every_place=False):
     """(root, steps, value) for each place holding a leaf (an array, or what `leaf(value)`
     says) within reach of `roots` ((_Root, its value) each), breadth first: each leaf once,
@@ -795,12 +951,15 @@ def _children(obj):
         return [((_ITEM, i), v) for i, v in enumerate(obj[:_MAX_ITEMS])]
     if isinstance(obj, type):
         return [((_ATTR, k), v) for k, v in _class_attributes(obj, obj, ())]
-    attributes = getattr(obj, "__dict__", None)
-    if not isinstance(attributes, dict) or getattr(type(obj), "_rt_to_value", None) \
+    if getattr(type(obj), "_rt_to_value", None) \
             or type(obj).__module__.split(".")[0] in _FRAMEWORKS:
         return []
-    return [((_ATTR, k), v) for k, v in list(attributes.items())[:_MAX_ITEMS]] + [
-        ((_ATTR, k), v) for k, v in _class_attributes(obj, type(obj), attributes)]
+    own = _own_attributes(obj)   # (its __dict__'s and its slots')
+    if not own and not isinstance(getattr(obj, "__dict__", None), dict) \
+            and not _slots(type(obj)):
+        return []
+    return [((_ATTR, k), v) for k, v in list(own.items())[:_MAX_ITEMS]] + [
+        ((_ATTR, k), v) for k, v in _class_attributes(obj, type(obj), own)]
 
 
 def _class_attributes(obj, cls, shadowed):
@@ -834,19 +993,97 @@ def _class_attributes(obj, cls, shadowed):
 
 
 def _defining_class(root, steps):
-    """The class defining the attribute at (root, steps) where the object there reads it
-    from its class (not its own `__dict__`), else None."""
+    """The class defining the attribute at (root, steps) where the object there (an
+    instance, or a class) reads it from a class (not its own `__dict__` or slot): that of
+    its class or bases, of its bases for a class; else None."""
     if not steps or steps[-1][0] != _ATTR:
         return None
     parent = _get(root, steps[:-1])
-    attributes = getattr(parent, "__dict__", None)
-    if isinstance(parent, type) or not isinstance(attributes, dict) or \
-            steps[-1][1] in attributes:
-        return None
-    for klass in type(parent).__mro__:
-        if steps[-1][1] in vars(klass):
-            return klass
+    holder, value = _holder(parent, steps[-1][1])
+    if holder is parent or type(value) is types.MemberDescriptorType:
+        return None   # (its own, or a slot not set)
+    return holder
+
+
+def _slot(cls, name):
+    """The member descriptor of slot `name` of class `cls` (one of its own, or of a
+    base, in a class the search follows), or None where `name` is not a slot of it."""
+    for klass in cls.__mro__:
+        descriptor = vars(klass).get(name)
+        if descriptor is not None:
+            return descriptor if type(descriptor) is types.MemberDescriptorType and \
+                _followed_class(klass) else None
     return None
+
+
+def _slots(cls):
+    """[(name, member descriptor)]: the slots of `cls` and its bases (classes the search
+    follows), as `__slots__` made them (a private name mangled)."""
+    found = []
+    for klass in cls.__mro__:
+        if "__slots__" in vars(klass) and _followed_class(klass):
+            found += [(name, value) for name, value in vars(klass).items()
+                      if type(value) is types.MemberDescriptorType]
+    return found
+
+
+def _own_attributes(obj):
+    """{name: value}: the attributes an instance holds itself, in its `__dict__` and in its
+    slots that are set."""
+    attributes = getattr(obj, "__dict__", None)
+    own = dict(attributes) if isinstance(attributes, dict) else {}
+    for name, descriptor in _slots(type(obj)):
+        try:
+            own.setdefault(name, descriptor.__get__(obj, type(obj)))
+        except AttributeError:   # (not set)
+            pass
+    return own
+
+
+def _set_attribute(obj, name, value):
+    """Sets an instance's attribute where Python keeps it (its slot, or its `__dict__`),
+    not through `__setattr__` (a frozen dataclass too)."""
+    slot = _slot(type(obj), name)
+    if slot is not None:
+        slot.__set__(obj, value)
+    else:
+        vars(obj)[name] = value
+
+
+def _take_own(obj, name):
+    """Removes the attribute `name` that `obj` (an instance or a class) holds itself, and
+    returns it (_ABSENT where it holds none)."""
+    if isinstance(obj, type):
+        own = vars(obj).get(name, _ABSENT)
+        if own is not _ABSENT:
+            delattr(obj, name)
+        return own
+    attributes = getattr(obj, "__dict__", None)
+    return attributes.pop(name, _ABSENT) if isinstance(attributes, dict) else _ABSENT
+
+
+def _may_be(value, target):
+    """May graph Value `value` be `target` unchanged on some path: `target` itself, or a
+    `cond` output one of whose branches gives it, or a `while` output whose loop may run
+    no times with it as the initial value (through the captures of nested graphs)?"""
+    while value is not target:
+        node = value.node
+        if node is None:   # (a placeholder: the outer value a nested graph captured)
+            graph = value.graph
+            outer = next((o for o, inner in graph.captured if inner is value), None) \
+                if graph is not None else None
+            if outer is None:
+                return False
+            value = outer
+        elif node.op.name == "while":
+            value = node.inputs[node.outputs.index(value)]
+        elif node.op.name == "cond":
+            j = node.outputs.index(value)
+            return any(_may_be(node.attrs[branch].outputs[j], target)
+                       for branch in ("then_branch", "else_branch"))
+        else:
+            return False
+    return True
 
 
 def _path_text(root, steps):
@@ -1077,6 +1314,13 @@ class PlaceCode:
                                                          copysign(1.0, check[1])))
             elif kind == "object":
                 tests.append("%s is not %s()" % (value, self._constant("po", check[1])))
+            elif kind == "contents":
+                dtype = self._constant("pd", check[2])
+                tests.append("%s is not %s() or (%s.dtype is not %s and %s.dtype != %s) or "
+                             "%s.shape != %r or %s.tobytes() != %s" % (
+                                 value, self._constant("po", check[1]), value, dtype, value,
+                                 dtype, value, check[3], value,
+                                 self._constant("pb", check[4])))
         return tests
 
     def write(self, paths, is_set, values):
@@ -1096,8 +1340,14 @@ class PlaceCode:
                 parent = self.local(root, steps[:-1])
                 kind, key = steps[-1]
                 key = repr(key) if type(key) in (str, int) else self._constant("pk", key)
-                if kind == _ATTR and isinstance(_read(root, steps[:-1]), type):
+                obj = _read(root, steps[:-1])
+                if kind == _ATTR and isinstance(obj, type):
                     writes.append("setattr(%s, %s, %s)" % (parent, key, value))
+                    continue
+                slot = _slot(type(obj), steps[-1][1]) if kind == _ATTR else None
+                if slot is not None:   # (its slot's descriptor, as _set_attribute)
+                    writes.append("%s.__set__(%s, %s)" % (self._constant("pm", slot),
+                                                           parent, value))
                     continue
                 if kind == _ATTR:
                     # (An attribute through the object's __dict__, not __setattr__, as _set.)
@@ -1127,7 +1377,8 @@ def _compile_places(paths, checks):
     object on a shared path read once (`self.layers[0]` for `self.layers[0].W` and
     `self.layers[0].b`), does every place still hold what its check expects (`checks`, per
     path: ("array", dtype, ndim), ("number", type), ("same", index of an earlier path),
-    ("list",), ("value", value), ("object", getter of it) or None)?
+    ("list",), ("value", value), ("object", getter of it), ("contents", getter of the
+    array, its dtype, shape and bytes) or None)?
 
     Generated once per trace, because a guard and the state's reads run on every call of
     a model's step: read one by one (_get), 22 weights and their checks took 17 us a call,

@@ -9,7 +9,6 @@ every other object. Array leaves become placeholders, so `x.shape[0]` is symboli
 length reuses the trace; a new learning rate does too.
 """
 
-import contextlib
 import functools
 import inspect
 import math
@@ -967,7 +966,8 @@ class Function(functools.partial):
     output_transform = None
     # Are the arrays of the function's state (its arguments' attributes, closure, globals)
     # inputs of its traces (runtime/state_guards.py)? Functional code written for rt
-    # states them with rt.constant / rt.Variable: there they are constants, guarded.
+    # states them with rt.constant / rt.Variable: there they are constants, guarded where
+    # they sit and by their contents (state_guards.ConstantsGuard).
     state_inputs = False
     # ... and its Python numbers too (until a trace needs the value of one: then they are
     # constants, guarded by value)?
@@ -1255,8 +1255,8 @@ class Function(functools.partial):
             # each array in reach of it is guarded where it sits.
             self.trace_count -= 1
             warnings.warn(
-                "%s: its state is read while tracing (rebinding an array of it traces "
-                "again, but an in-place change to one is not seen), because the graph "
+                "%s: its state is read while tracing, as constants (a call finding an "
+                "array of it rebound or changed in place traces again), because the graph "
                 "refused it as an input: %s" % (
                     getattr(self.python_function, "__qualname__", "function"),
                     str(refused.__cause__).split("\n")[0]), RuntimeWarning,
@@ -1322,20 +1322,20 @@ class Function(functools.partial):
             draws = random_state.tracing(self.python_function, args, kwargs)
             iterators = state_guards.outside_objects(
                 state_guards.roots_of(self.python_function, args, kwargs), (args, kwargs))
-            # (The arrays of the state the trace holds as constants, all of them where the
-            # graph `refused` the state as inputs, are read-only while it is traced.)
+            # (The arrays of the state the trace holds as constants, all of them for
+            # rt.function and where the graph `refused` the state as inputs, are read-only
+            # while it is traced.)
             read_only = state_guards.ReadOnly(
                 state_guards.roots_of(self.python_function, args, kwargs),
                 getattr(self.python_function, "__qualname__", "function"),
-                refused) if self.state_inputs else contextlib.nullcontext()
+                refused, inputs=self.state_inputs)
             try:
                 with specialise.inputs(numbers), draws, iterators, read_only:
                     result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
-                if self.state_inputs:
-                    read_only.check(error)   # (NumPy refused to write into one: refused)
+                read_only.check(error)   # (NumPy refused to write into one: refused)
                 if state is not None:
-                    state.restore(is_tensor)
+                    state.restore(is_tensor, finished=False)
                 recursed = isinstance(error, RecursionError)
                 shapes = recursed and not self._static_shapes and any(
                     None in v.shape for v in graph.inputs)
@@ -1409,7 +1409,8 @@ class Function(functools.partial):
             left_outputs = dict(returned_outputs)
             for k, left in enumerate(state_left):
                 index = state.input_of(k)
-                if index is not None and left is handles[index]:
+                if index is not None and left is handles[index] \
+                        and k not in state.set_itself:
                     continue
                 if is_tensor(left):
                     if id(left) not in left_outputs:
@@ -1447,22 +1448,19 @@ class Function(functools.partial):
                                     kinds, state, state_sets,
                                     lambda label: static is not _ALL_STATIC
                                     and label not in static, python_outputs)
-        # The places the arrays captured from the function's state sit in (`layer.W`):
-        # a call finding another array there traces again; so does one finding an array of
-        # another dtype or shape in the place of a state input.
-        captured = [node.attrs["value"] for node in graph.walk() if node.op.name == "constant"]
+        # A call finding an array of another dtype or rank in the place of a state input
+        # traces again (and what the guards below find changed).
         guards = [state] if state is not None else []
         guards.append(draws.guard())
-        fallback = self.state_inputs and not state_inputs
         roots = state_guards.roots_of(self.python_function, args, kwargs)
         # The Python scalars of the state that are constants of this trace (flags, strings,
         # None; numbers too unless they are inputs): guarded by value.
         guards.append(state_guards.value_guard(
             roots, numbers=not (state_inputs and self._state_numbers)))
-        if captured or fallback:
-            # (Where state inputs were refused, every array of the state: what was computed
-            # from it while tracing is a constant of its own.)
-            guards.append(state_guards.guard_for(None if fallback else captured, roots))
+        # The arrays of the state that are not inputs (all of them for rt.function and
+        # where state inputs were refused, those in tuples otherwise) where they sit and by
+        # their contents: what the trace computed from one while tracing is a constant.
+        guards.append(state_guards.constants_guard(roots, state if state_inputs else None))
         concrete.guard = state_guards.combined(guards)
         if key is not None:
             self._cache_trace(key, concrete, key_objects)
@@ -1599,7 +1597,12 @@ def function(fn=None, *, backend="numpy", input_signature=None, static_argnums=(
              static_argnames=()):
     """Stage `fn`: `rt.function(fn)` or `@rt.function(backend=..., input_signature=...,
     static_argnums=..., static_argnames=...)` (arguments whose Python numbers are
-    constants of the trace, their values in its key: runtime/specialise.py)."""
+    constants of the trace, their values in its key: runtime/specialise.py).
+
+    The Python body runs while tracing only; the arrays of the function's state (its
+    closure, globals and the objects it reaches) are constants of the trace, guarded where
+    they sit and by their contents: a call finding one rebound or changed in place traces
+    again (ag.function makes them inputs instead)."""
     def stage(f):
         return Function(f, backend=backend, input_signature=input_signature,
                         static_argnums=static_argnums, static_argnames=static_argnames)
