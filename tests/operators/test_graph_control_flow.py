@@ -1202,6 +1202,23 @@ def python_float_or_float32_item_of_a_list(x, t):
     return items
 
 
+def accumulates_numpy_floats_into_a_python_float(x, y):
+    s = 0.0
+    for v in x:
+        s += v                 # a Python float if the loop does not iterate
+    return s * 2.0, s + y
+
+
+def test_an_accumulator_started_as_a_python_number_carries_no_kind_tag():
+    # (Only next to narrower values does it matter which of the two it is: no loop
+    # variable saying so, in the loop that computes it.)
+    staged = check(accumulates_numpy_floats_into_a_python_float, np.array([1.5, 2.0]),
+                   np.array([1.0]))
+    check(accumulates_numpy_floats_into_a_python_float, np.zeros(0), np.array([1.0]),
+          staged=staged)
+    assert "i8" not in graph_text(staged, np.array([1.5, 2.0]), np.array([1.0]))
+
+
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_a_python_number_on_some_paths_only_next_to_float32_is_refused(backend):
     x, y = np.array([0.5], np.float32), np.array([2.0], np.float32)
