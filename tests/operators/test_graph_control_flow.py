@@ -1159,6 +1159,29 @@ def writes_in_an_inner_loop_into_the_array_of_the_path_taken(x, n):
     return x
 
 
+def _returns_a_python_float_from_a_loop(y):
+    for i in range(y.shape[0]):
+        if y[i] > 0:
+            return 2.0
+    return 3.0
+
+
+def scales_by_a_python_float_returned_in_a_loop(y):
+    return y * _returns_a_python_float_from_a_loop(y)
+
+
+def _returns_a_python_float_or_none(v):
+    if v > 0:
+        return 2.0
+
+
+def scales_by_a_python_float_unless_none(y):
+    r = _returns_a_python_float_or_none(y[0])
+    if r is not None:
+        return y * r
+    return y
+
+
 def _types(value):
     return [(type(v), np.asarray(v).dtype) for v in (value if isinstance(value, tuple)
                                                      else (value,))]
@@ -1179,6 +1202,15 @@ def test_values_next_to_float32_keep_the_kind_of_the_path_taken(backend):
                 continue
             check(fn, x, n, staged=staged)
             assert _types(staged(x.copy(), n)) == _types(fn(x.copy(), n))
+    # (A function's return value where it did not return yet was a NumPy zero: a Python
+    # float on some paths only, float64 next to float32 values.)
+    for fn in (scales_by_a_python_float_returned_in_a_loop,
+               scales_by_a_python_float_unless_none):
+        staged = function(fn, backend=backend)
+        for first in (2.0, -2.0):
+            x = np.array([first, 1.0], np.float32)
+            check(fn, x, staged=staged)
+            assert _types(staged(x.copy())) == _types(fn(x.copy()))
 
 
 def python_float_or_numpy_float64_by_the_iteration(x, y, t):
