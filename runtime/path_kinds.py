@@ -464,15 +464,25 @@ def _promoted(values):
 
 def _cast_python_number(value, target, bind):
     """Value `value`, a Python number (on the paths where it is one), cast to dtype
-    `target` as NumPy converts it, raising NumPy's OverflowError where an int does not fit."""
-    if value.dtype.kind in "iu" and target.kind in "iu" and _raise_where:
-        info = np.iinfo(target)
-        outside = bind("logical_or", [
-            bind("less", [value, literal(info.min)]),
-            bind("greater", [value, literal(info.max)])])
-        _raise_where(OverflowError("Python integer out of bounds for %s" % target.name),
-                     outside)
-    return bind("cast", [value], dtype=target)
+    `target` as NumPy converts it, raising NumPy's OverflowError where an int does not fit.
+    Where it is None (mark_maybe_none), the cast passes None along: the op it is an operand
+    of raises there what NumPy raises."""
+    _passing_none[0] += 1
+    try:
+        if value.dtype.kind in "iu" and target.kind in "iu" and _raise_where:
+            info = np.iinfo(target)
+            outside = bind("logical_or", [
+                bind("less", [value, literal(info.min)]),
+                bind("greater", [value, literal(info.max)])])
+            _raise_where(OverflowError("Python integer out of bounds for %s" % target.name),
+                         outside)
+        return bind("cast", [value], dtype=target)
+    finally:
+        _passing_none[0] -= 1
+
+
+# Set while ops that pass None along, as `copy` does, are bound (_cast_python_number).
+_passing_none = [0]
 
 
 def _as_weak_on_some_paths(values, bind):
@@ -597,7 +607,7 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
         kinds = [None if m is None else m.table[chosen[id(m.tag)]] for m in marks]
         if NONE in kinds:   # (the op passes None along, or raises there: raise_where_none)
             for table in tables:
-                table[combination] = NONE if name == "copy" else None
+                table[combination] = NONE if name == "copy" or _passing_none[0] else None
             continue
         types = _infer_on(infer, inputs, attrs, kinds)
         if isinstance(types, Exception):
@@ -685,7 +695,8 @@ def use_raiser(raise_where, raise_unless):
 
 def _none_passes(name, attrs):
     """Does op `name` take a value that is None on some paths as Python takes None?"""
-    return name in _NONE_PASSES or (name == "cast" and attrs.get("dtype") == np.bool_)
+    return name in _NONE_PASSES or (name == "cast" and attrs.get("dtype") == np.bool_) or bool(
+        _passing_none[0])
 
 
 def raise_where_none(name, inputs, attrs, bind):
@@ -802,7 +813,7 @@ def _mark_untagged(name, infer, inputs, attrs, outputs, marks, description, pyth
     found = [set() for _ in outputs]
     for combination in itertools.islice(itertools.product(*choices), 64):
         if NONE in combination:   # (raise_where_none refused the others)
-            if name == "copy":
+            if name == "copy" or _passing_none[0]:
                 for kinds in found:
                     kinds.add(NONE)
             continue
