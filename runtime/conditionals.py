@@ -199,6 +199,7 @@ def cond(pred, true_fn, false_fn, names=None):
     then_outputs, else_outputs, output_types = [], [], []
     mixed = {}             # output index -> path_kinds.Mixed: its kind depends on the path
     python = []            # output indexes that are Python scalars on both paths
+    python_on_some_paths = {}   # output index -> description: a Python number on one path
     flexible = []          # per output: a list-like TensorArray (dtype follows writes)
 
     def _kind_tags(name, va, a, vb, b):
@@ -236,6 +237,11 @@ def cond(pred, true_fn, false_fn, names=None):
                 mixed[len(output_types)] = (found, _kind_tags(name, va, a, vb, b))
             if path_kinds.is_python(va) and path_kinds.is_python(vb):
                 python.append(len(output_types))
+            elif found is None and path_kinds.python_differs([va, vb]):
+                python_on_some_paths[len(output_types)] = (
+                    path_kinds.python_on_some_paths_description(
+                        name, va, "the true branch", vb, "the false branch",
+                        errors.format_location(location)))
         then_outputs.append(then_graph.localize(_cast_in(then_graph, va, dtype)))
         else_outputs.append(else_graph.localize(_cast_in(else_graph, vb, dtype)))
         output_types.append((dtype, shape, va.kind))
@@ -299,6 +305,8 @@ def cond(pred, true_fn, false_fn, names=None):
         path_kinds.mark(node.outputs[index], found)
     for index in python:
         path_kinds.mark_python(node.outputs[index])
+    for index, description in python_on_some_paths.items():
+        path_kinds.mark_python_on_some_paths(node.outputs[index], description)
     for handle, index in carried_outputs:
         handle.rebind(node.outputs[index])
     leaves = []
@@ -401,9 +409,10 @@ class CondAlias(Tensor):
             # plain handles do.)
             self._seen = versions
             chosen = versions[-1]
-            for (condition, when, _), version in reversed(list(zip(self._arrays,
-                                                                    versions))):
-                chosen = _choose(condition, when, version, chosen)
+            for (condition, when, handle), version in reversed(list(zip(self._arrays,
+                                                                         versions))):
+                chosen = _choose(condition, when, version, chosen, is_ndarray(handle),
+                                 is_ndarray(self._own))
             self._raw = chosen
         return self._raw
 
@@ -436,17 +445,30 @@ def _usable(values):
     return current_graph() is not None and tensor_usable(values)
 
 
-def _choose(pred, when, a, b):
+def _choose(pred, when, a, b, a_ndarray=False, b_ndarray=False):
     """The Value `a` where `pred` is `when`, else `b` (a `cond` node, so their shapes may
-    differ), built in the innermost graph defining one of them."""
+    differ), built in the innermost graph defining one of them; where their kinds differ
+    (an argument's float32 array on one path, float64 zeros a branch made on the other), it
+    is marked with the kind of each (path_kinds), as the join that made the alias was.
+    `a_ndarray`, `b_ndarray`: a rank-0 `a`, `b` stands for a 0-d array."""
     if not when:
-        a, b = b, a
+        a, b, a_ndarray, b_ndarray = b, a, b_ndarray, a_ndarray
     with building(_defining_graph([pred, a, b])):
         outer = current_graph()
         dtype, shape = _join_dtypes(a, b), _join_shapes("a chosen value", a.shape, b.shape)
         graphs = [Graph(label, parent=outer) for label in ("then_branch", "else_branch")]
         outputs = [[g.localize(_cast_in(g, v, dtype))] for g, v in zip(graphs, (a, b))]
-        return _cond_node(outer, pred, *graphs, *outputs, [(dtype, shape, TENSOR)]).outputs[0]
+        chosen = _cond_node(outer, pred, *graphs, *outputs,
+                            [(dtype, shape, TENSOR)]).outputs[0]
+        found = path_kinds.join("a name that is an array from before an if on some paths",
+                                a, a_ndarray, "those paths", b, b_ndarray, "the others",
+                                errors.format_location(errors.capture_location()), _describe)
+        if found is not None:
+            tags = [kind_tag(a, a_ndarray), kind_tag(b, b_ndarray)]
+            if None not in tags:
+                found.tag = ops.get("where").bind1([pred] + tags)
+            path_kinds.mark(chosen, found)
+        return chosen
 
 
 def _structure_text(x):

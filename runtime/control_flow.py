@@ -165,6 +165,9 @@ class _LoopVar:
         # path_kinds.Mixed when its kind on entry and after iterations differ (True + 1.0)
         self.mixed = None
         self.tag_lost = False   # a path cannot say which kind it holds (path_kinds)
+        # A Python number on some paths and a NumPy scalar of its dtype on others: the
+        # description of where (path_kinds.python_on_some_paths; no tag).
+        self.python_on_some_paths = None
         # A Python scalar on entry and after every iteration (path_kinds.is_python).
         self.python = init is None or path_kinds.is_python(init)
         self.init_0d_array = handle is not None and _holds_0d_array(handle)
@@ -267,6 +270,9 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single, endin
                 for v, ph in zip(current, placeholders):
                     if ph is not None and v in variables and v.kind == TENSOR:
                         path_kinds.mark_python(ph, v.python)
+                        if v.python_on_some_paths is not None and v.mixed is None:
+                            path_kinds.mark_python_on_some_paths(
+                                ph, v.python_on_some_paths)
                     if ph is not None and v.mixed is not None:
                         # (The body sees what each path may hold, and which it holds.)
                         tag = kind_tags.get(id(v))
@@ -378,6 +384,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single, endin
                 changed = True
             if v.python and v.kind == TENSOR and not path_kinds.is_python(out):
                 v.python, changed = False, True
+            if _settle_python_on_some_paths(v, out):
+                changed = True
             if v.mixed is not None and id(v) not in kind_tags and not v.tag_lost:
                 # Which kind it holds, as a loop variable of its own (kind_tag).
                 with building(outer):
@@ -431,6 +439,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single, endin
     for v, result in zip(final, results):
         if v in variables and v.kind == TENSOR:
             path_kinds.mark_python(result, v.python)
+            if v.python_on_some_paths is not None and v.mixed is None:
+                path_kinds.mark_python_on_some_paths(result, v.python_on_some_paths)
         if v.mixed is not None:
             tag = kind_tags.get(id(v))
             path_kinds.mark(result, path_kinds.Mixed(
@@ -456,6 +466,8 @@ def _graph_while(cond, body, loop_vars, maximum_iterations, names, single, endin
             out_leaves.append(_wrap(results[x], v.flexible))
     for i, v in enumerate(implicit):
         if v.written:   # (one an earlier trace found written, this one did not, is as it was)
+            # (Written into in place: of the kind it was on each path, path_kinds.)
+            path_kinds.mark(results[user_count + i], path_kinds.mixed(v.init))
             v.handle.rebind(results[user_count + i])
     undefined = [v for v in variables if v.undefined is not None]
     for v, flag in zip(undefined, results[user_count + len(implicit):]):
@@ -531,6 +543,25 @@ def _settle_kinds(v, out):
     before = v.mixed.kinds if v.mixed is not None else None
     v.mixed = found if found is not None else v.mixed
     return (v.mixed.kinds if v.mixed is not None else None) != before
+
+
+def _settle_python_on_some_paths(v, out):
+    """Records that user loop variable `v` is a Python number on some paths and a NumPy
+    scalar of its dtype on others (from its initial value and body output `out`:
+    path_kinds.python_on_some_paths), where its kinds do not differ otherwise; True if that
+    changed (the body is traced again, its placeholder marked)."""
+    if v.kind != TENSOR or v.python_on_some_paths is not None or v.mixed is not None:
+        return False
+    joined = [out] if v.init is None else [v.init, out]
+    if not path_kinds.python_differs(joined):
+        return False
+    if v.init is None:   # (the body defines it: as its output is)
+        v.python_on_some_paths = path_kinds.python_on_some_paths(out)
+    else:
+        v.python_on_some_paths = path_kinds.python_on_some_paths_description(
+            "loop variable %s" % v.name, v.init, "entry to the loop", out, "an iteration",
+            errors.format_location(v.location))
+    return True
 
 
 def _weak_init_dtype(v, strong, widened):

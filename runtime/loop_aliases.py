@@ -12,7 +12,7 @@ import copy
 
 import numpy as np
 
-from runtime import ops
+from runtime import ops, path_kinds
 from runtime.conditionals import CondAlias, _cast_in, _choose
 from runtime.graph import TENSOR, building, literal
 from runtime.tensor import Tensor, augmented_scalars, is_ndarray, is_tensor, mark_ndarray
@@ -258,6 +258,8 @@ class EarlierArrays:
         for (v, array), flag in zip(self._flags, flags):
             self._results.setdefault(id(v), []).append((flag, True, array))
         for array, value in zip(self._contents, contents):
+            # (Written into in place: of the kind it was on each path, path_kinds.)
+            path_kinds.mark(value, path_kinds.mixed(array._value))
             array.rebind(value)
 
     def of(self, v):

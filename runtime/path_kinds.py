@@ -35,6 +35,13 @@ operators treat a Python bool as the int it is (`True + True` is 2, where `np.Tr
 np.True_` is True): `bind_python_operator` binds a Python operator's op as Python does on
 them, also for a bool that is a Python bool on some paths and a NumPy bool on others (a
 join whose kinds differ in that alone, so it has a tag saying which the path gave).
+
+A number that is a Python number on some paths and a NumPy scalar of the same dtype on
+others (`t = 0.5`, then `t = np.abs(t)` in a loop that may not get there) has no tag
+(`mark_python_on_some_paths`): the two compute and show alike next to values of their
+dtype, and a tag would cost every `s = 0.0` accumulator of a loop adding NumPy values a loop
+variable. Where NEP 50 makes them compute in different dtypes (next to float32 values), the
+op is refused at trace time (`as_weak`).
 """
 
 import functools
@@ -66,12 +73,22 @@ _NONE_DEFINED = frozenset({"equal", "not_equal", "logical_and", "logical_or", "l
                            "get_item", "set_item", "ta_write", "ta_unstack",
                            "assign_variable", "stack", "concatenate", "where"})
 
+# {Value: description of the join}: numbers that are Python numbers on some paths and NumPy
+# scalars of the same dtype on others (`t = -1.25`, then `t = np.abs(t)` in a loop that may
+# not reach it). They have no tag: carrying one would cost every `s = 0.0` accumulator of a
+# loop adding NumPy values a loop variable, and the two show and compute alike next to
+# values of their dtype. Next to narrower NumPy values NumPy promotes them differently (a
+# Python float next to float32 values is a float32, an np.float64 stays one): there the
+# graph refuses (`as_weak`, `_python_on_some_paths_refusal`).
+_numbers_python_on_some_paths = weakref.WeakKeyDictionary()
+
 # Python ints known to be positive on every path (range items counting up from 1 or more):
 # dividing by one needs no check for zero (_raise_where_zero).
 _positive = weakref.WeakSet()
 
 # Representative Python scalars of each dtype kind (weak operands of the inference rules).
 _PYTHON_SCALARS = {"b": True, "i": 1, "f": 1.0, "c": 1j}
+_PYTHON_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 
 
 class Mixed:
@@ -130,6 +147,47 @@ def mark_python(value, python=True):
     item of `range`, a Python operator on Python scalars), when `python` is true."""
     if python and not value.weak and value.shape == () and not value.is_literal:
         _python.add(value)
+
+
+def python_differs(values):
+    """Are rank-0 number Values `values` (a join's, of one dtype) Python numbers on some
+    paths and NumPy scalars on others (`python_on_some_paths` counts as both)?"""
+    python = set()
+    for value in values:
+        if value.shape != () or value.dtype.kind not in "iufc":
+            return False
+        found = python_on_some_paths(value)
+        python.update((True, False) if found is not None else (is_python(value),))
+    return len(python) > 1
+
+
+def mark_python_on_some_paths(value, description):
+    """Records that rank-0 Value `value` is a Python number on some paths and a NumPy
+    scalar of its dtype on others; `description` says where they join, for the refusal."""
+    if not value.is_literal and not value.shape:
+        _numbers_python_on_some_paths[value] = description
+
+
+def python_on_some_paths(value):
+    """The description of Value `value`'s join if it is a Python number on some paths and
+    a NumPy scalar of its dtype on others (also read through a nested graph's
+    placeholder), else None."""
+    if not _numbers_python_on_some_paths:
+        return None
+    found = _origin(value, _numbers_python_on_some_paths.__contains__)
+    return None if found is None else _numbers_python_on_some_paths[found]
+
+
+def python_on_some_paths_description(name, a, path_a, b, path_b, location_text):
+    """The description of a join of Values `a` (on `path_a`) and `b` (on `path_b`) of one
+    kind but that one is a Python number and the other a NumPy scalar, for the refusal."""
+    def text(value):
+        if python_on_some_paths(value) is not None:
+            return "a Python or NumPy %s" % value.dtype.name
+        return ("a Python %s" % _PYTHON_NAMES[value.dtype.kind] if is_python(value)
+                else "a NumPy %s" % value.dtype.name)
+    return "%s is %s on %s but %s on %s (%s)" % (name, text(a), path_a, text(b), path_b,
+                                                 location_text)
 
 
 def _origin(value, recorded):
@@ -227,7 +285,18 @@ def bind_python_operator(name, values, bind_op, bind):
     others (`_both_ways`). `bind(op name, inputs, **attrs)` records a helper op."""
     with python_operator():
         if not all(not v.shape and (is_python(v) or _partly_python(v)) for v in values):
-            return bind_op(as_weak(name, values, bind))
+            outputs = bind_op(as_weak(name, values, bind))
+            # (A Python operator on Python numbers, one of them a NumPy scalar on some
+            # paths: a Python number on the others; `t * 2.0`.)
+            found = ([python_on_some_paths(v) for v in values]
+                     if _numbers_python_on_some_paths else ())
+            if any(found) and all(not v.shape and (is_python(v) or f is not None)
+                                  for v, f in zip(values, found)):
+                description = next(f for f in found if f is not None)
+                for value in outputs:
+                    if value.dtype.kind in "iufc":
+                        mark_python_on_some_paths(value, description)
+            return outputs
         if any(_partly_python(v) for v in values):
             # (With a number among the operands NumPy makes the bools ints too: `found + 1`.)
             if name in _BOOL_OPERATORS or not all(v.dtype == np.bool_ for v in values):
@@ -336,6 +405,8 @@ def as_weak(name, values, bind):
     `x_float32 <= 0.2` compares float32 values.)"""
     if name in _COMPARISONS and all(v.dtype.kind in "biu" for v in values):
         return values
+    if _numbers_python_on_some_paths:
+        _refuse_python_on_some_paths(name, values)
     weak = [not v.shape and not v.is_literal and is_python(v) and mixed(v) is None
             for v in values]
     if not any(weak) or all(weak):
@@ -352,6 +423,38 @@ def as_weak(name, values, bind):
     return operands
 
 
+def _refuse_python_on_some_paths(name, values):
+    """Raises TypeError where an operand of op `name` is a Python number on some paths and
+    a NumPy scalar on others (`python_on_some_paths`) and NumPy computes with the two in
+    different dtypes next to the other `values` (a Python float next to float32 values is a
+    float32, an np.float64 is not): a graph value has one dtype, and does not know which
+    path ran."""
+    for position, value in enumerate(values):
+        description = None if value.is_literal else python_on_some_paths(value)
+        if description is None:
+            continue
+        others = _promoted([v for i, v in enumerate(values) if i != position])
+        if not others:
+            continue
+        as_python = np.result_type(*others, _PYTHON_SCALARS[value.dtype.kind])
+        as_numpy = np.result_type(*others, value.dtype)
+        if as_python != as_numpy:
+            raise TypeError(_python_on_some_paths_refusal(name, description, as_python,
+                                                          as_numpy))
+
+
+def _python_on_some_paths_refusal(name, description, as_python, as_numpy):
+    """The message refusing op `name` on a value that is a Python number on some paths and
+    a NumPy scalar on others (`description`), where NumPy computes in dtype `as_python` on
+    the first and `as_numpy` on the others."""
+    return ("%s: np.%s of it computes in %s where it is the Python number and in %s where "
+            "it is the NumPy scalar (NEP 50), and a graph does not follow which of the two a "
+            "value is when it is a Python number on some paths and a NumPy scalar on others. "
+            "Make it one of the two on every path: `float(x)` (or `int(x)`) for a Python "
+            "number, `np.float64(x)` for a NumPy scalar, or cast the other operand"
+            % (description, name, as_python.name, as_numpy.name))
+
+
 def _promoted(values):
     """What np.result_type takes for Values `values` as NumPy promotes them: a weak
     literal as its Python number (np.clip(x_float32, t, 3.0) is float32), another value as
@@ -361,15 +464,25 @@ def _promoted(values):
 
 def _cast_python_number(value, target, bind):
     """Value `value`, a Python number (on the paths where it is one), cast to dtype
-    `target` as NumPy converts it, raising NumPy's OverflowError where an int does not fit."""
-    if value.dtype.kind in "iu" and target.kind in "iu" and _raise_where:
-        info = np.iinfo(target)
-        outside = bind("logical_or", [
-            bind("less", [value, literal(info.min)]),
-            bind("greater", [value, literal(info.max)])])
-        _raise_where(OverflowError("Python integer out of bounds for %s" % target.name),
-                     outside)
-    return bind("cast", [value], dtype=target)
+    `target` as NumPy converts it, raising NumPy's OverflowError where an int does not fit.
+    Where it is None (mark_maybe_none), the cast passes None along: the op it is an operand
+    of raises there what NumPy raises."""
+    _passing_none[0] += 1
+    try:
+        if value.dtype.kind in "iu" and target.kind in "iu" and _raise_where:
+            info = np.iinfo(target)
+            outside = bind("logical_or", [
+                bind("less", [value, literal(info.min)]),
+                bind("greater", [value, literal(info.max)])])
+            _raise_where(OverflowError("Python integer out of bounds for %s" % target.name),
+                         outside)
+        return bind("cast", [value], dtype=target)
+    finally:
+        _passing_none[0] -= 1
+
+
+# Set while ops that pass None along, as `copy` does, are bound (_cast_python_number).
+_passing_none = [0]
 
 
 def _as_weak_on_some_paths(values, bind):
@@ -465,6 +578,8 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
     marks = [mixed(v) for v in inputs]
     if not any(marks):
         return
+    if name == "ta_write" and marks[2] is not None:
+        _refuse_item_of_kinds(marks[2])
     if _python_operators[0] and name not in _BOOL_OPERATORS:
         infer = functools.partial(_as_python_ints, infer)
     description = next(m.description for m in marks if m is not None)
@@ -492,7 +607,7 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
         kinds = [None if m is None else m.table[chosen[id(m.tag)]] for m in marks]
         if NONE in kinds:   # (the op passes None along, or raises there: raise_where_none)
             for table in tables:
-                table[combination] = NONE if name == "copy" else None
+                table[combination] = NONE if name == "copy" or _passing_none[0] else None
             continue
         types = _infer_on(infer, inputs, attrs, kinds)
         if isinstance(types, Exception):
@@ -524,6 +639,22 @@ def propagate(name, infer, inputs, attrs, outputs, bind):
         else:
             _marks[value] = Mixed(table.values(), description,
                                   _combined_tag(tags, table, bind))
+
+
+def _refuse_item_of_kinds(found):
+    """Raises TypeError for an item written into a tensor array (a list built in a graph
+    loop) whose dtype depends on the path (Mixed `found`): Python's list keeps each item's
+    own type, a tensor array holds its items in one dtype, and no kind per item."""
+    kinds = [kind for kind in found.kinds if kind != NONE]
+    if len({kind[0] for kind in kinds}) > 1:
+        texts = sorted({"a Python %s" % _PYTHON_NAMES[kind[0].kind] if kind[1] else
+                        kind_text(kind) for kind in kinds})
+        raise TypeError(
+            "%s, and it is an item of a list built in a graph loop: the list built in a graph "
+            "holds values of different types (%s, by the path), and a graph holds it as a "
+            "tensor array, of one dtype, where Python keeps each item's own type. Make the "
+            "item one type on every path (`float(v)`, `np.float32(v)`, `int(v)`)"
+            % (found.description, " or ".join(texts)))
 
 
 # Combinations of the codes of several tags an op's output tag is computed from, at most.
@@ -564,7 +695,8 @@ def use_raiser(raise_where, raise_unless):
 
 def _none_passes(name, attrs):
     """Does op `name` take a value that is None on some paths as Python takes None?"""
-    return name in _NONE_PASSES or (name == "cast" and attrs.get("dtype") == np.bool_)
+    return name in _NONE_PASSES or (name == "cast" and attrs.get("dtype") == np.bool_) or bool(
+        _passing_none[0])
 
 
 def raise_where_none(name, inputs, attrs, bind):
@@ -681,7 +813,7 @@ def _mark_untagged(name, infer, inputs, attrs, outputs, marks, description, pyth
     found = [set() for _ in outputs]
     for combination in itertools.islice(itertools.product(*choices), 64):
         if NONE in combination:   # (raise_where_none refused the others)
-            if name == "copy":
+            if name == "copy" or _passing_none[0]:
                 for kinds in found:
                     kinds.add(NONE)
             continue

@@ -208,3 +208,20 @@ def test_the_minimiser_keeps_the_failure_and_loop_bounds():
     looping = looping.replace("while c < 3:", "while True:").replace("c += 1", "c += 1\n        if c > 3:\n            break")
     small = minimise(looping, lambda text: "while" in text)
     assert "c += 1" in small and "if c > 3:\n            break" in small
+
+
+def test_the_minimiser_keeps_no_edit_that_leaves_the_text_as_it_was():
+    # (Deleting the `pass` of the helper's body puts one back: the same program.)
+    source = ("def h(a):\n    pass\n\ndef f(x):\n    h(x)\n    y = x + 1.0\n    return y\n\n"
+              "ARGS = [(1.0,)]\n")
+    kept = []
+
+    def fails(text):
+        if "h(x)" in text:
+            kept.append(text)
+            return True
+        return False
+
+    small = minimise(source, fails, max_checks=50)
+    assert len(kept) == len(set(kept)) < 10
+    assert "y = " not in small and "h(x)" in small

@@ -1129,3 +1129,149 @@ def test_an_in_place_operator_keeps_the_dtype_of_the_path_taken(backend):
         result = check(fn, x, staged=staged)(x.copy())
         assert [np.asarray(r).dtype for r in result] == [np.asarray(e).dtype for e in expected]
         assert type(result[0]) is type(expected[0])
+
+
+# Found by the fuzzer (narrow_dtypes, seeds 2134, 2056, 1593 and 1713), minimised. NEP 50
+# gives a Python number the dtype of the float32 values next to it, a NumPy value its own:
+# a value of the path taken keeps its kind next to float32 values, or the graph refuses.
+
+def python_float_defined_in_nested_loops(y, n):
+    for _ in range(y.shape[0]):
+        for _ in range(n):
+            c0 = 3.0           # (seed 2134: the inner loop's c0 started as a NumPy float64)
+    return c0 + y              # float32: c0 is a Python float
+
+
+def writes_in_a_loop_into_the_array_of_the_path_taken(x, n):
+    if n > 5:
+        x = np.zeros(1)        # float64 here, the float32 argument on the other path
+    for _ in range(n):
+        x[0] = 2.0             # (seed 2056: float64 after the loop on both paths)
+    return x
+
+
+def writes_in_an_inner_loop_into_the_array_of_the_path_taken(x, n):
+    for _ in range(n):
+        if n > 5:
+            x = np.zeros(1)
+        for _ in range(n):
+            x[0] = 2.0
+    return x
+
+
+def _returns_a_python_float_from_a_loop(y):
+    for i in range(y.shape[0]):
+        if y[i] > 0:
+            return 2.0
+    return 3.0
+
+
+def scales_by_a_python_float_returned_in_a_loop(y):
+    return y * _returns_a_python_float_from_a_loop(y)
+
+
+def _returns_a_python_float_or_none(v):
+    if v > 0:
+        return 2.0
+
+
+def scales_by_a_python_float_unless_none(y):
+    r = _returns_a_python_float_or_none(y[0])
+    if r is not None:
+        return y * r
+    return y
+
+
+def _types(value):
+    return [(type(v), np.asarray(v).dtype) for v in (value if isinstance(value, tuple)
+                                                     else (value,))]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_values_next_to_float32_keep_the_kind_of_the_path_taken(backend):
+    cases = [(python_float_defined_in_nested_loops, np.array([3.0], np.float32), (4, 0)),
+             (writes_in_a_loop_into_the_array_of_the_path_taken,
+              np.array([-2.0], np.float32), (3, 7)),
+             (writes_in_an_inner_loop_into_the_array_of_the_path_taken,
+              np.array([-2.0], np.float32), (3, 7))]
+    for fn, x, ns in cases:
+        staged = function(fn, backend=backend)
+        for n in ns:
+            if fn is python_float_defined_in_nested_loops and n == 0:
+                check_raises(UnboundLocalError, fn, x, n, backend=backend)
+                continue
+            check(fn, x, n, staged=staged)
+            assert _types(staged(x.copy(), n)) == _types(fn(x.copy(), n))
+    # (A function's return value where it did not return yet was a NumPy zero: a Python
+    # float on some paths only, float64 next to float32 values.)
+    for fn in (scales_by_a_python_float_returned_in_a_loop,
+               scales_by_a_python_float_unless_none):
+        staged = function(fn, backend=backend)
+        for first in (2.0, -2.0):
+            x = np.array([first, 1.0], np.float32)
+            check(fn, x, staged=staged)
+            assert _types(staged(x.copy())) == _types(fn(x.copy()))
+
+
+def python_float_or_numpy_float64_by_the_iteration(x, y, t):
+    for e in x:
+        if e > 0:
+            break
+        t = np.abs(t)          # a NumPy float64 from the second iteration on
+    return np.maximum(t, y)    # float32 where t is still the Python float (seed 1593)
+
+
+def python_float_or_numpy_float64_by_the_branch(x, y, t):
+    if x[0] > 0:
+        t = np.abs(t)
+    return np.maximum(2.0 * t + 1, y)
+
+
+def python_float_or_float32_item_of_a_list(x, t):
+    items = []
+    for _ in range(len(x)):
+        items.append(x[-1] or t)   # (seed 1713: float64 items where Python has float32)
+    return items
+
+
+def accumulates_numpy_floats_into_a_python_float(x, y):
+    s = 0.0
+    for v in x:
+        s += v                 # a Python float if the loop does not iterate
+    return s * 2.0, s + y
+
+
+def test_an_accumulator_started_as_a_python_number_carries_no_kind_tag():
+    # (Only next to narrower values does it matter which of the two it is: no loop
+    # variable saying so, in the loop that computes it.)
+    staged = check(accumulates_numpy_floats_into_a_python_float, np.array([1.5, 2.0]),
+                   np.array([1.0]))
+    check(accumulates_numpy_floats_into_a_python_float, np.zeros(0), np.array([1.0]),
+          staged=staged)
+    assert "i8" not in graph_text(staged, np.array([1.5, 2.0]), np.array([1.0]))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_python_number_on_some_paths_only_next_to_float32_is_refused(backend):
+    x, y = np.array([0.5], np.float32), np.array([2.0], np.float32)
+    with pytest.raises(TypeError, match=(
+            r"loop variable 't' is a Python float on entry to the loop but a Python or NumPy "
+            r"float64 on an iteration \(.*: np.maximum of it computes in float32 where it is "
+            r"the Python number and in float64 where it is the NumPy scalar")) as info:
+        function(python_float_or_numpy_float64_by_the_iteration, backend=backend)(x, y, -1.25)
+    assert "test_graph_control_flow.py" in str(info.value)   # (the user's line)
+    with pytest.raises(TypeError, match=(
+            r"'t' is a NumPy float64 on the true branch but a Python float on the false "
+            r"branch .*np.maximum of it computes in float32")):
+        function(python_float_or_numpy_float64_by_the_branch, backend=backend)(x, y, -1.25)
+    # Next to float64 values the two compute alike: as in Python.
+    for fn in (python_float_or_numpy_float64_by_the_iteration,
+               python_float_or_numpy_float64_by_the_branch):
+        for first in (0.5, -0.5):
+            check(fn, np.array([first, -1.0], np.float32), np.array([2.0]), -1.25,
+                  backend=backend)
+    with pytest.raises(TypeError, match=(
+            r"is f32\[\] on the true branch but a Python float on the false branch .* the "
+            r"list built in a graph holds values of different types \(a Python float or "
+            r"float32, by the path\)")):
+        function(python_float_or_float32_item_of_a_list, backend=backend)(x, 0.75)

@@ -93,6 +93,8 @@ DOCUMENTED_REFUSALS = (
     ("TypeError", "whose result Python defines on None", "docs/guide.md, 'A called function that returns None on some paths'"),
     ("TypeError", "which a graph cannot give its caller", "docs/guide.md, 'A called function that returns None on some paths'"),
     ("TypeError", "built in a graph holds values of different types", "docs/guide.md, 'Items of different types in a list built in a graph'"),
+    ("TypeError", "when it is a Python number on some paths and a NumPy scalar on others", "docs/guide.md, 'A Python number on some paths and a NumPy scalar on others, next to narrower values'"),
+    ("LoopVariableError", "when it is a Python number on some paths and a NumPy scalar on others", "docs/guide.md, 'A Python number on some paths and a NumPy scalar on others, next to narrower values'"),
     ("TypeError", "a list built in a graph loop, is changed in place afterwards", "docs/guide.md, 'An array appended to a list built in a graph loop, then changed in place'"),
 )
 

@@ -1,8 +1,8 @@
 """Shrinks a failing fuzz program to a small one that still fails the same way.
 
-`minimise(source, fails)` tries edits of the program's syntax tree, keeping each edit after
-which `fails(candidate_source)` is still true, until no edit helps (or the budget of checks
-is spent). The edits, in the order tried:
+`minimise(source, fails)` tries edits of the program's syntax tree, keeping each edit that
+changes the program's text and after which `fails(candidate_source)` is still true, until no
+edit helps (or the budget of checks is spent). The edits, in the order tried:
   - delete a statement; replace an if or a loop by its body (or the else branch); drop an
     else branch;
   - drop an argument tuple of ARGS (keep the call that fails), drop a parameter of `f` with
@@ -29,6 +29,7 @@ def minimise(source, fails, max_checks=400, log=None):
     checks = 0
     start = 0
     while checks < max_checks:
+        current = ast.unparse(tree)
         candidates = list(_candidates(tree))
         progress = False
         for number in range(start, len(candidates)):
@@ -40,7 +41,9 @@ def minimise(source, fails, max_checks=400, log=None):
                 compile(text, "<candidate>", "exec")
             except (SyntaxError, ValueError, RecursionError):
                 continue
-            if _reads_unbound_names(candidate):
+            # (An edit may leave the text as it was: deleting the `pass` of an empty body
+            # puts one back. Keeping it would be no progress, again and again.)
+            if text == current or _reads_unbound_names(candidate):
                 continue
             checks += 1
             if fails(text):

@@ -342,10 +342,16 @@ def placeholder_like(value):
     `value` (set on the others): zeros for graph values (dummy_like); a Python object the
     graph passes through (a list, a tuple holding None) is itself, as such a value must be
     the same object on every path. Never read there: a loop asserts it ran, a function
-    returns None there (check_returned). A Python number's is a NumPy zero, so that the
-    value joins into a graph value whose flag says where it was set."""
-    if isinstance(value, (bool, int, float, complex)):
-        return np.asarray(value).dtype.type(0)
+    returns None there (check_returned). A Python number's is another Python number of its
+    type (0, or 1 for a 0), so that the value joins into a graph value whose flag says where
+    it was set, and that is a Python number on every path, as Python's is (a NumPy zero
+    there would make it one on some paths only, refused next to float32 values:
+    runtime/path_kinds.py)."""
+    if isinstance(value, np.generic):
+        return value.dtype.type(0)
+    for python_type in (bool, int, float, complex):
+        if isinstance(value, python_type):
+            return python_type(0) if value != 0 else python_type(1)
     return dummy_like(value) if is_loop_value(value) else value
 
 

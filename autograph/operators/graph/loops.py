@@ -68,7 +68,11 @@ class _GraphLoop:
     def run(self, test, step_body, counter_init=None):
         """Runs the loop. `test()` is the condition (after set_state), `step_body(counter)` one
         iteration; with `counter_init`, an int64 counter is an extra (first) loop variable."""
-        init = tuple(self.get_state())
+        # (A variable an enclosing graph statement's body has not defined yet, in its first
+        # trace, is undefined before this loop too: its type comes from this loop's body, a
+        # Python number stays one, as at the top.)
+        init = tuple(special_values.Undefined(name) if conditionals.is_unbound(value)
+                     else value for name, value in zip(self.names, self.get_state()))
         prepared = list(init)
         temporaries = self.temporaries = conditionals.BlockVariables(
             (self.body,), set(self.names) | set(self.list_cells))
