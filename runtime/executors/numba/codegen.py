@@ -179,6 +179,11 @@ class CodeGen:
         # Inside the body of a loop whose break flag is left out (_break_flag): what says
         # whether the iteration breaks, in the code being emitted (a _Break), else None.
         self._break = None
+        # The innermost loop being emitted (a _Loop), else None.
+        self._loop = None
+        # The counters of the counted loops (_counter) starting at literals >= 0: id of the
+        # body's loop variable -> the loop's stop (_counted_product).
+        self._counted = {}
 
     @property
     def depth(self):
@@ -404,6 +409,9 @@ class CodeGen:
             if folded is not None:
                 self.names[node.outputs[0]] = folded
                 return
+            if op.name == "raise" and node.attrs["conditional"] \
+                    and self.expr(node.inputs[0]) == "True":
+                return   # (its check holds: _fold)
             ins = [self.expr(v) for v in node.inputs]
             if _numba_may_raise(node):
                 self.uses_err = True
@@ -539,6 +547,7 @@ class CodeGen:
             and self._break.value in node.outputs else None
         breaking = [i for i, (graph, _) in enumerate(branches)
                     if flag is not None and _is_true(graph.outputs[node.outputs.index(flag)])]
+        continuing = self._continues(node)
         if pred in _BOOLS:   # (the break flag decides it: _fold)
             self._inline(node, *branches[pred == "False"], captures)
         elif breaking:
@@ -548,6 +557,11 @@ class CodeGen:
             self._inline(node, *branches[breaking[0]], captures)
             self.depth -= 1
             self._inline(node, *branches[1 - breaking[0]], captures)
+        elif continuing is not None:
+            # `if c: continue`, then the other branch, as the user wrote it.
+            self.emit(("if %s:" if continuing == 0 else "if not %s:") % pred)
+            self.emit("    continue")
+            self._inline(node, *branches[1 - continuing], captures)
         else:
             outs = [self._bind_new(v) for v in node.outputs]
             self.emit("if %s:" % pred)
@@ -566,6 +580,30 @@ class CodeGen:
                     self.emit("else:")
         if flag is not None:   # (the code that follows runs where the iteration goes on)
             self.names[flag] = "False"
+
+    def _continues(self, node):
+        """0 or 1 when that branch of cond `node` can be a `continue`, else None: `node` is
+        in the body of the loop being emitted, and the branch has no nodes and leaves every
+        loop variable as it was (a break flag False) where the body's results are those of
+        `node`, of nodes before it, or pure scalar nodes after it (the counter step of a
+        `for`, which needs no assignment). `if c: continue` then leaves the rest of the body
+        in the other branch, without a copy of every loop variable (`v9 = v3`, `v3 = v9`):
+        measured, ~2% of count_primes' compile (tools/bench_compile.py)."""
+        loop = self._loop
+        if loop is None or node.graph is not loop.body:
+            return None
+        after = loop.body.nodes[loop.body.nodes.index(node) + 1:]
+        if any(_has_effect(n) or n.subgraphs or _numba_may_raise(n) for n in after):
+            return None
+        for b, branch in enumerate((node.attrs["then_branch"], node.attrs["else_branch"])):
+            if not branch.nodes and all(
+                    i == loop.counter or _kept(end, start, node, branch)
+                    or i == loop.flag and end in node.outputs and _is_false(
+                        branch.outputs[node.outputs.index(end)])
+                    for i, (end, start) in enumerate(zip(loop.body.outputs,
+                                                         loop.body.all_inputs))):
+                return b
+        return None
 
     def _inline(self, node, graph, plan, captures):
         """Branch `graph` of cond `node` emitted at the current depth, its results taken as
@@ -630,6 +668,8 @@ class CodeGen:
         None: `not False` is True, `c and True` is c (the break flag reads False inside its
         loop: _break_flag)."""
         name = node.op.name
+        if name == "int_fits":
+            return "True" if self._counted_product(node) else None
         if name not in ("logical_not", "logical_and", "cast") or not all(
                 self.is_scalar(v) and v.dtype == np.bool_ for v in node.inputs + node.outputs):
             return None
@@ -644,6 +684,31 @@ class CodeGen:
             return texts[texts[0] == "True"]
         return None
 
+    def _counted_product(self, node):
+        """Is int_fits `node` a product i * c of the counter i of a counted loop (_counter)
+        over range(start, max(0, x // d)) with literals start >= 0 and 0 < |c| <= d? Then
+        0 <= i * c < (x // d) * d <= x: it fits. A range with a step counts that way
+        (`start + i * step`); the OverflowError check of that product (runtime/path_kinds.py)
+        cost ~6% of count_primes' compile (tools/bench_compile.py)."""
+        if node.attrs["operator_name"] != "multiply" or len(node.inputs) != 2:
+            return False
+        for counter, factor in (node.inputs, node.inputs[::-1]):
+            stop = self._counted.get(id(_outside(counter)))
+            if stop is None or not factor.is_literal or factor.dtype.kind not in "iu":
+                continue
+            clamp = stop.node
+            if clamp is not None and clamp.op.name == "maximum" and len(clamp.inputs) == 2 \
+                    and any(_is_zero(v) for v in clamp.inputs):
+                stop = next(v for v in clamp.inputs if not _is_zero(v))
+            quotient = stop.node
+            divisor = 1
+            if quotient is not None and quotient.op.name == "floor_divide" \
+                    and quotient.inputs[1].is_literal:
+                divisor = quotient.inputs[1].literal
+            if 0 < abs(int(factor.literal)) <= divisor:
+                return True
+        return False
+
     def _while(self, node):
         cond_plan, body_plan = self._current_plan.children[node]
         copy = self._current_plan.copy_at_entry[node]
@@ -656,8 +721,8 @@ class CodeGen:
                 name = self._bind_new(value)
             self.names[value] = name
             loop_names.append(name)
-        counted = self._counter(node)
         flag = self._break_flag(node)
+        counted = self._counter(node, flag)
         for i, (name, value, init) in enumerate(zip(loop_names, node.outputs, node.inputs[:n])):
             text = self.expr(init)
             if counted is not None and i == counted[0] or i == flag:
@@ -678,11 +743,16 @@ class CodeGen:
         inputs = loop_names + captures
         outer = self._break   # (a break in this loop leaves this loop only)
         self._break = None
+        outer_loop = self._loop
+        self._loop = _Loop(node, body, loop_names, counted[0] if counted is not None else None, flag)
         if flag is not None:
             inputs[flag] = "False"
         if counted is not None:
             k, bound = counted
-            stop = _unclamped(node.inputs[k], node.inputs[bound])
+            start = node.inputs[k]
+            if start.is_literal and start.literal >= 0:
+                self._counted[id(body.all_inputs[k])] = node.inputs[bound]
+            stop = _unclamped(start, node.inputs[bound])
             self.emit("for %s in range(%s, %s):" % (
                 loop_names[k], self.expr(node.inputs[k]),
                 self.expr(stop) if stop is not None else inputs[bound]))
@@ -706,6 +776,7 @@ class CodeGen:
         results = self._graph(body, body_plan, inputs)
         self._break_here()
         self._break = outer
+        self._loop = outer_loop
         for i in (counted[0] if counted is not None else None, flag):
             if i is not None:   # (the range steps the counter; a flag is left out)
                 results[i] = loop_names[i]
@@ -767,22 +838,24 @@ class CodeGen:
                 return b
         return None
 
-    def _counter(self, node):
+    def _counter(self, node, flag=None):
         """(k, j) when the `while` node is a counted loop, `for` over `range(start, stop)`:
-        its condition is only `i < stop`, i its loop variable k, an int that the body steps
-        by 1, stop its loop-invariant input j of i's dtype (a capture, or a loop variable the
-        body leaves as it is), and nothing reads i after the loop (where a `for` leaves the
-        last value, not stop). Else None.
+        its condition is only `i < stop` (and `not flag` where loop variable `flag` is a
+        break flag left out: _break_flag), i its loop variable k, an int that the body
+        steps by 1, stop its loop-invariant input j of i's dtype (a capture, or a loop
+        variable the body leaves as it is), and nothing reads i after the loop (where a
+        `for` leaves the last value, not stop). Else None.
 
         Numba types a `for` over a range at once; a `while True` whose counter starts at a
         literal it types again until the counter's type settles: a tenth of the compile of
         a 100-op loop body (tools/bench_compile.py)."""
         cond, body = node.attrs["cond"], node.attrs["body"]
         n = node.attrs["n_loop_vars"]
-        test = cond.outputs[0].node
-        if len(cond.nodes) != 1 or test is None or test.op.name != "less":
-            return None
         inputs = cond.all_inputs
+        test, read = _test_past_flag(cond.outputs[0], None if flag is None else inputs[flag])
+        if test is None or test.op.name != "less" or test.graph is not cond \
+                or read != {id(v) for v in cond.nodes}:
+            return None
         counter, stop = test.inputs
         if counter not in inputs[:n] or stop not in inputs:
             return None
@@ -822,11 +895,27 @@ _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
 # iteration breaks, and `ends`, (local, loop output, value) of each loop variable read after
 # the loop.
 _Break = collections.namedtuple("_Break", "value ends")
+# A loop being emitted: its `while` node, its body graph, the locals of its loop variables,
+# and the indices of the two the code does not assign: the counter a `for` steps
+# (CodeGen._counter), the break flag left out (CodeGen._break_flag); each may be None.
+_Loop = collections.namedtuple("_Loop", "node body names counter flag")
 _BOOLS = ("True", "False")
 
 
 def _is_true(value):
     return value.is_literal and value.dtype == np.bool_ and bool(value.literal)
+
+
+def _is_false(value):
+    return value.is_literal and value.dtype == np.bool_ and not value.literal
+
+
+def _kept(end, start, cond, branch):
+    """Is loop variable `start`'s next value, `end`, `start` itself where `branch` of
+    `cond` runs?"""
+    if end in cond.outputs:
+        end = _outside(branch.outputs[cond.outputs.index(end)])
+    return end is start
 
 
 def _stops(value, flag, truth=False):
@@ -850,6 +939,37 @@ def _stops(value, flag, truth=False):
                    or _stops(node.inputs[0], flag, branch is node.attrs["else_branch"])
                    for branch in (node.attrs["then_branch"], node.attrs["else_branch"]))
     return False
+
+
+def _test_past_flag(value, flag):
+    """(node, ids of the nodes read) of the test a while's cond graph gives as `value` where
+    its loop variable `flag` is False, when `value` is that node's output or `test and not
+    flag` (_stops' form of a break flag's condition); else (None, None)."""
+    node = value.node
+    if node is None:
+        return None, None
+    if flag is not None and node.op.name == "logical_and" and len(node.inputs) == 2:
+        for a, b in (node.inputs, node.inputs[::-1]):
+            unless = _unless_flag(b, flag)
+            if unless is not None:
+                test, read = _test_past_flag(a, None)
+                if test is not None:
+                    return test, read | unless | {id(node)}
+    return node, {id(node)}
+
+
+def _unless_flag(value, flag):
+    """The ids of the nodes of `not flag` (through bool casts) when `value` is that, else
+    None."""
+    node = value.node
+    if node is None:
+        return None
+    if node.op.name == "cast" and node.inputs[0].dtype == np.bool_:
+        inner = _unless_flag(node.inputs[0], flag)
+        return None if inner is None else inner | {id(node)}
+    if node.op.name == "logical_not" and node.inputs[0] is flag:
+        return {id(node)}
+    return None
 
 
 def _breaks(value, graph, ends, flag):
