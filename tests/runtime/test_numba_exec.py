@@ -350,6 +350,30 @@ def test_failed_assert_raises_invalid_argument_with_same_message(backend):
     assert f(np.array([1.0, 2.0])) == 3.0
 
 
+def grid(n, m, x):
+    out = np.zeros((n, m))
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = x * i + j
+    return out
+
+
+def test_the_one_node_that_may_raise_names_itself_without_a_marker():
+    # np.zeros is the only node whose code Numba may raise in: its error names it and the
+    # user's line with no `err` marker set in the code (compile time:
+    # tools/bench_compile.py), on the first call and on the fast path of later ones.
+    import autograph as ag
+    f = ag.function(grid, backend="numba")
+    np.testing.assert_array_equal(f(3, 2, 0.5), grid(3, 2, 0.5))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="negative dimensions") as raised:
+            f(-1, 2, 0.5)
+        assert raised.value.__notes__[-1] == "While executing %%3:f64[?,?] = zeros (%%0, %%1), " \
+            "dtype=float64 created at %s:%d in grid" % (__file__, grid.__code__.co_firstlineno + 1)
+    source = f.get_concrete_function(3, 2, 0.5).executable.source
+    assert "err" not in source[source.index("def run_graph"):], source
+
+
 def dot_of_doubled(a, b):
     return np.dot(a * 2.0, b)
 
