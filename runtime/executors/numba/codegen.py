@@ -33,7 +33,8 @@ Checks
   fit, reductions of empty arrays, dims that may be negative) is preceded by
   `err[NODE_SLOT] = site + 1`, so an exception from Numba names the node that raised it
   too (scalar code, element reads and writes, and ops that keep their one array
-  operand's shape cannot raise there, and go without). Bounds checks are explicit (inline, with NumPy's messages);
+  operand's shape cannot raise there, and go without; the one such node of a graph with
+  no object-mode callback goes without too: an error of Numba's can only be its). Bounds checks are explicit (inline, with NumPy's messages);
   measured on edit_distance: about as fast as `boundscheck=True` (~1.4x the unchecked
   loop), which cannot say which node failed. Checks the bounds analysis
   (runtime/executors/numba/bounds.py) proves unneeded are left out: an index known >= 0
