@@ -449,6 +449,7 @@ class CodeGen:
                 continue
             scalar = pure and self.is_scalar(value) and not _CHECKS.search(text)
             if scalar and of_scalars and text not in self._available \
+                    and _nesting(text) < _MAX_NESTING and not _BRANCHES.search(text) \
                     and self._read_once_by_scalars(value):
                 self.names[value] = _operand(text)
             elif scalar and of_scalars:
@@ -1063,6 +1064,27 @@ def _operand(text):
     if text.isidentifier() or re.fullmatch(r"[\w.]+\(.*\)|\(.*\)", text) and _closes_at_end(text):
         return text
     return "(%s)" % text
+
+
+# The deepest parentheses of an expression that takes in the one it reads
+# (_read_once_by_scalars): Python's parser refuses 200 (a long chain of ops otherwise).
+_MAX_NESTING = 16
+# Expressions that branch are not taken into others: Numba's analysis of the bytecode
+# follows every path through the branches of one statement (`a and (b or c)` nested a
+# few levels deep took minutes to compile, fuzz seed 7196).
+_BRANCHES = re.compile(r"\b(and|or|if)\b")
+
+
+def _nesting(text):
+    """How deep the parentheses of `text` go."""
+    depth = deepest = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == ")":
+            depth -= 1
+    return deepest
 
 
 def _closes_at_end(text):
