@@ -125,6 +125,7 @@ def _unary_mix_grad():
 WORKLOADS_COMPILED = {
     "loop100": _loop100,
     "collatz": _scalar("collatz"),
+    "primes": _scalar("primes"),
     "mandelbrot": _scalar("mandelbrot"),
     "edit_distance": _scalar("edit_distance"),
     "mlp": _train_step("mlp_classifier"),

@@ -400,6 +400,30 @@ def test_failed_assert_raises_invalid_argument_with_same_message(backend):
     assert f(np.array([1.0, 2.0])) == 3.0
 
 
+def grid(n, m, x):
+    out = np.zeros((n, m))
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = x * i + j
+    return out
+
+
+def test_the_one_node_that_may_raise_names_itself_without_a_marker():
+    # np.zeros is the only node whose code Numba may raise in: its error names it and the
+    # user's line with no `err` marker set in the code (compile time:
+    # tools/bench_compile.py), on the first call and on the fast path of later ones.
+    import autograph as ag
+    f = ag.function(grid, backend="numba")
+    np.testing.assert_array_equal(f(3, 2, 0.5), grid(3, 2, 0.5))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="negative dimensions") as raised:
+            f(-1, 2, 0.5)
+        assert raised.value.__notes__[-1] == "While executing %%3:f64[?,?] = zeros (%%0, %%1), " \
+            "dtype=float64 created at %s:%d in grid" % (__file__, grid.__code__.co_firstlineno + 1)
+    source = f.get_concrete_function(3, 2, 0.5).executable.source
+    assert "err" not in source[source.index("def run_graph"):], source
+
+
 def dot_of_doubled(a, b):
     return np.dot(a * 2.0, b)
 
@@ -899,7 +923,7 @@ def loops_of_every_kind(x, n):
     total += k
     for m in range(0, n, 2):      # (counts its iterations, m computed from the count)
         total += m
-    for p in range(n):            # a break: `while True`
+    for p in range(n):            # a break: `while True` (faster, measured)
         if p * p > n:
             break
         total += p
@@ -930,6 +954,38 @@ def test_counted_loops_are_ranges_and_unread_scalars_are_dropped():
         name = line.split(" = ")[0].strip()
         if " = " in line and name.isidentifier():
             assert sum(name in codegen._NAME.findall(other) for other in body) > 1, name
+
+
+def stepped_ranges(n, m):
+    total = 0
+    for d in range(3, n, 2):      # (d is 3 + 2 * the loop's count: that product fits)
+        if d * d > n:             # (the user's product: checked)
+            break
+        total += d
+    for e in range(n, m, -3):     # (e is n - 3 * the count)
+        total += e
+    for i in range(n // 4):       # (i * 4 < n fits; i * m may not: checked)
+        total += i * 4
+        if i * m < 0:
+            total -= 1
+    return total
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_ranges_own_product_is_not_checked_for_overflow(backend):
+    # A range with a step counts its iterations, i, and gives start + i * step: that
+    # product fits in int64 as the count is below the range's length; so does i * 4 in a
+    # range(n // 4). Its OverflowError check is left out (compile time:
+    # tools/bench_compile.py); the user's products keep theirs.
+    import autograph as ag
+    f = ag.function(stepped_ranges, backend=backend)
+    for n, m in ((50, -3), (0, 0), (-7, 2), (2, -9), (101, 1), (4200, 2 ** 40)):
+        assert f(n, m) == stepped_ranges(n, m), (n, m)
+    with pytest.raises(OverflowError, match="too large for a graph"):
+        f(4200, 2 ** 53)   # (Python gives the exact big int: a graph refuses)
+    if backend == "numba":
+        source = f.get_concrete_function(50, 3).executable.source
+        assert source.count("float(") == 4 and source.count("GraphFail") == 2, source
 
 
 def index_arithmetic(a, n):
@@ -1029,6 +1085,53 @@ def breaks_of_every_kind(x, n):
             break
         p, q = q, p + q
     return total + p * 10 + q
+
+
+def continues_of_every_kind(x, n):
+    total = 0.0
+    for i in range(x.shape[0]):   # `if c: continue`, the rest of the body after it
+        if x[i] < 0:
+            continue
+        total += x[i]
+    out = np.zeros(n)
+    for i in range(n):
+        if i % 3 == 0:
+            total += 1            # (the branch changes a loop variable: an if/else)
+            continue
+        elif i % 3 == 1:
+            continue
+        out[i] = i * 0.5          # (written in place in the rest)
+    k = 0
+    while k < n:                  # (the counter steps before the continue)
+        k += 1
+        if k % 2 == 0:
+            continue
+        total += k
+    found = -1
+    for j in range(n):            # (beside a break: `while True`, whose counter steps after
+        if j % 2 == 1:            # the continue's branch, an if/else)
+            continue
+        if j * j > n:
+            found = j
+            break
+        total += j
+    return total + np.sum(out) + found * 100
+
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_continue_is_a_continue(backend):
+    # `if c: continue` is a `continue` in generated code where the loop variables keep
+    # their values in that branch, not an if/else that copies every loop variable (compile
+    # time: tools/bench_compile.py); a branch that changes one stays an if/else.
+    import autograph as ag
+    f = ag.function(continues_of_every_kind, backend=backend)
+    for x in (np.array([1.0, -2.0, 3.0]), np.zeros(0), np.array([-1.0])):
+        for n in (0, 1, 4, 9, 30):
+            assert f(x, n) == continues_of_every_kind(x, n), (x, n)
+    if backend == "numba":
+        source = f.get_concrete_function(np.zeros(3), 4).executable.source
+        assert source.count("continue\n") == 2, source
 
 
 def search(x, target):

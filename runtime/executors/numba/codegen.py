@@ -33,7 +33,8 @@ Checks
   fit, reductions of empty arrays, dims that may be negative) is preceded by
   `err[NODE_SLOT] = site + 1`, so an exception from Numba names the node that raised it
   too (scalar code, element reads and writes, and ops that keep their one array
-  operand's shape cannot raise there, and go without). Bounds checks are explicit (inline, with NumPy's messages);
+  operand's shape cannot raise there, and go without; the one such node of a graph with
+  no object-mode callback goes without too: an error of Numba's can only be its). Bounds checks are explicit (inline, with NumPy's messages);
   measured on edit_distance: about as fast as `boundscheck=True` (~1.4x the unchecked
   loop), which cannot say which node failed. Checks the bounds analysis
   (runtime/executors/numba/bounds.py) proves unneeded are left out: an index known >= 0
@@ -165,6 +166,7 @@ class CodeGen:
         self.uses_err = False
         self.functions = []
         self._reads = None
+        self._readers = None      # id of a value -> the nodes that read it
         self._loop_bodies = set()
         self._bounds = None
         self._fresh = set()       # outputs of fused loops (fusion.py)
@@ -179,6 +181,11 @@ class CodeGen:
         # Inside the body of a loop whose break flag is left out (_break_flag): what says
         # whether the iteration breaks, in the code being emitted (a _Break), else None.
         self._break = None
+        # The innermost loop being emitted (a _Loop), else None.
+        self._loop = None
+        # The counters of the counted loops (_counter) starting at literals >= 0: id of the
+        # body's loop variable -> the loop's stop (_counted_product).
+        self._counted = {}
 
     @property
     def depth(self):
@@ -344,7 +351,17 @@ class CodeGen:
                 raise Unlowerable("a tensor array as a graph input")
         outputs = self._graph(self.graph, self.plan, params)
         self._drop_unread(outputs)
-        if any(site.kind == "node" for site in self.sites):
+        marked = [i for i, site in enumerate(self.sites) if site.kind == "node"]
+        if len(marked) == 1 and not any("callback" in site.info for site in self.sites):
+            # The one node whose code Numba may raise in: every error Numba raises is its
+            # (failures.located_error), with no marker to set (~5% of mandelbrot's compile,
+            # whose np.zeros it is, measured: tools/bench_compile.py); an object-mode
+            # callback, which may raise too, keeps it.
+            marker = "err[%d] = %d" % (NODE_SLOT, marked[0] + 1)
+            self.lines = [line for line in self.lines if line.strip() != marker]
+            self.sites[marked[0]].info["unmarked"] = True
+            self.uses_err = any(_ERR.search(line) for line in self.lines)
+        elif marked:
             # A failure before the first marked node must not name a node of an earlier call.
             self.lines.insert(0, "    err[%d] = 0" % NODE_SLOT)
         parts = []
@@ -404,6 +421,9 @@ class CodeGen:
             if folded is not None:
                 self.names[node.outputs[0]] = folded
                 return
+            if op.name == "raise" and node.attrs["conditional"] \
+                    and self.expr(node.inputs[0]) == "True":
+                return   # (its check holds: _fold)
             ins = [self.expr(v) for v in node.inputs]
             if _numba_may_raise(node):
                 self.uses_err = True
@@ -428,7 +448,11 @@ class CodeGen:
                                           for part, sub in zip(TA_PARTS, text))
                 continue
             scalar = pure and self.is_scalar(value) and not _CHECKS.search(text)
-            if scalar and of_scalars:
+            if scalar and of_scalars and text not in self._available \
+                    and _nesting(text) < _MAX_NESTING and not _BRANCHES.search(text) \
+                    and self._read_once_by_scalars(value):
+                self.names[value] = _operand(text)
+            elif scalar and of_scalars:
                 self.names[value] = self._reuse(text)
             else:
                 self.names[value] = self._local(text, "v", scalar)
@@ -463,6 +487,24 @@ class CodeGen:
             self._pure_locals[name] = len(self.lines)
         self.emit("%s = %s" % (name, text))
         return name
+
+    def _read_once_by_scalars(self, value):
+        """Is `value` read once, by a node of its own graph whose inputs and outputs are all
+        scalars and that is no `cond` or `while` (not as a capture, nor as a graph's
+        result)? Its pure expression then goes into that node's text, not in a local of
+        its own: `(v9 / (1.0 + abs(v4)))`, as the user wrote it. Numba makes a variable
+        of every local: measured on loop100, ~2% of its compile (tools/bench_compile.py)."""
+        if self._readers is None:
+            self._readers = collections.defaultdict(list)
+            for node in self.graph.walk():
+                for v in node.inputs:
+                    self._readers[id(v)].append(node)
+        readers = self._readers[id(value)]
+        if len(readers) != 1 or self.reads(value) != 1:
+            return False
+        reader = readers[0]
+        return reader.graph is value.node.graph and not reader.op.control_flow and all(
+            self.is_scalar(v) for v in reader.inputs + reader.outputs)
 
     def _reuse(self, text):
         """The local holding `text`, a pure expression of scalars: one computed already in
@@ -539,6 +581,7 @@ class CodeGen:
             and self._break.value in node.outputs else None
         breaking = [i for i, (graph, _) in enumerate(branches)
                     if flag is not None and _is_true(graph.outputs[node.outputs.index(flag)])]
+        continuing = self._continues(node)
         if pred in _BOOLS:   # (the break flag decides it: _fold)
             self._inline(node, *branches[pred == "False"], captures)
         elif breaking:
@@ -548,6 +591,11 @@ class CodeGen:
             self._inline(node, *branches[breaking[0]], captures)
             self.depth -= 1
             self._inline(node, *branches[1 - breaking[0]], captures)
+        elif continuing is not None:
+            # `if c: continue`, then the other branch, as the user wrote it.
+            self.emit(("if %s:" if continuing == 0 else "if not %s:") % pred)
+            self.emit("    continue")
+            self._inline(node, *branches[1 - continuing], captures)
         else:
             outs = [self._bind_new(v) for v in node.outputs]
             self.emit("if %s:" % pred)
@@ -566,6 +614,30 @@ class CodeGen:
                     self.emit("else:")
         if flag is not None:   # (the code that follows runs where the iteration goes on)
             self.names[flag] = "False"
+
+    def _continues(self, node):
+        """0 or 1 when that branch of cond `node` can be a `continue`, else None: `node` is
+        in the body of the loop being emitted, and the branch has no nodes and leaves every
+        loop variable as it was (a break flag False) where the body's results are those of
+        `node`, of nodes before it, or pure scalar nodes after it (the counter step of a
+        `for`, which needs no assignment). `if c: continue` then leaves the rest of the body
+        in the other branch, without a copy of every loop variable (`v9 = v3`, `v3 = v9`):
+        measured, ~2% of count_primes' compile (tools/bench_compile.py)."""
+        loop = self._loop
+        if loop is None or node.graph is not loop.body:
+            return None
+        after = loop.body.nodes[loop.body.nodes.index(node) + 1:]
+        if any(_has_effect(n) or n.subgraphs or _numba_may_raise(n) for n in after):
+            return None
+        for b, branch in enumerate((node.attrs["then_branch"], node.attrs["else_branch"])):
+            if not branch.nodes and all(
+                    i == loop.counter or _kept(end, start, node, branch)
+                    or i == loop.flag and end in node.outputs and _is_false(
+                        branch.outputs[node.outputs.index(end)])
+                    for i, (end, start) in enumerate(zip(loop.body.outputs,
+                                                         loop.body.all_inputs))):
+                return b
+        return None
 
     def _inline(self, node, graph, plan, captures):
         """Branch `graph` of cond `node` emitted at the current depth, its results taken as
@@ -630,6 +702,8 @@ class CodeGen:
         None: `not False` is True, `c and True` is c (the break flag reads False inside its
         loop: _break_flag)."""
         name = node.op.name
+        if name == "int_fits":
+            return "True" if self._counted_product(node) else None
         if name not in ("logical_not", "logical_and", "cast") or not all(
                 self.is_scalar(v) and v.dtype == np.bool_ for v in node.inputs + node.outputs):
             return None
@@ -644,6 +718,32 @@ class CodeGen:
             return texts[texts[0] == "True"]
         return None
 
+    def _counted_product(self, node):
+        """Is int_fits `node` a product i * c of the counter i of a counted loop (_counter)
+        over range(start, max(0, x // d)) with literals start >= 0 and 0 < |c| <= d (a
+        `for`, or a `while True` that breaks)? Then
+        0 <= i * c < (x // d) * d <= x: it fits. A range with a step counts that way
+        (`start + i * step`); the OverflowError check of that product (runtime/path_kinds.py)
+        cost ~6% of count_primes' compile (tools/bench_compile.py)."""
+        if node.attrs["operator_name"] != "multiply" or len(node.inputs) != 2:
+            return False
+        for counter, factor in (node.inputs, node.inputs[::-1]):
+            stop = self._counted.get(id(_outside(counter)))
+            if stop is None or not factor.is_literal or factor.dtype.kind not in "iu":
+                continue
+            clamp = stop.node
+            if clamp is not None and clamp.op.name == "maximum" and len(clamp.inputs) == 2 \
+                    and any(_is_zero(v) for v in clamp.inputs):
+                stop = next(v for v in clamp.inputs if not _is_zero(v))
+            quotient = stop.node
+            divisor = 1
+            if quotient is not None and quotient.op.name == "floor_divide" \
+                    and quotient.inputs[1].is_literal:
+                divisor = quotient.inputs[1].literal
+            if 0 < abs(int(factor.literal)) <= divisor:
+                return True
+        return False
+
     def _while(self, node):
         cond_plan, body_plan = self._current_plan.children[node]
         copy = self._current_plan.copy_at_entry[node]
@@ -656,8 +756,17 @@ class CodeGen:
                 name = self._bind_new(value)
             self.names[value] = name
             loop_names.append(name)
-        counted = self._counter(node)
         flag = self._break_flag(node)
+        counted = self._counter(node, flag)
+        if counted is not None:
+            start = node.inputs[counted[0]]
+            if start.is_literal and start.literal >= 0:
+                self._counted[id(body.all_inputs[counted[0]])] = node.inputs[counted[1]]
+            if flag is not None:
+                # A `for` that breaks runs slower than `while True` and its test (Numba
+                # keeps a range's iterator in memory then): count_primes' trial division,
+                # 2.40 vs 2.08 ms, measured.
+                counted = None
         for i, (name, value, init) in enumerate(zip(loop_names, node.outputs, node.inputs[:n])):
             text = self.expr(init)
             if counted is not None and i == counted[0] or i == flag:
@@ -678,6 +787,8 @@ class CodeGen:
         inputs = loop_names + captures
         outer = self._break   # (a break in this loop leaves this loop only)
         self._break = None
+        outer_loop = self._loop
+        self._loop = _Loop(node, body, loop_names, counted[0] if counted is not None else None, flag)
         if flag is not None:
             inputs[flag] = "False"
         if counted is not None:
@@ -706,6 +817,7 @@ class CodeGen:
         results = self._graph(body, body_plan, inputs)
         self._break_here()
         self._break = outer
+        self._loop = outer_loop
         for i in (counted[0] if counted is not None else None, flag):
             if i is not None:   # (the range steps the counter; a flag is left out)
                 results[i] = loop_names[i]
@@ -767,22 +879,25 @@ class CodeGen:
                 return b
         return None
 
-    def _counter(self, node):
+    def _counter(self, node, flag=None):
         """(k, j) when the `while` node is a counted loop, `for` over `range(start, stop)`:
-        its condition is only `i < stop`, i its loop variable k, an int that the body steps
-        by 1, stop its loop-invariant input j of i's dtype (a capture, or a loop variable the
-        body leaves as it is), and nothing reads i after the loop (where a `for` leaves the
-        last value, not stop). Else None.
+        its condition is only `i < stop` (and `not flag` where loop variable `flag` is a
+        break flag left out: _break_flag; such a loop stays `while True`, its counter's
+        bounds known: _counted_product), i its loop variable k, an int that the body
+        steps by 1, stop its loop-invariant input j of i's dtype (a capture, or a loop
+        variable the body leaves as it is), and nothing reads i after the loop (where a
+        `for` leaves the last value, not stop). Else None.
 
         Numba types a `for` over a range at once; a `while True` whose counter starts at a
         literal it types again until the counter's type settles: a tenth of the compile of
         a 100-op loop body (tools/bench_compile.py)."""
         cond, body = node.attrs["cond"], node.attrs["body"]
         n = node.attrs["n_loop_vars"]
-        test = cond.outputs[0].node
-        if len(cond.nodes) != 1 or test is None or test.op.name != "less":
-            return None
         inputs = cond.all_inputs
+        test, read = _test_past_flag(cond.outputs[0], None if flag is None else inputs[flag])
+        if test is None or test.op.name != "less" or test.graph is not cond \
+                or read != {id(v) for v in cond.nodes}:
+            return None
         counter, stop = test.inputs
         if counter not in inputs[:n] or stop not in inputs:
             return None
@@ -816,17 +931,34 @@ class CodeGen:
 # (`_rt.`), the error buffer, an object-mode block.
 _CHECKS = re.compile(r"\b_rt\.|\berr\b|objmode")
 _NAME = re.compile(r"\b[A-Za-z_]\w*\b")
+_ERR = re.compile(r"\berr\b")
 
 
 # Where a loop's break flag is left out (CodeGen._break_flag): `value`, true where the
 # iteration breaks, and `ends`, (local, loop output, value) of each loop variable read after
 # the loop.
 _Break = collections.namedtuple("_Break", "value ends")
+# A loop being emitted: its `while` node, its body graph, the locals of its loop variables,
+# and the indices of the two the code does not assign: the counter a `for` steps
+# (CodeGen._counter), the break flag left out (CodeGen._break_flag); each may be None.
+_Loop = collections.namedtuple("_Loop", "node body names counter flag")
 _BOOLS = ("True", "False")
 
 
 def _is_true(value):
     return value.is_literal and value.dtype == np.bool_ and bool(value.literal)
+
+
+def _is_false(value):
+    return value.is_literal and value.dtype == np.bool_ and not value.literal
+
+
+def _kept(end, start, cond, branch):
+    """Is loop variable `start`'s next value, `end`, `start` itself where `branch` of
+    `cond` runs?"""
+    if end in cond.outputs:
+        end = _outside(branch.outputs[cond.outputs.index(end)])
+    return end is start
 
 
 def _stops(value, flag, truth=False):
@@ -850,6 +982,37 @@ def _stops(value, flag, truth=False):
                    or _stops(node.inputs[0], flag, branch is node.attrs["else_branch"])
                    for branch in (node.attrs["then_branch"], node.attrs["else_branch"]))
     return False
+
+
+def _test_past_flag(value, flag):
+    """(node, ids of the nodes read) of the test a while's cond graph gives as `value` where
+    its loop variable `flag` is False, when `value` is that node's output or `test and not
+    flag` (_stops' form of a break flag's condition); else (None, None)."""
+    node = value.node
+    if node is None:
+        return None, None
+    if flag is not None and node.op.name == "logical_and" and len(node.inputs) == 2:
+        for a, b in (node.inputs, node.inputs[::-1]):
+            unless = _unless_flag(b, flag)
+            if unless is not None:
+                test, read = _test_past_flag(a, None)
+                if test is not None:
+                    return test, read | unless | {id(node)}
+    return node, {id(node)}
+
+
+def _unless_flag(value, flag):
+    """The ids of the nodes of `not flag` (through bool casts) when `value` is that, else
+    None."""
+    node = value.node
+    if node is None:
+        return None
+    if node.op.name == "cast" and node.inputs[0].dtype == np.bool_:
+        inner = _unless_flag(node.inputs[0], flag)
+        return None if inner is None else inner | {id(node)}
+    if node.op.name == "logical_not" and node.inputs[0] is flag:
+        return {id(node)}
+    return None
 
 
 def _breaks(value, graph, ends, flag):
@@ -893,6 +1056,48 @@ def _outside(value):
 def _has_effect(node):
     return node.op.effect or any(_has_effect(inner) for _, sub in node.subgraphs
                                  for inner in sub.nodes)
+
+
+def _operand(text):
+    """`text`, an expression, as an operand of another: in parentheses unless it is a name,
+    a call or in parentheses already."""
+    if text.isidentifier() or re.fullmatch(r"[\w.]+\(.*\)|\(.*\)", text) and _closes_at_end(text):
+        return text
+    return "(%s)" % text
+
+
+# The deepest parentheses of an expression that takes in the one it reads
+# (_read_once_by_scalars): Python's parser refuses 200 (a long chain of ops otherwise).
+_MAX_NESTING = 16
+# Expressions that branch are not taken into others: Numba's analysis of the bytecode
+# follows every path through the branches of one statement (`a and (b or c)` nested a
+# few levels deep took minutes to compile, fuzz seed 7196).
+_BRANCHES = re.compile(r"\b(and|or|if)\b")
+
+
+def _nesting(text):
+    """How deep the parentheses of `text` go."""
+    depth = deepest = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == ")":
+            depth -= 1
+    return deepest
+
+
+def _closes_at_end(text):
+    """Does the first parenthesis of `text` close at its last character?"""
+    depth = 0
+    for i, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i == len(text) - 1
+    return False
 
 
 def _parts(name):

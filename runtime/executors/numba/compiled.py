@@ -81,6 +81,10 @@ class NumbaCompiledGraph:
         self._output_values = list(graph.outputs)
         self._single_return = gen.single_return
         self._uses_err = gen.uses_err
+        # Does an error Numba raises name a node (err's marker, or the one node that may
+        # raise: codegen.CodeGen.generate)?
+        self._locates_errors = gen.uses_err or any(site.info.get("unmarked")
+                                                   for site in gen.sites)
         # Failing values of bounds checks (one buffer per compiled graph: concurrent
         # failures in several threads may mix up the numbers in their messages).
         self._err = np.zeros(_ERR_SIZE, np.int64)
@@ -132,7 +136,7 @@ class NumbaCompiledGraph:
         if self._variables:
             lines.append("        _bufs = ()   # the NumPy interpreter updated the variables")
         lines.append("        return _fallback(%s)" % ", ".join(params))
-        if self._uses_err:
+        if self._locates_errors:
             lines.append("    except Exception as e:")
             lines.append("        _e = e")
         if self._variables:

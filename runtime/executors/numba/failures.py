@@ -33,6 +33,8 @@ def located_error(error, sites, graph, err):
     line>" (the node that was running: codegen's err[NODE_SLOT]), an IndexError as an
     OutOfRangeError, Numba's lines about its generated file left out."""
     marker = int(err[codegen.NODE_SLOT]) if err is not None else 0
+    if marker == 0:   # (the graph's one such node goes unmarked: codegen.CodeGen.generate)
+        marker = next((i + 1 for i, site in enumerate(sites) if site.info.get("unmarked")), 0)
     if marker <= 0 or marker > len(sites) or getattr(error, "_rt_node_reported", False):
         return error
     where = "While executing %s" % describe_node(sites[marker - 1].node, graph)
