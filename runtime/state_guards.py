@@ -84,7 +84,7 @@ class StateGuard:
     generators it draws from (runtime/random_state.py), held weakly where Python allows
     it."""
 
-    __slots__ = ("places", "holds", "checked")
+    __slots__ = ("places", "holds", "checked", "nbytes")
 
     def __init__(self, places):
         self.places = [(root, steps, _getter(obj)) for root, steps, obj in places]
@@ -115,7 +115,7 @@ class ConstantsGuard:
     it sits only (its bytes None), and what the trace computes from it through the tuple
     outside graph ops is not followed."""
 
-    __slots__ = ("places", "holds", "checked")
+    __slots__ = ("places", "holds", "checked", "nbytes")
 
     def __init__(self, places):
         self.places = [(root, steps, _getter(array), array.tobytes() if contents else None)
@@ -125,6 +125,13 @@ class ConstantsGuard:
                          else ("contents", get, array.dtype, array.shape, data)
                          for (_, _, get, data), (_, _, array, _) in zip(self.places, places)])
         self.holds = _compile_places(*self.checked)
+        self.nbytes = sum(len(data) for _, _, _, data in self.places if data is not None)
+
+    def largest(self):
+        """(the place, its bytes) of the largest array checked by its contents."""
+        root, steps, _, data = max((p for p in self.places if p[3] is not None),
+                                   key=lambda p: len(p[3]))
+        return _path_text(root, steps), len(data)
 
     def what_changed(self):
         """Where holds() fails, in the user's terms (None where it holds)."""
@@ -688,7 +695,7 @@ class ValueGuard:
     numbers too for rt.function, or where a trace needed their values): a call finding
     another value, or another type, there traces again."""
 
-    __slots__ = ("places", "holds", "checked")
+    __slots__ = ("places", "holds", "checked", "nbytes")
 
     def __init__(self, places):
         self.places = places
