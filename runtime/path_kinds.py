@@ -246,12 +246,27 @@ def join(name, a, a_ndarray, path_a, b, b_ndarray, path_b, location_text, descri
                               == kinds):
         return Mixed(kinds, known.description)   # (nothing new: the earlier join says it)
     return Mixed(kinds, "%s is %s on %s but %s on %s (%s)" % (
-        name, _with_array(describe(a), a_ndarray, a), path_a,
-        _with_array(describe(b), b_ndarray, b), path_b, location_text))
+        name, _side_text(a, a_ndarray, describe), path_a,
+        _side_text(b, b_ndarray, describe), path_b, location_text))
+
+
+def _side_text(value, ndarray, describe):
+    """What Value `value` is on one side of a join: the kinds it may hold where an earlier
+    join made it one of several ("a Python bool or a Python float", where `describe` would
+    say "f64[]" of both sides), else `describe(value)`."""
+    if len(kinds_of(value, ndarray)) > 1:
+        return kinds_phrase(kinds_of(value, ndarray))
+    return _with_array(describe(value), ndarray, value)
 
 
 def _with_array(text, ndarray, value):
     return "a 0-d array of %s" % text if ndarray and not value.shape else text
+
+
+def kinds_phrase(kinds):
+    """The kinds (of a Mixed) as a message says them: "a Python bool or float64"."""
+    return " or ".join(sorted({"a Python %s" % _PYTHON_NAMES[kind[0].kind] if kind[1] else
+                               kind_text(kind) for kind in kinds if kind != NONE}))
 
 
 # Set while a Python operator (`-x`, `x + y`, `abs(x)`) binds its op (python_operator).
@@ -647,14 +662,12 @@ def _refuse_item_of_kinds(found):
     own type, a tensor array holds its items in one dtype, and no kind per item."""
     kinds = [kind for kind in found.kinds if kind != NONE]
     if len({kind[0] for kind in kinds}) > 1:
-        texts = sorted({"a Python %s" % _PYTHON_NAMES[kind[0].kind] if kind[1] else
-                        kind_text(kind) for kind in kinds})
         raise TypeError(
             "%s, and it is an item of a list built in a graph loop: the list built in a graph "
             "holds values of different types (%s, by the path), and a graph holds it as a "
             "tensor array, of one dtype, where Python keeps each item's own type. Make the "
             "item one type on every path (`float(v)`, `np.float32(v)`, `int(v)`)"
-            % (found.description, " or ".join(texts)))
+            % (found.description, kinds_phrase(kinds)))
 
 
 # Combinations of the codes of several tags an op's output tag is computed from, at most.

@@ -1275,3 +1275,24 @@ def test_a_python_number_on_some_paths_only_next_to_float32_is_refused(backend):
             r"list built in a graph holds values of different types \(a Python float or "
             r"float32, by the path\)")):
         function(python_float_or_float32_item_of_a_list, backend=backend)(x, 0.75)
+
+
+def bool_or_float_by_the_path_then_rebound_in_a_loop(x, flag):
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            flag += 1
+        flag -= 1.5        # (a Python bool still where the loop does not iterate)
+    vals = []
+    for i in range(x.shape[0]):
+        vals.append(flag)
+        flag += 2.0 * np.exp(x[i])
+    return vals
+
+
+def test_a_refused_join_of_a_value_already_of_several_kinds_says_them():
+    # (Fuzz seed 41221: "loop variable 'flag' is f64[] on entry to the loop but f64[] on
+    # an iteration", the kinds of a value an earlier join made one of several unsaid.)
+    with pytest.raises(TypeError, match=(
+            r"loop variable 'flag' is a Python bool or a Python float on entry to the loop "
+            r"but f64\[\] on an iteration \(.*test_graph_control_flow.py:\d+ in bool_or_float")):
+        function(bool_or_float_by_the_path_then_rebound_in_a_loop)(np.array([1.0, -1.0]), True)
