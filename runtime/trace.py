@@ -100,6 +100,23 @@ def _leaf_key(x, arrays, numbers=False):
     return (_ID, id(x))
 
 
+def _refuse_array_subclasses(arrays):
+    """Raises TypeError for an instance of an ndarray subclass among `arrays` (a call's), but
+    np.memmap, whose operations are ndarray's: a graph computes on the array the instance
+    holds as NumPy does on plain arrays, where the subclass defines its own (a masked
+    array's sum leaves out its masked items, np.matrix's `*` is a matrix product) and gives
+    results of its type."""
+    for a in arrays:
+        t = type(a)
+        if t is not _ARRAY and isinstance(a, np.ndarray) and not isinstance(a, np.memmap):
+            raise TypeError(
+                "an argument is a %s.%s, a subclass of np.ndarray: a graph computes as NumPy "
+                "does on plain arrays, where the subclass's own operations (a mask, matrix "
+                "products, its own methods) and result types may differ. Pass np.asarray(x) "
+                "(the array it holds, no copy), or call the function as plain Python"
+                % (t.__module__, t.__qualname__))
+
+
 # The first item of the key of an object held by identity (see Function._object_types).
 _ID = "id"
 
@@ -982,6 +999,11 @@ class Function(functools.partial):
     # trace recursed without end on symbolic shapes: runtime/specialise.py)? Those calls
     # then take the general path (no entry in the fast table, whose keys hold ranks).
     _static_shapes = False
+    # Are instances of ndarray subclasses (np.matrix, np.ma.MaskedArray, a user's) taken as
+    # the arrays they hold? rt's functions take them as tf.function converts its inputs;
+    # ag.function, whose results are Python's, refuses those whose operations differ
+    # (_refuse_array_subclasses).
+    array_subclasses = True
 
     def __new__(cls, *args, **kwargs):
         del args, kwargs   # __init__'s
@@ -1040,6 +1062,8 @@ class Function(functools.partial):
 
     def _key(self, args, kwargs):
         key, arrays = _call_key(args, kwargs, self._numbers)
+        if not self.array_subclasses:
+            _refuse_array_subclasses(arrays)
         if self._static_shapes:
             # (The shapes of the arrays are constants of the trace: runtime/specialise.py.)
             key = (_SHAPES, key, tuple([getattr(a, "shape", ()) for a in arrays]))

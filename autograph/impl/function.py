@@ -60,6 +60,8 @@ class Function(rt.Function):
 
     # Model code keeps its weights on objects: they are inputs of the graph.
     state_inputs = True
+    # Its results are Python's: an ndarray subclass's own operations are not the graph's.
+    array_subclasses = False
 
     def __init__(self, fn, backend="auto", input_signature=None, autograph=True,
                  static_argnums=(), static_argnames=()):

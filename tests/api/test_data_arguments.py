@@ -1,7 +1,9 @@
 """Data a staged function gets from outside: a Python iterator is never consumed while
 tracing (refused at the line that iterates it), a list of arrays is a structure of inputs,
 and an array-like of another library (Dask, pandas...) is refused at the call, never run
-as Python by NumPy's dispatch while tracing (issue 16 item 8)."""
+as Python by NumPy's dispatch while tracing (issue 16 item 8), and so is an instance of an
+ndarray subclass (np.matrix, a masked array, a user's: their operations and result types are
+not ndarray's), np.memmap aside."""
 
 import numpy as np
 import pytest
@@ -90,3 +92,35 @@ def test_array_likes_of_other_libraries_are_refused_at_the_call(kind):
     with pytest.raises(TypeError, match="an array-like that is not a NumPy array"):
         staged(kind(np.ones(3)))
     assert staged(np.asarray(_Convertible(np.ones(3)))) == 6.0
+
+
+def sum_and_first(x):
+    return x.sum() + x[0]
+
+
+class _Tagged(np.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba", "auto"])
+@pytest.mark.parametrize("make", [
+    lambda: np.ma.array([1.0, 2.0, 3.0], mask=[0, 1, 0]),   # Python 5.0; the graph gave 7.0
+    lambda: np.matrix([[1.0, 2.0], [3.0, 4.0]]),           # Python a (1, 2) matrix; numba (2,)
+    lambda: np.arange(3.0).view(_Tagged),                  # Python's result is a _Tagged
+], ids=["masked", "matrix", "subclass"])
+def test_ndarray_subclasses_are_refused_at_the_call(make, backend):
+    staged = ag.function(sum_and_first, backend=backend)
+    x = make()
+    for _ in range(2):   # (then the fast path of the plain array's signature)
+        np.testing.assert_array_equal(staged(np.asarray(x)), sum_and_first(np.asarray(x)))
+        with pytest.raises(TypeError, match=r"an argument is a [\w.]+, a subclass of "
+                           r"np.ndarray: .*Pass np.asarray\(x\)"):
+            staged(make())
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_memmap_is_an_array(tmp_path, backend):
+    x = np.memmap(tmp_path / "x.dat", dtype=np.float64, mode="w+", shape=(4,))
+    x[:] = [1.0, 2.0, 3.0, 4.0]
+    got = ag.function(sum_and_first, backend=backend)(x)
+    assert type(got) is np.float64 and got == sum_and_first(x) == 11.0
