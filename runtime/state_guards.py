@@ -784,8 +784,8 @@ def _arrays_in(value, steps):
 def _with_tensors(value, tensors, copies, depth):
     """A copy of `value` (a tuple of _tuples_in, `depth` steps from its root) holding the tensors {id(array): tensor}
     in place of its arrays, and copies of its tuples holding arrays in place of those
-    (`copies`: {(id(tuple), depth): its copy}, one per tuple)."""
-    key = (id(value), depth)
+    (`copies`: {id(tuple): its copy}, one per tuple, made where it is nearest the root)."""
+    key = id(value)
     if key not in copies:
         items = list(value)
         for i, item in enumerate(items[:_MAX_ITEMS]):
@@ -861,14 +861,13 @@ def _negative_zero_differs(value):
 
 def value_guard(roots, numbers=True):
     """A ValueGuard over the Python and NumPy scalars within reach of `roots` ((_Root, its
-    value) each), Python numbers (ints and floats) among them only if `numbers`; None when
-    there is none."""
-    if numbers:
-        leaf = _is_scalar
-    else:
-        def leaf(value):
-            return _is_scalar(value) and not specialise.is_number_input(value)
-    places = list(_search(roots, leaf=leaf, every_place=True))
+    value) each), but, unless `numbers`, the Python numbers (ints and floats) that
+    StateInputs.swap_in makes inputs (not those in tuples: `self.shape = (3, 4)`); None
+    when there is none."""
+    places = [(root, steps, value) for root, steps, value in _search(
+        roots, leaf=_is_scalar, every_place=True)
+              if numbers or not specialise.is_number_input(value)
+              or not _settable(root, steps)]
     return ValueGuard(places) if places else None
 
 
