@@ -5,9 +5,12 @@ globals (`layer.W`, `self.layers[1].b`, `params["W"]`, a module-level `TABLE`).
 while the function is traced, each place holding one holds a tensor for a graph input
 instead, so every computation on them is a graph op; on each call the arrays are read from
 their places again (an in-place change and a rebinding are seen), and what the function
-left there is written back (in place, or set there). `ConstantsGuard` checks, on each
+left there is written back (in place, or set there). An array in a tuple (`self.data =
+(X, y)`) is an input at its place in the tuple (`self.data[0]`): while tracing, the
+tuple's place holds a copy of the tuple holding tensors. `ConstantsGuard` checks, on each
 call, that the arrays of the state a trace holds as constants (all of them for
-rt.function, and for a trace whose state inputs were refused; those in tuples otherwise)
+rt.function, and for a trace whose state inputs were refused; otherwise those in tuples
+that cannot be copied, or whose place cannot be set: _rebuilt_tuple, a namedtuple's `self`)
 are still in their places with the same contents; the function traces again where not.
 `ReadOnly` makes them read-only while it is traced, so that tracing never changes them.
 `StateGuard` checks that places still hold the same objects (random generators).
@@ -18,8 +21,8 @@ dataclass fields among them, the data attributes of their classes (`class M: lr 
 the items of dicts (string and int keys), lists and tuples, at most _MAX_DEPTH steps from
 a root, _MAX_ITEMS items per container and _MAX_OBJECTS objects in all; not modules,
 functions, arrays, rt.Variables, builtin classes, nor the objects and classes of the
-framework (staged functions, Numba dispatchers). Arrays in tuples are guarded (by their
-contents) but cannot be swapped.
+framework (staged functions, Numba dispatchers). A tuple holding arrays is swapped as a
+whole, in its place (its items cannot be set).
 
 A class's data attributes (_class_attributes) are its arrays, Python and NumPy scalars and
 plain dicts, lists and tuples, its own and its bases' (not dunder names, functions,
@@ -104,7 +107,8 @@ class StateGuard:
 
 class ConstantsGuard:
     """The arrays of the state a trace holds as constants (all of them for rt.function, and
-    where the graph refused them as inputs; those in tuples otherwise), each where it sits
+    where the graph refused them as inputs; those in tuples StateInputs cannot swap
+    otherwise), each where it sits
     and by its contents ((root, steps, a getter of the array, its bytes or None) each): a
     call finding one rebound, or changed in place (also through a view), traces again. The
     trace may hold more than the array: what it computed from one while tracing (`w.sum()`,
@@ -198,7 +202,7 @@ class StateInputs:
         # [(root, steps, the tuple)]: the places holding tuples of arrays (`self.data =
         # (X, y)`), which held copies of them holding the tensors of their arrays while
         # tracing (the arrays' places are `places` and `aliases` through them:
-        # `self.data[0]`); the tuple after `restore` (a trace keeps none).
+        # `self.data[0]`); the tuple None after `restore` (a trace keeps none).
         self.tuples = list(tuples)
         # {k}: the places of `places` and `aliases` in tuples (set with their tuple).
         self._in_tuples = set(in_tuples)
@@ -225,8 +229,9 @@ class StateInputs:
     @classmethod
     def swap_in(cls, roots, make_input, numbers=False):
         """Swaps the arrays within reach of `roots` (and, with `numbers`, the Python
-        numbers: runtime/specialise.py) for the tensors `make_input(value, place)` gives (a
-        graph input each), but those in tuples. An array that is also an argument
+        numbers: runtime/specialise.py, but those in tuples) for the tensors
+        `make_input(value, place)` gives (a graph input each); an array in a tuple through
+        the tuple's place (see `tuples`). An array that is also an argument
         (`model.step(model.W)`) is an input of its own too: when the graph changes one of
         them, the call sees they share memory and runs as Python (trace._SharedInputs)."""
         before = {}
@@ -291,15 +296,13 @@ class StateInputs:
             checks += [(root, at, type(t), len(t)) for at, t in _tuples_in(value, steps)]
         tensors = {id(place[2]): tensor for place, (_, _, tensor) in zip(places, swapped)
                    if isinstance(place[2], np.ndarray)}
-        held = []
         for root, steps, value in tuples:
             copy = _with_tensors(value, tensors, copies, len(steps))
             swap(root, steps, copy, value)
-            held.append((root, steps, value))
             swapped.append((root, steps, copy))
         # (The places in tuples, numbered as `places` then `aliases`.)
         in_tuples = in_places + [len(places) + j for j in in_aliases]
-        state = cls(places, aliases, swapped, roots, before, held, in_tuples, checks)
+        state = cls(places, aliases, swapped, roots, before, tuples, in_tuples, checks)
         state._inherited = inherited
         return state
 
@@ -381,6 +384,7 @@ class StateInputs:
                     self.appended.append((root, steps))
                     left.append(item)
                 del obj[len(copy):]
+
         def left_tensors(value):   # (tensors, and tuples holding some: `self.h = (h, c)`)
             return is_tensor(value) or _rebuilt_tuple(value) and any(
                 left_tensors(item) for item in value)
@@ -637,8 +641,8 @@ def _reachable(root, steps):
 class ReadOnly:
     """Context manager: the arrays within reach of `roots` are read-only while a function
     is traced, where the trace holds them as constants: arrays the state's search cannot
-    swap for inputs (in tuples), and all of them where the graph refused the state as
-    inputs (runtime/trace.py; `refused` says why).
+    swap for inputs (in tuples it cannot copy), and all of them where the graph refused the
+    state as inputs (runtime/trace.py; `refused` says why).
 
     A graph cannot change a constant. A NumPy call changing one while tracing (an out= the
     graph cannot record, `w.sort()`, `np.copyto(w, ...)`, `w.fill(0)`) would change the
@@ -782,9 +786,10 @@ def _arrays_in(value, steps):
 
 
 def _with_tensors(value, tensors, copies, depth):
-    """A copy of `value` (a tuple of _tuples_in, `depth` steps from its root) holding the tensors {id(array): tensor}
-    in place of its arrays, and copies of its tuples holding arrays in place of those
-    (`copies`: {id(tuple): its copy}, one per tuple, made where it is nearest the root)."""
+    """A copy of `value` (a tuple of _tuples_in, `depth` steps from its root) holding the
+    tensors {id(array): tensor} in place of its arrays, and copies of its tuples holding
+    arrays in place of those (`copies`: {id(tuple): its copy}, one per tuple, made where it
+    is nearest the root)."""
     key = id(value)
     if key not in copies:
         items = list(value)
@@ -1531,8 +1536,8 @@ def _compile_places(paths, checks):
     object on a shared path read once (`self.layers[0]` for `self.layers[0].W` and
     `self.layers[0].b`), does every place still hold what its check expects (`checks`, per
     path: ("array", dtype, ndim), ("number", type), ("same", index of an earlier path),
-    ("list",), ("tuple", type, length), ("value", value), ("object", getter of it), ("contents", getter of the
-    array, its dtype, shape and bytes) or None)?
+    ("list",), ("tuple", type, length), ("value", value), ("object", getter of it),
+    ("contents", getter of the array, its dtype, shape and bytes) or None)?
 
     Generated once per trace, because a guard and the state's reads run on every call of
     a model's step: read one by one (_get), 22 weights and their checks took 17 us a call,

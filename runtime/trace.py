@@ -182,7 +182,8 @@ def _is_tuple(value):
 
 
 def _tuple_leaves(value):
-    """The leaves of `value` through tuples (_is_tuple), depth first; [value] for another."""
+    """The leaves of `value` through tuples (_is_tuple), depth first; [value] for
+    another."""
     if not _is_tuple(value):
         return [value]
     return [leaf for item in value for leaf in _tuple_leaves(item)]
@@ -1532,8 +1533,9 @@ class Function(functools.partial):
         guards.append(state_guards.value_guard(
             roots, numbers=not (state_inputs and self._state_numbers)))
         # The arrays of the state that are not inputs (all of them for rt.function and
-        # where state inputs were refused, those in tuples otherwise) where they sit and by
-        # their contents: what the trace computed from one while tracing is a constant.
+        # where state inputs were refused, those in tuples the state cannot swap otherwise)
+        # where they sit and by their contents: what the trace computed from one while
+        # tracing is a constant.
         constants = state_guards.constants_guard(roots, state if state_inputs else None)
         if constants is not None and constants.nbytes > _CONTENTS_WARN_BYTES:
             self._warn_contents(constants, state_inputs)
@@ -1700,7 +1702,8 @@ def function(fn=None, *, backend="numpy", input_signature=None, static_argnums=(
     The Python body runs while tracing only; the arrays of the function's state (its
     closure, globals and the objects it reaches) are constants of the trace, guarded where
     they sit and by their contents: a call finding one rebound or changed in place traces
-    again (ag.function makes them inputs instead)."""
+    again, and each call compares their bytes (pass large or changing arrays as arguments;
+    ag.function makes them inputs instead)."""
     def stage(f):
         return Function(f, backend=backend, input_signature=input_signature,
                         static_argnums=static_argnums, static_argnames=static_argnames)
