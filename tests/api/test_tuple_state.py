@@ -16,6 +16,7 @@ import pytest
 
 import autograph as ag
 import runtime as rt
+from test_class_state import _assert_same
 
 BACKENDS = ["numpy", "numba"]
 
@@ -48,23 +49,6 @@ def _copy(value):
     if hasattr(value, "__dict__") and not callable(value):
         return (type(value), {k: _copy(v) for k, v in vars(value).items()})
     return value
-
-
-def _assert_same(expected, actual):
-    assert type(expected) is type(actual), (expected, actual)
-    if isinstance(expected, dict):
-        assert expected.keys() == actual.keys()
-        for k in expected:
-            _assert_same(expected[k], actual[k])
-    elif isinstance(expected, (tuple, list)):
-        assert len(expected) == len(actual), (expected, actual)
-        for e, a in zip(expected, actual):
-            _assert_same(e, a)
-    elif isinstance(expected, np.ndarray):
-        assert expected.dtype == actual.dtype
-        np.testing.assert_array_equal(expected, actual)
-    else:
-        assert expected == actual
 
 
 def _run(scenario, stage):
@@ -152,6 +136,21 @@ def sets_the_tuple():
         return y
     steps = [CALL, CALL, lambda s: setattr(s["h"], "params", (np.full(3, 3.0), np.ones(3),
                                                               "sgd")), CALL]
+    return {"h": h}, step, steps
+
+
+def sets_a_new_tuple():
+    # A tuple of tensors the function leaves in a new place (a cache) is made there after
+    # each run, and the next trace reads it as inputs.
+    h = Holder()
+    h.w = np.ones(3)
+
+    def step(x):
+        y = x * h.w
+        h.cache = (y, Batch(y + 1.0, 2.0), "last")
+        h.w = h.w + 1.0
+        return y
+    steps = [CALL, CALL, CALL]
     return {"h": h}, step, steps
 
 
@@ -261,9 +260,9 @@ def iterates_a_tuple():
     return {"h": h}, step, steps
 
 
-SCENARIOS = [reads_a_tuple, writes_in_place, sets_the_tuple, namedtuples, nested_tuples,
-             tuples_in_a_dict_and_a_list, in_a_closure_and_a_global, one_tuple_in_two_places,
-             objects_in_a_tuple, iterates_a_tuple]
+SCENARIOS = [reads_a_tuple, writes_in_place, sets_the_tuple, sets_a_new_tuple, namedtuples,
+             nested_tuples, tuples_in_a_dict_and_a_list, in_a_closure_and_a_global,
+             one_tuple_in_two_places, objects_in_a_tuple, iterates_a_tuple]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
