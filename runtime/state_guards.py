@@ -5,9 +5,12 @@ globals (`layer.W`, `self.layers[1].b`, `params["W"]`, a module-level `TABLE`).
 while the function is traced, each place holding one holds a tensor for a graph input
 instead, so every computation on them is a graph op; on each call the arrays are read from
 their places again (an in-place change and a rebinding are seen), and what the function
-left there is written back (in place, or set there). `ConstantsGuard` checks, on each
+left there is written back (in place, or set there). An array in a tuple (`self.data =
+(X, y)`) is an input at its place in the tuple (`self.data[0]`): while tracing, the
+tuple's place holds a copy of the tuple holding tensors. `ConstantsGuard` checks, on each
 call, that the arrays of the state a trace holds as constants (all of them for
-rt.function, and for a trace whose state inputs were refused; those in tuples otherwise)
+rt.function, and for a trace whose state inputs were refused; otherwise those in tuples
+that cannot be copied, or whose place cannot be set: _rebuilt_tuple, a namedtuple's `self`)
 are still in their places with the same contents; the function traces again where not.
 `ReadOnly` makes them read-only while it is traced, so that tracing never changes them.
 `StateGuard` checks that places still hold the same objects (random generators).
@@ -18,8 +21,8 @@ dataclass fields among them, the data attributes of their classes (`class M: lr 
 the items of dicts (string and int keys), lists and tuples, at most _MAX_DEPTH steps from
 a root, _MAX_ITEMS items per container and _MAX_OBJECTS objects in all; not modules,
 functions, arrays, rt.Variables, builtin classes, nor the objects and classes of the
-framework (staged functions, Numba dispatchers). Arrays in tuples are guarded (by their
-contents) but cannot be swapped.
+framework (staged functions, Numba dispatchers). A tuple holding arrays is swapped as a
+whole, in its place (its items cannot be set).
 
 A class's data attributes (_class_attributes) are its arrays, Python and NumPy scalars and
 plain dicts, lists and tuples, its own and its bases' (not dunder names, functions,
@@ -35,6 +38,7 @@ makes the instance's attribute only where it is set) is refused (_may_be).
 
 import collections.abc
 import enum
+import inspect
 import itertools
 import keyword
 import linecache
@@ -103,7 +107,8 @@ class StateGuard:
 
 class ConstantsGuard:
     """The arrays of the state a trace holds as constants (all of them for rt.function, and
-    where the graph refused them as inputs; those in tuples otherwise), each where it sits
+    where the graph refused them as inputs; those in tuples StateInputs cannot swap
+    otherwise), each where it sits
     and by its contents ((root, steps, a getter of the array, its bytes or None) each): a
     call finding one rebound, or changed in place (also through a view), traces again. The
     trace may hold more than the array: what it computed from one while tracing (`w.sum()`,
@@ -183,15 +188,29 @@ class StateInputs:
     or _ABSENT)]) are set after each run, and `holds` checks that they still hold what
     they held (a built layer then traces again, with its weights as inputs)."""
 
-    __slots__ = ("places", "aliases", "new_places", "appended", "set_itself", "_swapped",
-                 "_roots", "_before", "_holds", "_checked", "_inherited")
+    __slots__ = ("places", "aliases", "tuples", "new_places", "appended", "set_itself",
+                 "kept", "_in_tuples", "_tuple_checks", "_swapped", "_roots", "_before",
+                 "_holds", "_checked", "_inherited")
 
-    def __init__(self, places, aliases, swapped, roots, before):
+    def __init__(self, places, aliases, swapped, roots, before, tuples=(), in_tuples=(),
+                 tuple_checks=()):
         self.places = places
         # [(root, steps, k)]: other places holding the array of place k (`layer.kernel`
         # and `layer.weights[0]`): they hold the same tensor while tracing, and a call
         # finding another array there traces again.
         self.aliases = aliases
+        # [(root, steps, the tuple)]: the places holding tuples of arrays (`self.data =
+        # (X, y)`), which held copies of them holding the tensors of their arrays while
+        # tracing (the arrays' places are `places` and `aliases` through them:
+        # `self.data[0]`); the tuple None after `restore` (a trace keeps none).
+        self.tuples = list(tuples)
+        # {k}: the places of `places` and `aliases` in tuples (set with their tuple).
+        self._in_tuples = set(in_tuples)
+        # [(root, steps, type, length)]: the tuples (those of `tuples`, and tuples in them
+        # holding arrays) that a call must find as they were traced.
+        self._tuple_checks = list(tuple_checks)
+        # {k}: the places of `tuples` the function left holding what was swapped in.
+        self.kept = set()
         self.new_places = []
         # [(root, steps)]: a list of the state and one item the function appended to it
         # (`self.history.append(loss)`), appended after each run, in order.
@@ -210,8 +229,9 @@ class StateInputs:
     @classmethod
     def swap_in(cls, roots, make_input, numbers=False):
         """Swaps the arrays within reach of `roots` (and, with `numbers`, the Python
-        numbers: runtime/specialise.py) for the tensors `make_input(value, place)` gives (a
-        graph input each), but those in tuples. An array that is also an argument
+        numbers: runtime/specialise.py, but those in tuples) for the tensors
+        `make_input(value, place)` gives (a graph input each); an array in a tuple through
+        the tuple's place (see `tuples`). An array that is also an argument
         (`model.step(model.W)`) is an input of its own too: when the graph changes one of
         them, the call sees they share memory and runs as Python (trace._SharedInputs)."""
         before = {}
@@ -232,10 +252,14 @@ class StateInputs:
                 inherited.append((_get(root, steps[:-1]), steps[-1][1], owner,
                                   getattr(tensor, "_value", None)))
 
+        # (The tuples of arrays, found before any place is swapped.)
+        tuples = [(root, steps, value) for root, steps, value in _search(
+            roots, leaf=_holds_arrays, every_place=True)
+                  if _tuples_in(value, steps) and _settable(root, steps)]
         for root, steps, array in list(_search(roots, leaf=leaf, visited=visited,
                                                every_place=True)):
             if not _settable(root, steps):
-                continue
+                continue   # (in a tuple: below, with the tuple)
             if not isinstance(array, np.ndarray):   # (a number: each place its own input)
                 tensor, index = make_input(array, len(places))
                 swap(root, steps, tensor, array)
@@ -252,7 +276,33 @@ class StateInputs:
             swap(root, steps, tensor, array)
             places.append((root, steps, array, index))
             swapped.append((root, steps, tensor))
-        state = cls(places, aliases, swapped, roots, before)
+        # An array in a tuple (`self.data = (X, y)`, nested tuples and namedtuples too) is
+        # an input at its place in the tuple (`self.data[0]`), as others are; the tuple
+        # cannot hold its tensor, so its place holds a copy of it holding the tensors of
+        # its arrays (one copy per tuple, at every place holding it).
+        in_places, in_aliases, checks, copies = [], [], [], {}
+        for root, steps, value in tuples:
+            for at, array in _arrays_in(value, steps):
+                k = first.get(id(array))
+                if k is not None:
+                    in_aliases.append(len(aliases))
+                    aliases.append((root, at, k))
+                    continue
+                in_places.append(len(places))
+                first[id(array)] = len(places)
+                tensor, index = make_input(array, len(places))
+                places.append((root, at, array, index))
+                swapped.append((root, at, tensor))
+            checks += [(root, at, type(t), len(t)) for at, t in _tuples_in(value, steps)]
+        tensors = {id(place[2]): tensor for place, (_, _, tensor) in zip(places, swapped)
+                   if isinstance(place[2], np.ndarray)}
+        for root, steps, value in tuples:
+            copy = _with_tensors(value, tensors, copies, len(steps))
+            swap(root, steps, copy, value)
+            swapped.append((root, steps, copy))
+        # (The places in tuples, numbered as `places` then `aliases`.)
+        in_tuples = in_places + [len(places) + j for j in in_aliases]
+        state = cls(places, aliases, swapped, roots, before, tuples, in_tuples, checks)
         state._inherited = inherited
         return state
 
@@ -267,10 +317,14 @@ class StateInputs:
         swapped = [(root, steps, array, tensor) for (root, steps, array, _), (_, _, tensor)
                    in zip(self.places, self._swapped)] + [
                    (root, steps, self.places[k][2], self._swapped[k][2])
-                   for root, steps, k in self.aliases]
+                   for root, steps, k in self.aliases] + [
+                   (root, steps, value, copy) for (root, steps, value), (_, _, copy)
+                   in zip(self.tuples, self._swapped[len(self.places):])]
         # (All read before any is put back: places sharing an inherited array share the
-        # class's attribute.)
-        left = [_read(root, steps) for root, steps, _, _ in swapped]
+        # class's attribute. A tuple's item is what was swapped in: a tuple's items cannot
+        # be set, and its array's new contents are the tensor's.)
+        left = [tensor if k in self._in_tuples else _read(root, steps)
+                for k, (root, steps, _, tensor) in enumerate(swapped)]
         # (_ABSENT: the function deleted it: Python's state has none.)
         left = [None if value is _ABSENT else value for value in left]
         inherited = {(id(obj), name): (owner, value)
@@ -283,6 +337,8 @@ class StateInputs:
                    for parent, (_, steps, _, _) in zip(parents, swapped)]
         refused = None
         for k, (root, steps, array, tensor) in enumerate(swapped):
+            if k in self._in_tuples:
+                continue   # (put back with its tuple)
             parent = parents[k]
             owner, value = inherited.get((id(parent), steps[-1][1]), (None, None)) \
                 if steps else (None, None)
@@ -314,6 +370,9 @@ class StateInputs:
                 refused = _some_paths_refusal(root, steps, owner)
             elif own is tensor:
                 self.set_itself.add(k)
+        first_tuple = len(self.places) + len(self.aliases)
+        self.kept = {k for k in range(first_tuple, first_tuple + len(self.tuples))
+                     if left[k] is swapped[k][3] and k not in self.set_itself}
         self._swapped = []
         self._inherited = []
         for obj, copy, root, steps in self._before.values():
@@ -325,7 +384,12 @@ class StateInputs:
                     self.appended.append((root, steps))
                     left.append(item)
                 del obj[len(copy):]
-        for root, steps, tensor in list(_search(self._roots, leaf=is_tensor,
+
+        def left_tensors(value):   # (tensors, and tuples holding some: `self.h = (h, c)`)
+            return is_tensor(value) or _rebuilt_tuple(value) and any(
+                left_tensors(item) for item in value)
+
+        for root, steps, tensor in list(_search(self._roots, leaf=left_tensors,
                                                 every_place=True)):
             held = self._held_before(root, steps)
             if held is not None:
@@ -347,6 +411,7 @@ class StateInputs:
         # empty array of each: `holds` compares them), nothing of what it searched.
         self.places = [(root, steps, _stand_in(array), index)
                        for root, steps, array, index in self.places]
+        self.tuples = [(root, steps, None) for root, steps, _ in self.tuples]
         self._roots = self._before = None
         self._compile()
         return left
@@ -357,8 +422,10 @@ class StateInputs:
                   else ("number", type(value)) for _, _, value, _ in self.places]
         checks += [("same", k) for _, _, k in self.aliases]
         checks += [("list",)] * len(self.appended)
+        checks += [("tuple", kind, length) for _, _, kind, length in self._tuple_checks]
         self._checked = ([place[:2] for place in self.places]
-                         + [alias[:2] for alias in self.aliases] + list(self.appended), checks)
+                         + [alias[:2] for alias in self.aliases] + list(self.appended)
+                         + [check[:2] for check in self._tuple_checks], checks)
         self._holds = _compile_places(*self._checked)
 
     @property
@@ -396,6 +463,13 @@ class StateInputs:
         for root, steps in self.appended:
             if type(_read(root, steps)) is not list:
                 return "%s is no longer a list" % _path_text(root, steps)
+        for root, steps, kind, length in self._tuple_checks:
+            current = _read(root, steps)
+            if type(current) is not kind or len(current) != length:
+                return "%s changed from a %s of %d items to %s" % (
+                    _path_text(root, steps), kind.__name__, length,
+                    "a %s of %d items" % (type(current).__name__, len(current))
+                    if isinstance(current, tuple) else _describe(current))
         return None
 
     def holds(self):
@@ -414,9 +488,10 @@ class StateInputs:
         return True
 
     def _place(self, k):
-        """(root, steps) of place `k`, of `places`, then `aliases`, then `appended` (the
-        list's), then `new_places`."""
-        for group in (self.places, self.aliases, self.appended, self.new_places):
+        """(root, steps) of place `k`, of `places`, then `aliases`, then `tuples`, then
+        `appended` (the list's), then `new_places`."""
+        for group in (self.places, self.aliases, self.tuples, self.appended,
+                      self.new_places):
             if k < len(group):
                 return group[k][:2]
             k -= len(group)
@@ -434,7 +509,7 @@ class StateInputs:
     def set(self, k, value):
         """Sets place `k` to `value` (a rebinding the function does, done after each run),
         or appends it to its list (`appended`)."""
-        start = len(self.places) + len(self.aliases)
+        start = len(self.places) + len(self.aliases) + len(self.tuples)
         if start <= k < start + len(self.appended):
             _get(*self.appended[k - start]).append(value)
             return
@@ -454,7 +529,7 @@ class StateInputs:
     def write_paths(self, ks):
         """(paths, is_set) of PlaceCode.write doing `set(k, value)` for the places `ks`, or
         None where one set is on the path of another (the places are then set one by one)."""
-        start = len(self.places) + len(self.aliases)
+        start = len(self.places) + len(self.aliases) + len(self.tuples)
         paths, is_set = [], []
         for k in ks:
             if start <= k < start + len(self.appended):
@@ -566,8 +641,8 @@ def _reachable(root, steps):
 class ReadOnly:
     """Context manager: the arrays within reach of `roots` are read-only while a function
     is traced, where the trace holds them as constants: arrays the state's search cannot
-    swap for inputs (in tuples), and all of them where the graph refused the state as
-    inputs (runtime/trace.py; `refused` says why).
+    swap for inputs (in tuples it cannot copy), and all of them where the graph refused the
+    state as inputs (runtime/trace.py; `refused` says why).
 
     A graph cannot change a constant. A NumPy call changing one while tracing (an out= the
     graph cannot record, `w.sort()`, `np.copyto(w, ...)`, `w.fill(0)`) would change the
@@ -637,9 +712,11 @@ class ReadOnly:
                    "array outside the staged function." % (self._refused, places))
         else:
             why = ("The arrays of its state the graph holds as constants, not inputs (%s: "
-                   "arrays in tuples are), are read-only while it is traced: a graph cannot "
-                   "change a constant. Hold the array in an attribute, a list or a dict, "
-                   "or change it outside the staged function." % places)
+                   "arrays in tuples that are neither plain tuples nor namedtuples, or "
+                   "that are the method's `self`, are), are read-only while it is traced: "
+                   "a graph cannot change a constant. Hold the array in an attribute, a "
+                   "list, a dict or a plain tuple, or change it outside the staged "
+                   "function." % places)
         raise TypeError("%s changes an array of its state in place while it is traced "
                         "(NumPy: %s)%s. %s" % (self._name, str(error).split("\n")[0],
                                                where, why)) from None
@@ -673,6 +750,56 @@ def _is_view_of(array, ids):
     """Is `array` a view of an array whose id is in `ids` (or of its base: NumPy makes a
     view of a view a view of the base)?"""
     return any(id(base) in ids for base in _with_bases(array)[1:])
+
+
+def _rebuilt_tuple(value):
+    """Can a copy of `value` hold tensors while tracing: is it a plain tuple or a
+    namedtuple (with no attributes of its own)?"""
+    return type(value) is tuple or (nest.is_namedtuple(value)
+                                    and not getattr(value, "__dict__", None))
+
+
+def _tuples_in(value, steps):
+    """[(steps, tuple)]: `value` (at `steps`) and the tuples in it, through tuples that
+    _rebuilt_tuple accepts, holding arrays within the search's reach (_MAX_DEPTH steps of
+    the root, _MAX_ITEMS items per tuple), each at its steps."""
+    found = []
+    if _rebuilt_tuple(value) and len(steps) < _MAX_DEPTH:
+        inner = [_tuples_in(item, steps + ((_ITEM, i),))
+                 for i, item in enumerate(value[:_MAX_ITEMS])]
+        if any(isinstance(item, np.ndarray) for item in value[:_MAX_ITEMS]) or any(inner):
+            found.append((steps, value))
+            for tuples in inner:
+                found += tuples
+    return found
+
+
+def _holds_arrays(value):
+    """Is `value` a tuple holding arrays (see _tuples_in; at the root's place)?"""
+    return _rebuilt_tuple(value) and bool(_tuples_in(value, ()))
+
+
+def _arrays_in(value, steps):
+    """[(steps, array)]: the arrays in the tuples of _tuples_in(value, steps)."""
+    return [(at + ((_ITEM, i),), item) for at, t in _tuples_in(value, steps)
+            for i, item in enumerate(t[:_MAX_ITEMS]) if isinstance(item, np.ndarray)]
+
+
+def _with_tensors(value, tensors, copies, depth):
+    """A copy of `value` (a tuple of _tuples_in, `depth` steps from its root) holding the
+    tensors {id(array): tensor} in place of its arrays, and copies of its tuples holding
+    arrays in place of those (`copies`: {id(tuple): its copy}, one per tuple, made where it
+    is nearest the root)."""
+    key = id(value)
+    if key not in copies:
+        items = list(value)
+        for i, item in enumerate(items[:_MAX_ITEMS]):
+            if isinstance(item, np.ndarray):
+                items[i] = tensors.get(id(item), item) if depth < _MAX_DEPTH else item
+            elif _tuples_in(item, ((_ITEM, 0),) * (depth + 1)):
+                items[i] = _with_tensors(item, tensors, copies, depth + 1)
+        copies[key] = tuple(items) if type(value) is tuple else type(value)._make(items)
+    return copies[key]
 
 
 def _stand_in(array):
@@ -739,14 +866,13 @@ def _negative_zero_differs(value):
 
 def value_guard(roots, numbers=True):
     """A ValueGuard over the Python and NumPy scalars within reach of `roots` ((_Root, its
-    value) each), Python numbers (ints and floats) among them only if `numbers`; None when
-    there is none."""
-    if numbers:
-        leaf = _is_scalar
-    else:
-        def leaf(value):
-            return _is_scalar(value) and not specialise.is_number_input(value)
-    places = list(_search(roots, leaf=leaf, every_place=True))
+    value) each), but, unless `numbers`, the Python numbers (ints and floats) that
+    StateInputs.swap_in makes inputs (not those in tuples: `self.shape = (3, 4)`); None
+    when there is none."""
+    places = [(root, steps, value) for root, steps, value in _search(
+        roots, leaf=_is_scalar, every_place=True)
+              if numbers or not specialise.is_number_input(value)
+              or not _settable(root, steps)]
     return ValueGuard(places) if places else None
 
 
@@ -828,15 +954,18 @@ def roots_of(fn, args, kwargs):
     """The roots of the search for a call of `fn`: its arguments that are objects, its
     instance (a bound method), its closure cells and the globals its code names."""
     roots = []
-    for i, value in enumerate(args):
-        roots += _argument_roots("argument %d" % i, value)
-    for name, value in kwargs.items():
-        roots += _argument_roots(name, value)
     instance = getattr(fn, "__self__", None)
-    if instance is not None and not isinstance(instance, types.ModuleType):
-        roots.append((_Root("self", lambda: instance), instance))
+    if isinstance(instance, types.ModuleType):
+        instance = None
     fn = getattr(fn, "__func__", fn)
     code = getattr(fn, "__code__", None)
+    names = _parameter_names(code, len(args), instance is not None)
+    for name, value in zip(names, args):
+        roots += _argument_roots(name, value)
+    for name, value in kwargs.items():
+        roots += _argument_roots(name, value)
+    if instance is not None:
+        roots.append((_Root("self", lambda: instance), instance))
     if code is None:
         return roots
     for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
@@ -854,6 +983,20 @@ def roots_of(fn, args, kwargs):
                                 lambda value, name=name: namespace.__setitem__(name, value)),
                           namespace[name]))
     return roots
+
+
+def _parameter_names(code, count, bound):
+    """The names of `count` positional arguments of a function of code object `code` (of a
+    method, `bound` to its instance) as its code names them (`self`, `data`, `args[2]`
+    for one of *args): what messages call the places in them (`self.data[0]`)."""
+    if code is None:
+        return ["argument %d" % i for i in range(count)]
+    names = list(code.co_varnames[:code.co_argcount])
+    if code.co_flags & inspect.CO_VARARGS:
+        star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
+        names += ["%s[%d]" % (star, i) for i in range(bound + count - len(names))]
+    names = names[bound:]
+    return names + ["argument %d" % i for i in range(len(names), count)]
 
 
 def roots_of_frame(frame):
@@ -1094,8 +1237,14 @@ def _may_be(value, target):
 
 
 def _path_text(root, steps):
+    """The place as the user writes it: `self.layers[0].W`, `self.batch.X` (a namedtuple's
+    item by its field's name)."""
     text = root.name
-    for kind, key in steps:
+    for n, (kind, key) in enumerate(steps):
+        if kind == _ITEM and type(key) is int:
+            parent = _read(root, steps[:n])
+            if nest.is_namedtuple(parent) and key < len(type(parent)._fields):
+                kind, key = _ATTR, type(parent)._fields[key]
         text += ".%s" % key if kind == _ATTR else "[%r]" % (key,)
     return text
 
@@ -1310,6 +1459,9 @@ class PlaceCode:
                 tests.append("%s is not %s" % (value, values[check[1]]))
             elif kind == "list":
                 tests.append("type(%s) is not list" % value)
+            elif kind == "tuple":
+                tests.append("type(%s) is not %s or len(%s) != %d" % (
+                    value, self._constant("pt", check[1]), value, check[2]))
             elif kind == "value":
                 constant = self._constant("pc", check[1])
                 kind = self._constant("pk", type(check[1]))
@@ -1384,8 +1536,8 @@ def _compile_places(paths, checks):
     object on a shared path read once (`self.layers[0]` for `self.layers[0].W` and
     `self.layers[0].b`), does every place still hold what its check expects (`checks`, per
     path: ("array", dtype, ndim), ("number", type), ("same", index of an earlier path),
-    ("list",), ("value", value), ("object", getter of it), ("contents", getter of the
-    array, its dtype, shape and bytes) or None)?
+    ("list",), ("tuple", type, length), ("value", value), ("object", getter of it),
+    ("contents", getter of the array, its dtype, shape and bytes) or None)?
 
     Generated once per trace, because a guard and the state's reads run on every call of
     a model's step: read one by one (_get), 22 weights and their checks took 17 us a call,

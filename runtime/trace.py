@@ -11,6 +11,7 @@ length reuses the trace; a new learning rate does too.
 
 import functools
 import inspect
+import itertools
 import math
 import threading
 import warnings
@@ -191,6 +192,46 @@ def _forget(function_ref, object_id, ref):
         function._forget_object(object_id, ref)
 
 
+def _is_tuple(value):
+    """A plain tuple or a namedtuple: what a tuple the function leaves in its state may be
+    (made again after each run: _TupleSet)."""
+    return type(value) is tuple or nest.is_namedtuple(value)
+
+
+def _tuple_leaves(value):
+    """The leaves of `value` through tuples (_is_tuple), depth first; [value] for
+    another."""
+    if not _is_tuple(value):
+        return [value]
+    return [leaf for item in value for leaf in _tuple_leaves(item)]
+
+
+class _TupleSet:
+    """The nesting of a tuple holding tensors that a traced function left in its state
+    (its tuples' types; its leaves numbered, depth first: _tuple_leaves): each run sets a
+    new tuple there, of the values of its leaves."""
+
+    __slots__ = ("structure",)
+
+    def __init__(self, value):
+        count = itertools.count()
+
+        def skeleton(x):
+            return (type(x), [skeleton(i) for i in x]) if _is_tuple(x) else next(count)
+        self.structure = skeleton(value)
+
+    def text(self, leaves, constant):
+        """The expression making the tuple of `leaves` (their expressions);
+        `constant(value)` names a global of the generated code holding `value`."""
+        def made(node):
+            if type(node) is int:
+                return leaves[node]
+            kind, items = node
+            items = "(%s)" % "".join(made(item) + ", " for item in items)
+            return items if kind is tuple else "%s._make(%s)" % (constant(kind), items)
+        return made(self.structure)
+
+
 def _replace_arrays(structure, replacement, numbers=False):
     """`structure` with its array leaves (and itself when it is a Python number that is an
     input, when `numbers`: see _leaf_key) replaced, in key order, by `replacement(leaf)`."""
@@ -289,11 +330,16 @@ class ConcreteFunction:
         # None) or (None, the Python value); an owned array of rank >= 1 is set as it is
         # (as the function sets the object it made), a 0-d one in its own buffer, one that
         # shares storage with a constant copied (as returned values: _copy_unless_input).
-        state_values = []
-        for k, j, value in self._state_sets:
+        def state_value(j, value):
             if j is not None and value is _as_ndarray and graph.outputs[j].shape != ():
                 value = None if owned[j] else _copy_unless_input
-            state_values.append((j, value))
+            return j, value
+
+        # (A tuple, _TupleSet: (the _TupleSet, [(output index or None, value)] of its
+        # leaves.)
+        state_values = [(j, [state_value(*leaf) for leaf in value])
+                        if type(j) is _TupleSet else state_value(j, value)
+                        for _, j, value in self._state_sets]
         self.executable = executable
         self._fixes = fixes
         self._state_values = state_values
@@ -409,12 +455,17 @@ class ConcreteFunction:
                       "    copyto(%s, n)" % inputs[i]]
         if self._state_sets:
             made = {}   # (one value the function left in several places is one object there)
-            values = []
-            for k, (j, value) in enumerate(self._state_values):
+            count = itertools.count()
+
+            def constant(value):
+                name = "v%d" % next(count)
+                namespace[name] = value
+                return name
+
+            def value_of(j, value):
+                nonlocal uses_inputs
                 if j is None:
-                    namespace["v%d" % k] = value   # (a Python value it sets)
-                    values.append("v%d" % k)
-                    continue
+                    return constant(value)   # (a Python value it sets)
                 if j not in made:   # (value: how the function holds it, or None)
                     if value is None:
                         made[j] = "o[%d]" % j
@@ -423,7 +474,11 @@ class ConcreteFunction:
                         lines.append("m%d = h%d(o[%d], inputs)" % (j, j, j))
                         made[j] = "m%d" % j
                         uses_inputs = True
-                values.append(made[j])
+                return made[j]
+
+            values = [j.text([value_of(*leaf) for leaf in value], constant)
+                      if type(j) is _TupleSet else value_of(j, value)
+                      for j, value in self._state_values]
             ks = [k for k, _, _ in self._state_sets]
             paths = state.write_paths(ks)
             if paths is not None:
@@ -1437,23 +1492,37 @@ class Function(functools.partial):
             # id(tensor) -> its output index: a returned array the function also left in
             # its state is one output (one object in both, as in Python).
             left_outputs = dict(returned_outputs)
+
+            def left_value(left):
+                """(output index, how the function holds it) of a tensor it left."""
+                if id(left) not in left_outputs:
+                    left_outputs[id(left)] = len(output_values)
+                    output_values.append(graph.localize(left._value))
+                return left_outputs[id(left)], (
+                    _as_ndarray if is_ndarray(left) else
+                    _as_python if is_python_scalar(left) else None)
+
             for k, left in enumerate(state_left):
                 index = state.input_of(k)
                 if index is not None and left is handles[index] \
-                        and k not in state.set_itself:
+                        and k not in state.set_itself or k in state.kept:
                     continue
                 if is_tensor(left):
-                    if id(left) not in left_outputs:
-                        left_outputs[id(left)] = len(output_values)
-                        output_values.append(graph.localize(left._value))
-                    held = _as_ndarray if is_ndarray(left) else \
-                        _as_python if is_python_scalar(left) else None
-                    state_sets.append((k, left_outputs[id(left)], held))
-                elif holds_symbolic(left):
+                    state_sets.append((k,) + left_value(left))
+                    continue
+                # (A tuple holding tensors, `self.params = (W - d, b)`: a new tuple of
+                # their arrays, made after each run, as Python makes one.)
+                parts = _tuple_leaves(left)
+                tensors = [is_tensor(leaf) for leaf in parts]
+                if any(holds_symbolic(leaf) for leaf, t in zip(parts, tensors) if not t):
                     raise TypeError(
                         "%s sets %s to %r, which holds symbolic tensors: a graph can leave "
-                        "arrays and numbers in its state, not other objects holding them"
-                        % (graph.name, state.describe(k), left))
+                        "arrays and numbers in its state, and tuples of them, not other "
+                        "objects holding them" % (graph.name, state.describe(k), left))
+                if any(tensors):
+                    state_sets.append((k, _TupleSet(left), [
+                        left_value(leaf) if t else (None, leaf)
+                        for leaf, t in zip(parts, tensors)]))
                 else:
                     state_sets.append((k, None, left))
             if state is not None and not state:
@@ -1488,8 +1557,9 @@ class Function(functools.partial):
         guards.append(state_guards.value_guard(
             roots, numbers=not (state_inputs and self._state_numbers)))
         # The arrays of the state that are not inputs (all of them for rt.function and
-        # where state inputs were refused, those in tuples otherwise) where they sit and by
-        # their contents: what the trace computed from one while tracing is a constant.
+        # where state inputs were refused, those in tuples the state cannot swap otherwise)
+        # where they sit and by their contents: what the trace computed from one while
+        # tracing is a constant.
         constants = state_guards.constants_guard(roots, state if state_inputs else None)
         if constants is not None and constants.nbytes > _CONTENTS_WARN_BYTES:
             self._warn_contents(constants, state_inputs)
@@ -1512,8 +1582,10 @@ class Function(functools.partial):
             "what it computed from them while tracing would be stale after a change. %s" % (
                 getattr(self.python_function, "__qualname__", "function"),
                 constants.nbytes / 2**20, where, size / 2**20,
-                "Keep arrays in lists or attributes, not tuples (the graph then reads them "
-                "as inputs, with no copy), or out of the function's reach"
+                "Hold large arrays in attributes, lists, dicts, plain tuples or "
+                "namedtuples of an object, a closure or a global (the graph then reads them "
+                "as inputs, with no copy), pass them as arguments, or keep them out of the "
+                "function's reach"
                 if state_inputs else "Pass large arrays as arguments, or stage the function "
                 "with ag.function, which makes its state's arrays inputs of the graph"),
             RuntimeWarning, stacklevel=errors.user_stacklevel())
@@ -1654,7 +1726,8 @@ def function(fn=None, *, backend="numpy", input_signature=None, static_argnums=(
     The Python body runs while tracing only; the arrays of the function's state (its
     closure, globals and the objects it reaches) are constants of the trace, guarded where
     they sit and by their contents: a call finding one rebound or changed in place traces
-    again (ag.function makes them inputs instead)."""
+    again, and each call compares their bytes (pass large or changing arrays as arguments;
+    ag.function makes them inputs instead)."""
     def stage(f):
         return Function(f, backend=backend, input_signature=input_signature,
                         static_argnums=static_argnums, static_argnames=static_argnames)

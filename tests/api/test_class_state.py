@@ -6,7 +6,6 @@ instance; the class's untouched). Each scenario runs as plain Python and staged,
 classes, and compares the results and what the objects and classes hold after each call."""
 
 import dataclasses
-import warnings
 import typing
 
 import numpy as np
@@ -419,8 +418,8 @@ def in_loops_and_branches():
 
 
 def class_tuple_of_arrays():
-    # Arrays in a tuple are constants of the trace (a tuple cannot hold a graph input):
-    # what the trace computes from them while tracing is guarded with them.
+    # Arrays in a tuple of a class are inputs, read through the class's tuple
+    # (tests/api/test_tuple_state.py): while tracing, the class holds a copy of it.
     class M:
         taps = (np.ones(3), np.full(3, 2.0))
 
@@ -704,34 +703,3 @@ def test_scalars_in_a_class_tuple_trace_once():
     for _ in range(3):
         np.testing.assert_array_equal(staged(X), m.f(X))
     assert staged.trace_count == 1
-
-
-class _Trainer:
-    """Holds its data set in a tuple, which its step never reads."""
-
-    def __init__(self, rows):
-        self.w = np.ones(4)
-        self.data = (np.ones((rows, 256)), np.zeros(rows))
-
-    def step(self, x):
-        return x * self.w
-
-
-@pytest.mark.parametrize("rows", [8, 1024])
-def test_a_trace_says_when_its_contents_check_is_large(rows):
-    """A trace holds the arrays of tuples in its state as constants and compares them with
-    copies of their bytes on every call; past a megabyte it says so, once, naming the
-    largest and what to do."""
-    trainer, plain = _Trainer(rows), _Trainer(rows)
-    step = ag.function(trainer.step)
-    x = np.arange(4.0)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for _ in range(3):
-            np.testing.assert_array_equal(step(x), plain.step(x))
-    said = [str(w.message) for w in caught if "compares" in str(w.message)]
-    if rows == 8:
-        assert said == []
-    else:
-        assert len(said) == 1 and ".data[0], 2.0 MB" in said[0]
-        assert "not tuples" in said[0]
