@@ -227,13 +227,19 @@ class StateInputs:
         self._inherited = []
 
     @classmethod
-    def swap_in(cls, roots, make_input, numbers=False):
+    def swap_in(cls, roots, make_input, numbers=False, subclasses=True):
         """Swaps the arrays within reach of `roots` (and, with `numbers`, the Python
         numbers: runtime/specialise.py, but those in tuples) for the tensors
         `make_input(value, place)` gives (a graph input each); an array in a tuple through
         the tuple's place (see `tuples`). An array that is also an argument
         (`model.step(model.W)`) is an input of its own too: when the graph changes one of
-        them, the call sees they share memory and runs as Python (trace._SharedInputs)."""
+        them, the call sees they share memory and runs as Python (trace._SharedInputs).
+        Unless `subclasses`, an array of an ndarray subclass in reach is refused
+        (subclass_refusal), before anything is swapped."""
+        if not subclasses:
+            for root, steps, array in _search(roots, every_place=True):
+                if refused_subclass(array):
+                    raise TypeError(subclass_refusal(_path_text(root, steps), array))
         before = {}
 
         def visited(obj, root, steps):
@@ -750,6 +756,22 @@ def _is_view_of(array, ids):
     """Is `array` a view of an array whose id is in `ids` (or of its base: NumPy makes a
     view of a view a view of the base)?"""
     return any(id(base) in ids for base in _with_bases(array)[1:])
+
+
+def refused_subclass(array):
+    """Is ndarray `array` of a subclass whose operations and results are its own (all but
+    np.memmap's, whose operations are ndarray's)?"""
+    return type(array) is not np.ndarray and not isinstance(array, np.memmap)
+
+
+def subclass_refusal(what, array):
+    """The message refusing `array` (refused_subclass), which `what` is or holds."""
+    t = type(array)
+    return ("%s is a %s.%s, a subclass of np.ndarray: a graph computes as NumPy does on "
+            "plain arrays, where the subclass's own operations (a mask, matrix products, its "
+            "own methods) and result types may differ. Hold or pass np.asarray(x) (the array "
+            "it holds, no copy), or run the function as plain Python"
+            % (what, t.__module__, t.__qualname__))
 
 
 def _rebuilt_tuple(value):

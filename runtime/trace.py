@@ -102,20 +102,11 @@ def _leaf_key(x, arrays, numbers=False):
 
 
 def _refuse_array_subclasses(arrays):
-    """Raises TypeError for an instance of an ndarray subclass among `arrays` (a call's), but
-    np.memmap, whose operations are ndarray's: a graph computes on the array the instance
-    holds as NumPy does on plain arrays, where the subclass defines its own (a masked
-    array's sum leaves out its masked items, np.matrix's `*` is a matrix product) and gives
-    results of its type."""
+    """Raises TypeError for an instance of an ndarray subclass among `arrays` (a call's),
+    but np.memmap (state_guards.subclass_refusal)."""
     for a in arrays:
-        t = type(a)
-        if t is not _ARRAY and isinstance(a, np.ndarray) and not isinstance(a, np.memmap):
-            raise TypeError(
-                "an argument is a %s.%s, a subclass of np.ndarray: a graph computes as NumPy "
-                "does on plain arrays, where the subclass's own operations (a mask, matrix "
-                "products, its own methods) and result types may differ. Pass np.asarray(x) "
-                "(the array it holds, no copy), or call the function as plain Python"
-                % (t.__module__, t.__qualname__))
+        if isinstance(a, np.ndarray) and state_guards.refused_subclass(a):
+            raise TypeError(state_guards.subclass_refusal("an argument", a))
 
 
 # The first item of the key of an object held by identity (see Function._object_types).
@@ -1401,7 +1392,8 @@ class Function(functools.partial):
                     return handle, len(handles) - 1
                 state = state_guards.StateInputs.swap_in(
                     state_guards.roots_of(self.python_function, args, kwargs),
-                    state_input, numbers=self._state_numbers)
+                    state_input, numbers=self._state_numbers,
+                    subclasses=self.array_subclasses)
             # (Random draws find their generators from the function's roots, and are
             # guarded where they sit: runtime/random_state.py.)
             draws = random_state.tracing(self.python_function, args, kwargs)
