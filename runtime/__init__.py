@@ -14,7 +14,8 @@ from runtime.conditionals import cond
 from runtime.control_flow import while_loop
 from runtime.graph import Graph, current_graph
 from runtime.random_state import draw, is_random_method, made_while_tracing
-from runtime.state_guards import check_iteration, check_list_change
+from runtime.state_guards import (READING_LENGTHS, check_iteration, check_list_change,
+                                   read_length)
 from runtime.tensor import (Tensor, as_python_scalar, hold_by_value, is_ndarray,
                             is_python_scalar, is_tensor)
 from runtime.tensor_array import TensorArray
@@ -27,7 +28,7 @@ from runtime.numpy_api import numpy_overload  # noqa: E402
 InvalidArgumentError = errors.InvalidArgumentError
 
 __all__ = [
-    "arange", "as_python_scalar", "numpy_overload", "Assert", "cast", "check_iteration", "check_list_change",
+    "arange", "as_python_scalar", "numpy_overload", "Assert", "cast", "check_iteration", "check_list_change", "read_length", "READING_LENGTHS",
     "ConcreteFunction", "cond", "constant", "current_graph", "draw", "empty", "empty_like",
     "errors", "format_text", "full", "full_like", "Function", "function",
     "functions_run_eagerly", "Graph", "hold_by_value", "holds_symbolic",

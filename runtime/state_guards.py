@@ -37,12 +37,14 @@ makes the instance's attribute only where it is set) is refused (_may_be).
 """
 
 import collections.abc
+import contextlib
 import enum
 import inspect
 import itertools
 import keyword
 import linecache
 from math import copysign
+import threading
 import types
 import weakref
 
@@ -189,7 +191,7 @@ class StateInputs:
     they held (a built layer then traces again, with its weights as inputs)."""
 
     __slots__ = ("places", "aliases", "tuples", "new_places", "appended", "set_itself",
-                 "kept", "_in_tuples", "_tuple_checks", "_swapped", "_roots", "_before",
+                 "kept", "_in_tuples", "_sized_checks", "_swapped", "_roots", "_before",
                  "_holds", "_checked", "_inherited")
 
     def __init__(self, places, aliases, swapped, roots, before, tuples=(), in_tuples=(),
@@ -207,8 +209,9 @@ class StateInputs:
         # {k}: the places of `places` and `aliases` in tuples (set with their tuple).
         self._in_tuples = set(in_tuples)
         # [(root, steps, type, length)]: the tuples (those of `tuples`, and tuples in them
-        # holding arrays) that a call must find as they were traced.
-        self._tuple_checks = list(tuple_checks)
+        # holding arrays), and the lists and dicts whose length the trace read
+        # (`read_lengths`), that a call must find as they were traced.
+        self._sized_checks = list(tuple_checks)
         # {k}: the places of `tuples` the function left holding what was swapped in.
         self.kept = set()
         self.new_places = []
@@ -312,14 +315,17 @@ class StateInputs:
         state._inherited = inherited
         return state
 
-    def restore(self, is_tensor, finished=True):
+    def restore(self, is_tensor, finished=True, lengths=None):
         """Puts the arrays back; returns, per place, what the traced function left there
         (the tensor swapped in, perhaps updated in place; another value it set there);
         then finds the tensors (`is_tensor`) it left elsewhere: returns those too, after
         putting back what their places held (see new_places); and, where the trace
         `finished`, the scalars of the state it set to other values while tracing (`self.
         steps += 1` where the trace holds `steps` as a constant, `self.mode = "eval"`):
-        Python sets them on every call, so they are new places too."""
+        Python sets them on every call, so they are new places too. `lengths` ({id: the
+        object}, read_lengths): the lists and dicts of the state whose length the trace
+        read (a for loop over `self.layers`, `len(self.ws)`), which a call must find of
+        that length (with what the function appends taken out)."""
         swapped = [(root, steps, array, tensor) for (root, steps, array, _), (_, _, tensor)
                    in zip(self.places, self._swapped)] + [
                    (root, steps, self.places[k][2], self._swapped[k][2])
@@ -390,6 +396,8 @@ class StateInputs:
                     self.appended.append((root, steps))
                     left.append(item)
                 del obj[len(copy):]
+            if lengths and lengths.get(id(obj)) is obj and type(obj) in (list, dict):
+                self._sized_checks.append((root, steps, type(obj), len(copy)))
 
         def left_tensors(value):   # (tensors, and tuples holding some: `self.h = (h, c)`)
             return is_tensor(value) or _rebuilt_tuple(value) and any(
@@ -428,10 +436,10 @@ class StateInputs:
                   else ("number", type(value)) for _, _, value, _ in self.places]
         checks += [("same", k) for _, _, k in self.aliases]
         checks += [("list",)] * len(self.appended)
-        checks += [("tuple", kind, length) for _, _, kind, length in self._tuple_checks]
+        checks += [("tuple", kind, length) for _, _, kind, length in self._sized_checks]
         self._checked = ([place[:2] for place in self.places]
                          + [alias[:2] for alias in self.aliases] + list(self.appended)
-                         + [check[:2] for check in self._tuple_checks], checks)
+                         + [check[:2] for check in self._sized_checks], checks)
         self._holds = _compile_places(*self._checked)
 
     @property
@@ -469,13 +477,13 @@ class StateInputs:
         for root, steps in self.appended:
             if type(_read(root, steps)) is not list:
                 return "%s is no longer a list" % _path_text(root, steps)
-        for root, steps, kind, length in self._tuple_checks:
+        for root, steps, kind, length in self._sized_checks:
             current = _read(root, steps)
             if type(current) is not kind or len(current) != length:
                 return "%s changed from a %s of %d items to %s" % (
                     _path_text(root, steps), kind.__name__, length,
                     "a %s of %d items" % (type(current).__name__, len(current))
-                    if isinstance(current, tuple) else _describe(current))
+                    if isinstance(current, (tuple, list, dict)) else _describe(current))
         return None
 
     def holds(self):
@@ -1335,6 +1343,43 @@ def combined(guards):
 _outside = ThreadValue()
 
 
+# The lists and dicts within reach of the function being traced whose length the trace
+# read: {id: object}, per thread, while a trace is built (read_lengths).
+_lengths = ThreadValue()
+
+
+# How many read_lengths blocks are active in the process: [count]. Converted code's len(),
+# zip()... of a list call read_length only while one is (a thread-local read costs a
+# microsecond where it has no value).
+READING_LENGTHS = _reading = [0]
+_reading_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def read_lengths():
+    """Context manager, while a trace is built: records the lists and dicts whose length
+    the trace reads (read_length); gives the record ({id: object}) for
+    StateInputs.restore, which keeps those of the function's state."""
+    with _reading_lock:
+        _reading[0] += 1
+    try:
+        with _lengths.set({}) as lengths:
+            yield lengths
+    finally:
+        with _reading_lock:
+            _reading[0] -= 1
+
+
+def read_length(value):
+    """A trace reads the length of `value` (a for loop over it, len(), zip(),
+    enumerate()...): where it is a list or dict of the function's state, its traces hold
+    for that length only (their loops over it are unrolled)."""
+    if _reading[0] and type(value) in (list, dict):
+        lengths = _lengths.get()
+        if lengths is not None:
+            lengths[id(value)] = value
+
+
 class OutsideObjectError(TypeError):
     """A trace would consume an iterator, or change a list, from outside the function
     (check_iteration, check_list_change): refused whatever the function's state is."""
@@ -1358,6 +1403,7 @@ def check_iteration(value, construct):
     """Refuses, while a trace is built, to iterate `value` (by `construct`) when it is a Python iterator from outside the function (see
     outside_iterators): tracing would consume it once, and the graph would give those
     items on every call. `construct` starts the message: "a for loop over", "next() of"."""
+    read_length(value)
     found = _outside.get()
     if found and found.get(id(value)) is value and type(value) is not list:
         raise OutsideObjectError(

@@ -1407,7 +1407,8 @@ class Function(functools.partial):
                 getattr(self.python_function, "__qualname__", "function"),
                 refused, inputs=self.state_inputs)
             try:
-                with specialise.inputs(numbers), draws, iterators, read_only:
+                with specialise.inputs(numbers), draws, iterators, read_only, \
+                        state_guards.read_lengths() as lengths:
                     result = self._function_to_trace()(*traced_args, **traced_kwargs)
             except Exception as error:
                 read_only.check(error)   # (NumPy refused to write into one: refused)
@@ -1437,7 +1438,8 @@ class Function(functools.partial):
                 key, result = None, None
                 state_left = []
             else:
-                state_left = state.restore(is_tensor) if state is not None else []
+                state_left = state.restore(is_tensor, lengths=lengths) \
+                    if state is not None else []
             returned = None
             if isinstance(result, NoneUnless):
                 result, returned = (result.value, result.flag) if result.flag is not False \

@@ -79,14 +79,22 @@ def _named(overload, builtin):
 # so that its type is one of PLAIN_TYPES and passes the type checks at no cost.
 _ABSENT = ["argument not passed"]
 
+# Builtins whose result depends on the length of a list or dict argument: a trace holds
+# for the lengths of those of the function's state it reads (rt.read_length).
+_READS_LENGTH = frozenset({builtins.len, builtins.reversed, builtins.enumerate, builtins.zip})
+_READING = rt.READING_LENGTHS   # ([count]: nonzero while a trace records them)
+
 
 def _first_arg_overload(builtin):
     """The overload of a builtin whose first argument decides (len, abs, int, ...)."""
     graph_path = _graph_path(builtin)
+    reads_length = builtin in _READS_LENGTH
 
     def overload(value=_ABSENT, /, *args, **kwargs):
         if type(value) not in PLAIN_TYPES and is_tensor(value):
             return graph_path(value, *args, **kwargs)
+        if reads_length and _READING[0] and (type(value) is list or type(value) is dict):
+            rt.read_length(value)
         if args or kwargs or value is _ABSENT:
             # Unusual calls (wrong arity included) go to the builtin as they are, so
             # results and error messages stay the builtin's own.
@@ -101,6 +109,7 @@ def _first_arg_overload(builtin):
 def _any_arg_overload(builtin, keywords_too=False):
     """The overload of a builtin that any (positional) argument may make symbolic."""
     graph_path = _graph_path(builtin)
+    reads_length = builtin in _READS_LENGTH
 
     def overload(first=_ABSENT, second=_ABSENT, third=_ABSENT, /, *args, **kwargs):
         # Most calls pass one to three Python values: type checks and a direct call.
@@ -108,6 +117,10 @@ def _any_arg_overload(builtin, keywords_too=False):
              or type(third) not in PLAIN_TYPES)
                 and (is_tensor(first) or is_tensor(second) or is_tensor(third))):
             return graph_path(*_present(first, second, third), *args, **kwargs)
+        if reads_length and _READING[0]:
+            for value in (first, second, third) + args:
+                if type(value) is list or type(value) is dict:
+                    rt.read_length(value)
         if args or kwargs:
             if _any_symbolic(args) or (keywords_too and kwargs
                                        and _any_symbolic(kwargs.values())):
@@ -365,9 +378,23 @@ def overload_of(builtin):
             and type(builtin.__self__) is list
             and builtin.__name__ in data_structures.LIST_CHANGES):
         return functools.partial(data_structures.list_method, builtin)   # (self.log.append)
+    if (overload is None and type(builtin) is _BUILTIN_METHOD
+            and type(builtin.__self__) is dict and builtin.__name__ in _DICT_VIEWS):
+        return functools.partial(_dict_view, builtin)   # (self.params.items())
     if overload is None:
         overload = rt.numpy_overload(builtin)   # (tensors nested in a NumPy call's lists)
     return overload
+
+
+_DICT_VIEWS = frozenset({"items", "keys", "values"})
+
+
+def _dict_view(method, *args, **kwargs):
+    """`d.items()` (keys, values) of converted code: the view, its dict's length read by
+    a trace being built (rt.read_length)."""
+    if _READING[0]:
+        rt.read_length(method.__self__)
+    return method(*args, **kwargs)
 
 
 _BUILTIN_METHOD = type("".format)
@@ -378,10 +405,13 @@ _BUILTIN_METHOD = type("".format)
 # the general overloads, with a fixed signature (no *args/**kwargs to pack on every call).
 def _fixed_arity(builtin, arity, any_arg):
     graph_path = _graph_path(builtin)
+    reads = builtin in _READS_LENGTH
     if arity == 1:
         def overload(first, /):
             if type(first) not in PLAIN_TYPES and is_tensor(first):
                 return graph_path(first)
+            if reads and _READING[0] and (type(first) is list or type(first) is dict):
+                rt.read_length(first)
             return builtin(first)
     elif arity == 3:
         def overload(first, second, third, /):
@@ -390,12 +420,20 @@ def _fixed_arity(builtin, arity, any_arg):
                     and (is_tensor(first) or is_tensor(second) or is_tensor(third))
                     if any_arg else type(first) not in PLAIN_TYPES and is_tensor(first)):
                 return graph_path(first, second, third)
+            if reads and _READING[0]:
+                for value in (first, second, third):
+                    if type(value) is list or type(value) is dict:
+                        rt.read_length(value)
             return builtin(first, second, third)
     elif any_arg:
         def overload(first, second, /):
             if ((type(first) not in PLAIN_TYPES or type(second) not in PLAIN_TYPES)
                     and (is_tensor(first) or is_tensor(second))):
                 return graph_path(first, second)
+            if reads and _READING[0]:
+                for value in (first, second):
+                    if type(value) is list or type(value) is dict:
+                        rt.read_length(value)
             return builtin(first, second)
     else:
         def overload(first, second, /):

@@ -146,3 +146,41 @@ def test_ndarray_subclasses_in_the_state_are_refused_naming_their_place(backend)
         ag.function(_MaskedModel.scaled, backend=backend)(model, np.ones(3))
     model.layers = []
     assert ag.function(_MaskedModel.scaled, backend=backend)(model, np.ones(3)) == 6.0
+
+
+class _GrowingModel:
+    def __init__(self):
+        self.ws = [np.ones(2), np.full(2, 2.0)]
+        self.biases = {"a": np.ones(2)}
+        self.history = []
+
+    def step(self, x):
+        for w in self.ws:
+            x = x * w
+        for i in range(len(self.ws)):
+            x = x + self.ws[i]
+        for w, v in zip(self.ws, reversed(self.ws)):
+            x = x - w * v
+        for k in self.biases:
+            x = x + self.biases[k]
+        for k, b in self.biases.items():
+            x = x * b
+        self.history.append(x.sum())
+        return x
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_list_or_dict_of_the_state_that_grows_between_calls_traces_again(backend):
+    # (Loops over self.ws are unrolled while tracing: after `model.ws.append(w3)` main gave
+    # the two-layer result, silently.)
+    staged, plain = _GrowingModel(), _GrowingModel()
+    step = ag.function(_GrowingModel.step, backend=backend)
+    for grow in (False, False, True, False):
+        if grow:
+            for model in (staged, plain):
+                model.ws.append(np.full(2, 3.0))
+                model.biases["b"] = np.full(2, 0.5)
+        got, expected = step(staged, np.ones(2)), _GrowingModel.step(plain, np.ones(2))
+        np.testing.assert_array_equal(got, expected)
+    assert staged.history == plain.history
+    assert step.trace_count == 2   # (the list the step appends to is no reason to trace)
