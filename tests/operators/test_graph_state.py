@@ -1075,7 +1075,12 @@ def test_a_refusal_in_a_branch_is_still_raised_while_tracing():
 
 
 # (In a tuple, it is not a state input of the graph: runtime/state_guards.py.)
-_NUMPY_ARRAYS_OF_THE_MODULE = (np.arange(3) * 1.0,)
+class _Constants(tuple):
+    """A tuple subclass: its arrays are constants of a trace, not inputs (plain tuples'
+    are)."""
+
+
+_NUMPY_ARRAYS_OF_THE_MODULE = _Constants((np.arange(3) * 1.0,))
 
 
 def writes_a_symbolic_value_into_a_numpy_array_in_a_branch(x):
