@@ -99,6 +99,41 @@ arange = defop("arange", infer=_arange_infer,
                doc="np.arange(start, stop, step, dtype)")
 
 
+# The most iterations a graph loop counts (its counter is an int64): a longer range has as
+# many as a loop can run before the counter would pass it.
+INT64_MAX = 2 ** 63 - 1
+
+
+def _range_length_kernel(too_long=INT64_MAX):
+    def range_length(start, stop, step):
+        start, stop, step = int(start), int(stop), int(step)
+        if step == 0:   # (refused before this op runs: rt.range_length's caller)
+            return np.int64(0)
+        length = max(0, (stop - start + step - (1 if step > 0 else -1)) // step)
+        return np.int64(length if length <= INT64_MAX else too_long)
+    return range_length
+
+
+range_length = defop(
+    "range_length",
+    infer=lambda start, stop, step, too_long=INT64_MAX: [(np.dtype(np.int64), ())],
+    make_kernel=_range_length_kernel,
+    doc="len(range(start, stop, step)) of int64 scalars, exactly (no int64 wraps in "
+        "between), or `too_long` where it passes int64's range")
+
+
+def _range_item(start, step, index):
+    return np.int64(int(start) + int(index) * int(step))
+
+
+range_item = defop(
+    "range_item",
+    infer=lambda start, step, index: [(np.dtype(np.int64), ())],
+    kernel=_range_item,
+    doc="start + index * step of int64 scalars, the item at `index` (below its length) of "
+        "range(start, stop, step): exact, where the product alone may pass int64's range")
+
+
 def _linspace_infer(start, stop, num, endpoint=True, dtype=None):
     if start.shape != () or stop.shape != ():
         raise TypeError("np.linspace with array bounds is not supported in graphs yet")
@@ -185,6 +220,45 @@ def _numba_arange(g, node, ins):
         raise nl.Unlowerable("np.arange of dtype %s" % out.dtype)
     args = [g.expr(v) for v in node.inputs]   # (NumPy computes the length in their types)
     return "_rt.arange(%s, %s)" % (", ".join(args), nl.np_dtype(out.dtype))
+
+
+@get("range_length").def_numba
+def _numba_range_length(g, node, ins):
+    start, stop, step = node.inputs
+    a, b, s = ins
+    one = step.is_literal and int(step.literal) == 1
+    if one and g.known_nonnegative(start):
+        return "((%s - %s) if %s > %s else 0)" % (b, a, b, a)   # (b - a > 0 fits: exact)
+    # (Else the bounds' difference may pass int64's range: counted in uint64, where it
+    # fits, as the difference of the operands wrapped into uint64.)
+    if one:
+        up = "(np.uint64(%s) - np.uint64(%s) if %s > %s else np.uint64(0))" % (b, a, b, a)
+        down = None
+    else:
+        up = _UINT64_COUNT.format(high=b, low=a, step="np.uint64(%s)" % s)
+        down = _UINT64_COUNT.format(high=a, low=b,
+                                    step="(np.uint64(0) - np.uint64(%s))" % s)
+    count = g.tmp("n")
+    if step.is_literal:
+        g.emit("%s = %s" % (count, up if int(step.literal) > 0 else down))
+    else:   # (step 0 was refused before: rt.range_length's caller)
+        g.emit("%s = %s if %s > 0 else %s if %s < 0 else np.uint64(0)"
+               % (count, up, s, down, s))
+    return "(np.int64(%s) if %s <= np.uint64(%d) else %s)" % (
+        count, count, INT64_MAX,
+        nl.literal_text(node.attrs.get("too_long", INT64_MAX), np.int64))
+
+
+# How many steps of `step` (> 0) fit from int64 `low` up to before `high`, as a uint64.
+_UINT64_COUNT = ("(np.uint64(0) if {high} <= {low} else (np.uint64({high}) - "
+                 "np.uint64({low}) - np.uint64(1)) // {step} + np.uint64(1))")
+
+
+@get("range_item").def_numba
+def _numba_range_item(g, node, ins):
+    # (In uint64, which wraps: Numba's int64 arithmetic may assume it does not, and the
+    # product may pass int64's range where the item does not.)
+    return "np.int64(np.uint64(%s) + np.uint64(%s) * np.uint64(%s))" % (ins[0], ins[2], ins[1])
 
 
 @get("linspace").def_numba

@@ -57,7 +57,7 @@ import numpy as np
 
 from runtime.executors import planning
 from runtime.executors.numba import advanced_indexing, fusion
-from runtime.executors.numba.bounds import Bounds
+from runtime.executors.numba.bounds import Bounds, lower_bound
 from runtime.executors.numba.lowering import (TA_PARTS, Unlowerable, literal_text, loop_index,
                                               np_dtype, numpy_loops)
 from runtime.executors.planning import Ownership
@@ -139,6 +139,7 @@ class CodeGen:
       g.fresh_temporary(value)     may the node being lowered write its result into value?
       g.outputs(node)              the names the node's outputs get (for statement lowerings)
       g.checked_index(...)         a scalar index, bounds-checked (see its docstring)
+      g.known_nonnegative(value)   is an int scalar proven >= 0 (bounds.py)?
       g.gather(node, entries, x)   x[index] with integer arrays or masks (advanced_indexing.py)
       g.scatter(node, entries, x, value, val)   x[index] = value, likewise
     """
@@ -238,6 +239,15 @@ class CodeGen:
 
     def outputs(self, node):
         return [self._bind_new(v) for v in node.outputs]
+
+    def known_nonnegative(self, value):
+        """Is int scalar Value `value` proven >= 0 (bounds.py: a literal, a dim, a loop
+        counter plus one...)?"""
+        if self._bounds is None:
+            self._bounds = Bounds(self.graph)
+        lin = self._bounds.lin(value)
+        bound = None if lin is None else lower_bound(lin)
+        return bound is not None and bound >= 0
 
     def checked_index(self, node, index, array, axis, value=None):
         """An expression for `index` normalised for `array`'s axis, after an inline bounds
@@ -722,9 +732,10 @@ class CodeGen:
         """Is int_fits `node` a product i * c of the counter i of a counted loop (_counter)
         over range(start, max(0, x // d)) with literals start >= 0 and 0 < |c| <= d (a
         `for`, or a `while True` that breaks)? Then
-        0 <= i * c < (x // d) * d <= x: it fits. A range with a step counts that way
-        (`start + i * step`); the OverflowError check of that product (runtime/path_kinds.py)
-        cost ~6% of count_primes' compile (tools/bench_compile.py)."""
+        0 <= i * c < (x // d) * d <= x: it fits (`for i in range(n // 2): x[2 * i]`). The
+        OverflowError check of that product (runtime/path_kinds.py) cost ~6% of
+        count_primes' compile (tools/bench_compile.py). (A range with a step computes its
+        items with no check: range_item.)"""
         if node.attrs["operator_name"] != "multiply" or len(node.inputs) != 2:
             return False
         for counter, factor in (node.inputs, node.inputs[::-1]):
