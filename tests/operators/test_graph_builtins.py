@@ -570,3 +570,11 @@ def test_a_reversed_range_longer_than_a_graph_counts_is_refused():
     staged = function(last_item_of_a_reversed_range, backend="numpy")
     with pytest.raises(OverflowError, match="reversed"):
         staged(np.int64(-BIG), np.int64(3))
+
+
+def len_of_a_zip(x):
+    return len(zip(x, range(x.shape[0])))
+
+
+def test_len_of_a_zip_is_pythons_type_error():
+    check_raises(TypeError, len_of_a_zip, np.arange(3.0), match="has no len")
