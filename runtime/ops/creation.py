@@ -224,39 +224,53 @@ def _numba_arange(g, node, ins):
 
 @get("range_length").def_numba
 def _numba_range_length(g, node, ins):
+    # (Without branches where the step is a literal: each is a block to Numba, and blocks
+    # cost compile time: tools/bench_compile.py's primes.)
     start, stop, step = node.inputs
     a, b, s = ins
-    one = step.is_literal and int(step.literal) == 1
-    if one and g.known_nonnegative(start):
-        return "((%s - %s) if %s > %s else 0)" % (b, a, b, a)   # (b - a > 0 fits: exact)
-    # (Else the bounds' difference may pass int64's range: counted in uint64, where it
-    # fits, as the difference of the operands wrapped into uint64.)
-    if one:
-        up = "(np.uint64(%s) - np.uint64(%s) if %s > %s else np.uint64(0))" % (b, a, b, a)
-        down = None
-    else:
-        up = _UINT64_COUNT.format(high=b, low=a, step="np.uint64(%s)" % s)
-        down = _UINT64_COUNT.format(high=a, low=b,
-                                    step="(np.uint64(0) - np.uint64(%s))" % s)
-    count = g.tmp("n")
-    if step.is_literal:
-        g.emit("%s = %s" % (count, up if int(step.literal) > 0 else down))
-    else:   # (step 0 was refused before: rt.range_length's caller)
-        g.emit("%s = %s if %s > 0 else %s if %s < 0 else np.uint64(0)"
-               % (count, up, s, down, s))
+    too_long = node.attrs.get("too_long", INT64_MAX)
+    if not step.is_literal:   # (a step of 0 was refused before: rt.range_length's caller)
+        count = g.tmp("n")
+        g.emit("%s = %s if %s > 0 else %s if %s < 0 else np.uint64(0)" % (
+            count, _uint64_count(g, a, b, "np.uint64(%s)" % s), s,
+            _uint64_count(g, b, a, "(np.uint64(0) - np.uint64(%s))" % s), s))
+        return _clamped(count, too_long)
+    step = int(step.literal)
+    if step > 0 and g.known_nonnegative(start):
+        # (max(b, a) - a is 0 where b <= a, else b - a, which fits then: exact.)
+        return "(max(%s, %s) - %s)" % (b, a, a) if step == 1 else \
+            "((max(%s, %s) - %s - 1) // %d + 1)" % (b, a, a, step)
+    count = _uint64_count(g, a, b, "np.uint64(%d)" % abs(step)) if step > 0 else \
+        _uint64_count(g, b, a, "np.uint64(%d)" % abs(step))
+    return _clamped(count, too_long)
+
+
+def _uint64_count(g, low, high, step):
+    """Numba text of how many steps of uint64 `step` (> 0) fit from int64 `low` up to
+    before `high`, without branches: counted in uint64, where the difference of the
+    bounds fits (as the difference of the bounds wrapped into uint64, exactly)."""
+    span = g.tmp("n")
+    g.emit("%s = np.uint64(max(%s, %s)) - np.uint64(%s)" % (span, high, low, low))
+    if step == "np.uint64(1)":
+        return span
+    some = "min(%s, np.uint64(1))" % span   # (0 where the range is empty, else 1)
+    return "((%s - %s) // %s + %s)" % (span, some, step, some)
+
+
+def _clamped(count, too_long):
+    """Numba text of uint64 `count` as an int64: `too_long` where it passes int64's max."""
+    if too_long == INT64_MAX:
+        return "np.int64(min(%s, np.uint64(%d)))" % (count, INT64_MAX)
     return "(np.int64(%s) if %s <= np.uint64(%d) else %s)" % (
-        count, count, INT64_MAX,
-        nl.literal_text(node.attrs.get("too_long", INT64_MAX), np.int64))
-
-
-# How many steps of `step` (> 0) fit from int64 `low` up to before `high`, as a uint64.
-_UINT64_COUNT = ("(np.uint64(0) if {high} <= {low} else (np.uint64({high}) - "
-                 "np.uint64({low}) - np.uint64(1)) // {step} + np.uint64(1))")
+        count, count, INT64_MAX, nl.literal_text(too_long, np.int64))
 
 
 @get("range_item").def_numba
 def _numba_range_item(g, node, ins):
-    # (In uint64, which wraps: Numba's int64 arithmetic may assume it does not, and the
+    start, step, _ = node.inputs
+    if step.is_literal and step.literal > 0 and g.known_nonnegative(start):
+        return "(%s + %s * %s)" % (ins[0], ins[2], ins[1])   # (0 <= i * step <= the item)
+    # (Else in uint64, which wraps: Numba's int64 arithmetic assumes it does not, and the
     # product may pass int64's range where the item does not.)
     return "np.int64(np.uint64(%s) + np.uint64(%s) * np.uint64(%s))" % (ins[0], ins[2], ins[1])
 
