@@ -578,3 +578,18 @@ def len_of_a_zip(x):
 
 def test_len_of_a_zip_is_pythons_type_error():
     check_raises(TypeError, len_of_a_zip, np.arange(3.0), match="has no len")
+
+
+def sum_of_a_range_of_narrow_ints(start, stop):
+    total = 0
+    for i in range(start, stop, 3):
+        total += i
+    return total
+
+
+def test_a_range_of_other_int_types_counts_in_int64_or_refuses_past_it():
+    check(sum_of_a_range_of_narrow_ints, np.int32(-5), np.uint8(200))
+    check(sum_of_a_range_of_narrow_ints, np.uint64(3), np.int16(100))
+    staged = function(sum_of_a_range_of_narrow_ints, backend="numpy")
+    with pytest.raises(OverflowError, match="beyond int64's range"):
+        staged(np.uint64(2 ** 64 - 1), np.int16(5))
