@@ -236,7 +236,14 @@ def _numba_range_length(g, node, ins):
             _uint64_count(g, b, a, "(np.uint64(0) - np.uint64(%s))" % s), s))
         return _clamped(count, too_long)
     step = int(step.literal)
-    if step > 0 and g.known_nonnegative(start):
+    low_a, low_b = g.known_lower_bound(start), g.known_lower_bound(stop)
+    if step > 0 and low_a is not None and low_a >= step - 1 and low_b is not None \
+            and low_b >= 0:
+        # (b - a + step - 1 fits in int64: the plain count, which LLVM's loop analysis
+        # reads best: primes' inner loop 7% faster than with the form below.)
+        return "max(0, (%s - %s))" % (b, a) if step == 1 else \
+            "max(0, (%s - %s + %d) // %d)" % (b, a, step - 1, step)
+    if step > 0 and low_a is not None and low_a >= 0:
         # (max(b, a) - a is 0 where b <= a, else b - a, which fits then: exact.)
         return "(max(%s, %s) - %s)" % (b, a, a) if step == 1 else \
             "((max(%s, %s) - %s - 1) // %d + 1)" % (b, a, a, step)
@@ -268,7 +275,8 @@ def _clamped(count, too_long):
 @get("range_item").def_numba
 def _numba_range_item(g, node, ins):
     start, step, _ = node.inputs
-    if step.is_literal and step.literal > 0 and g.known_nonnegative(start):
+    low = g.known_lower_bound(start)
+    if step.is_literal and step.literal > 0 and low is not None and low >= 0:
         return "(%s + %s * %s)" % (ins[0], ins[2], ins[1])   # (0 <= i * step <= the item)
     # (Else in uint64, which wraps: Numba's int64 arithmetic assumes it does not, and the
     # product may pass int64's range where the item does not.)

@@ -139,7 +139,7 @@ class CodeGen:
       g.fresh_temporary(value)     may the node being lowered write its result into value?
       g.outputs(node)              the names the node's outputs get (for statement lowerings)
       g.checked_index(...)         a scalar index, bounds-checked (see its docstring)
-      g.known_nonnegative(value)   is an int scalar proven >= 0 (bounds.py)?
+      g.known_lower_bound(value)   what an int scalar is proven >= (bounds.py), or None
       g.gather(node, entries, x)   x[index] with integer arrays or masks (advanced_indexing.py)
       g.scatter(node, entries, x, value, val)   x[index] = value, likewise
     """
@@ -240,14 +240,13 @@ class CodeGen:
     def outputs(self, node):
         return [self._bind_new(v) for v in node.outputs]
 
-    def known_nonnegative(self, value):
-        """Is int scalar Value `value` proven >= 0 (bounds.py: a literal, a dim, a loop
-        counter plus one...)?"""
+    def known_lower_bound(self, value):
+        """A lower bound of int scalar Value `value` that bounds.py proves (a literal, a
+        dim, a loop counter plus one...), or None."""
         if self._bounds is None:
             self._bounds = Bounds(self.graph)
         lin = self._bounds.lin(value)
-        bound = None if lin is None else lower_bound(lin)
-        return bound is not None and bound >= 0
+        return None if lin is None else lower_bound(lin)
 
     def checked_index(self, node, index, array, axis, value=None):
         """An expression for `index` normalised for `array`'s axis, after an inline bounds
