@@ -8,7 +8,8 @@ from runtime import errors
 from runtime.api import (MATH_FUNCTIONS, Assert, Raise, TensorSpec, Text, arange, cast,
                          constant, empty, empty_like, format_text, full, full_like,
                          holds_symbolic, is_none, linspace, make_complex, math_call, ndim,
-                         none_unless, ones, ones_like, print, raised_when_run, range, shape,
+                         none_unless, ones, ones_like, print, raised_when_run, range,
+                         range_item, range_length, shape,
                          size, zeros, zeros_like)
 from runtime.conditionals import cond
 from runtime.control_flow import while_loop
@@ -35,6 +36,7 @@ __all__ = [
     "InvalidArgumentError", "is_ndarray", "is_none", "is_python_scalar", "is_random_method",
     "is_tensor", "linspace", "made_while_tracing", "make_complex", "math_call",
     "MATH_FUNCTIONS", "ndim", "none_unless", "ones", "ones_like", "print", "Raise", "raised_when_run", "range",
+    "range_item", "range_length",
     "run_functions_eagerly", "shape", "size", "Tensor", "TensorArray", "TensorSpec", "Text",
     "Variable", "while_loop", "zeros", "zeros_like",
 ]

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from runtime import ops, path_kinds
-from runtime.ops import elementwise as _elementwise
+from runtime.ops import creation as _creation, elementwise as _elementwise
 from runtime.graph import current_graph, literal
 from runtime.conditionals import kind_tag
 from runtime.markers import SLOT, KindSlot
@@ -144,6 +144,21 @@ def range(start, limit=None, delta=1, dtype=None):
             return builtins.range(start, limit, delta) if limit is not None else builtins.range(start)
         return arange(start, limit, delta, dtype=dtype)
     return arange(start, limit, delta, dtype=dtype)
+
+
+def range_length(start, stop, step, too_long=_creation.INT64_MAX):
+    """len(range(start, stop, step)) of int64 scalars (tensors or ints) in a trace, as an
+    int64 scalar tensor: exact where Python's is at most int64's max (computing
+    `stop - start` in int64 would wrap), `too_long` where it is more. A step of 0 is the
+    caller's to refuse."""
+    return Tensor(ops.get("range_length").bind1([start, stop, step], too_long=too_long))
+
+
+def range_item(start, step, index):
+    """start + index * step of int64 scalars in a trace, the item at `index` (below the
+    length) of range(start, stop, step), as a Python int: exact, where the product alone
+    passes int64's range (a range of more than 2**63 numbers)."""
+    return as_python_scalar(Tensor(ops.get("range_item").bind1([start, step, index])))
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None):

@@ -99,6 +99,41 @@ arange = defop("arange", infer=_arange_infer,
                doc="np.arange(start, stop, step, dtype)")
 
 
+# The most iterations a graph loop counts (its counter is an int64): a longer range has as
+# many as a loop can run before the counter would pass it.
+INT64_MAX = 2 ** 63 - 1
+
+
+def _range_length_kernel(too_long=INT64_MAX):
+    def range_length(start, stop, step):
+        start, stop, step = int(start), int(stop), int(step)
+        if step == 0:   # (refused before this op runs: rt.range_length's caller)
+            return np.int64(0)
+        length = max(0, (stop - start + step - (1 if step > 0 else -1)) // step)
+        return np.int64(length if length <= INT64_MAX else too_long)
+    return range_length
+
+
+range_length = defop(
+    "range_length",
+    infer=lambda start, stop, step, too_long=INT64_MAX: [(np.dtype(np.int64), ())],
+    make_kernel=_range_length_kernel,
+    doc="len(range(start, stop, step)) of int64 scalars, exactly (no int64 wraps in "
+        "between), or `too_long` where it passes int64's range")
+
+
+def _range_item(start, step, index):
+    return np.int64(int(start) + int(index) * int(step))
+
+
+range_item = defop(
+    "range_item",
+    infer=lambda start, step, index: [(np.dtype(np.int64), ())],
+    kernel=_range_item,
+    doc="start + index * step of int64 scalars, the item at `index` (below its length) of "
+        "range(start, stop, step): exact, where the product alone may pass int64's range")
+
+
 def _linspace_infer(start, stop, num, endpoint=True, dtype=None):
     if start.shape != () or stop.shape != ():
         raise TypeError("np.linspace with array bounds is not supported in graphs yet")
@@ -185,6 +220,67 @@ def _numba_arange(g, node, ins):
         raise nl.Unlowerable("np.arange of dtype %s" % out.dtype)
     args = [g.expr(v) for v in node.inputs]   # (NumPy computes the length in their types)
     return "_rt.arange(%s, %s)" % (", ".join(args), nl.np_dtype(out.dtype))
+
+
+@get("range_length").def_numba
+def _numba_range_length(g, node, ins):
+    # (Without branches where the step is a literal: each is a block to Numba, and blocks
+    # cost compile time: tools/bench_compile.py's primes.)
+    start, stop, step = node.inputs
+    a, b, s = ins
+    too_long = node.attrs.get("too_long", INT64_MAX)
+    if not step.is_literal:   # (a step of 0 was refused before: rt.range_length's caller)
+        count = g.tmp("n")
+        g.emit("%s = %s if %s > 0 else %s if %s < 0 else np.uint64(0)" % (
+            count, _uint64_count(g, a, b, "np.uint64(%s)" % s), s,
+            _uint64_count(g, b, a, "(np.uint64(0) - np.uint64(%s))" % s), s))
+        return _clamped(count, too_long)
+    step = int(step.literal)
+    low_a, low_b = g.known_lower_bound(start), g.known_lower_bound(stop)
+    if step > 0 and low_a is not None and low_a >= step - 1 and low_b is not None \
+            and low_b >= 0:
+        # (b - a + step - 1 fits in int64: the plain count, which LLVM's loop analysis
+        # reads best: primes' inner loop 7% faster than with the form below.)
+        return "max(0, (%s - %s))" % (b, a) if step == 1 else \
+            "max(0, (%s - %s + %d) // %d)" % (b, a, step - 1, step)
+    if step > 0 and low_a is not None and low_a >= 0:
+        # (max(b, a) - a is 0 where b <= a, else b - a, which fits then: exact.)
+        return "(max(%s, %s) - %s)" % (b, a, a) if step == 1 else \
+            "((max(%s, %s) - %s - 1) // %d + 1)" % (b, a, a, step)
+    count = _uint64_count(g, a, b, "np.uint64(%d)" % abs(step)) if step > 0 else \
+        _uint64_count(g, b, a, "np.uint64(%d)" % abs(step))
+    return _clamped(count, too_long)
+
+
+def _uint64_count(g, low, high, step):
+    """Numba text of how many steps of uint64 `step` (> 0) fit from int64 `low` up to
+    before `high`, without branches: counted in uint64, where the difference of the
+    bounds fits (as the difference of the bounds wrapped into uint64, exactly)."""
+    span = g.tmp("n")
+    g.emit("%s = np.uint64(max(%s, %s)) - np.uint64(%s)" % (span, high, low, low))
+    if step == "np.uint64(1)":
+        return span
+    some = "min(%s, np.uint64(1))" % span   # (0 where the range is empty, else 1)
+    return "((%s - %s) // %s + %s)" % (span, some, step, some)
+
+
+def _clamped(count, too_long):
+    """Numba text of uint64 `count` as an int64: `too_long` where it passes int64's max."""
+    if too_long == INT64_MAX:
+        return "np.int64(min(%s, np.uint64(%d)))" % (count, INT64_MAX)
+    return "(np.int64(%s) if %s <= np.uint64(%d) else %s)" % (
+        count, count, INT64_MAX, nl.literal_text(too_long, np.int64))
+
+
+@get("range_item").def_numba
+def _numba_range_item(g, node, ins):
+    start, step, _ = node.inputs
+    low = g.known_lower_bound(start)
+    if step.is_literal and step.literal > 0 and low is not None and low >= 0:
+        return "(%s + %s * %s)" % (ins[0], ins[2], ins[1])   # (0 <= i * step <= the item)
+    # (Else in uint64, which wraps: Numba's int64 arithmetic assumes it does not, and the
+    # product may pass int64's range where the item does not.)
+    return "np.int64(np.uint64(%s) + np.uint64(%s) * np.uint64(%s))" % (ins[0], ins[2], ins[1])
 
 
 @get("linspace").def_numba

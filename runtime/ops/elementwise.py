@@ -232,9 +232,13 @@ def _numba_ufunc_lowering(ufunc):
                     for i in range(ufunc.nout)]
         if scalar:
             if name in ("logical_and", "logical_or"):
-                text = "(bool(%s) %s bool(%s))" % (args[0], "and" if name == "logical_and"
-                                                   else "or", args[1])
-                return text
+                # (`&` and `|` of bools, not `and` and `or`: both operands are computed
+                # already, and each `and` is a branch, so a block, for Numba. Its SSA pass
+                # walks up a chain of blocks one Python call each: a loop body of 600
+                # flag updates passed the recursion limit, fuzz seed 7196.)
+                bools = [a if d == np.bool_ else "bool(%s)" % a for a, d in zip(args, dtypes)]
+                return "(%s %s %s)" % (bools[0], "&" if name == "logical_and" else "|",
+                                       bools[1])
             if name == "logical_not":
                 return "(not %s)" % args[0]
             if name == "invert" and node.inputs[0].dtype == np.bool_:

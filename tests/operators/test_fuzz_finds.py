@@ -142,3 +142,20 @@ def test_fuzzer_finds_refused(fn, args, message):
     with pytest.raises(LoopVariableError, match=message) as info:
         function(fn, backend="numpy")(*copy.deepcopy(args))
     assert "test_fuzz_finds.py" in str(info.value)   # (the user's loop)
+
+
+def python_float_that_an_iteration_makes_float32(x, t, k0):
+    for i in range(x.shape[0]):
+        k0 = k0 * np.exp(t)   # (np.exp of a Python float: float64; of an np.float32: float32)
+        t = t * x[i]          # (a Python float times an np.float32: an np.float32, NEP 50)
+    return k0
+
+
+@pytest.mark.xfail(strict=True, reason="open: a loop variable that is a Python float argument "
+                   "on entry and a NumPy float32 after an iteration gets one dtype in the graph, "
+                   "so the first iteration's np.exp computes in the wrong one (1e-8 off)")
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_fuzzer_find_9929_a_python_float_loop_variable_made_float32(backend):
+    # (fuzz seed 9929, --construct for_range --construct narrow_dtypes, minimised)
+    check(python_float_that_an_iteration_makes_float32,
+          np.array([0.5, 2.0], dtype=np.float32), -0.25, np.float64(1.0), backend=backend)

@@ -499,4 +499,97 @@ def test_a_reversed_range_computes_its_length_once_not_per_iteration():
     graph = staged.get_concrete_function(np.array([1.25, -2.5, 3.5]), np.int64(7)).graph
     loop = [n for n in graph.nodes if n.op.name == "while"][0]
     ops_in_body = {n.op.name for n in loop.attrs["body"].walk()}
-    assert "floor_divide" not in ops_in_body and "maximum" not in ops_in_body
+    assert not {"floor_divide", "maximum", "range_length"} & ops_in_body
+
+
+# Ranges whose bounds are further apart than int64 holds: `stop - start` wraps in int64.
+BIG = 2 ** 63
+
+
+def first_items_of_a_range(start, stop, step):
+    count = first = last = 0
+    for i in range(start, stop, step):
+        if count == 0:
+            first = i
+        last = i
+        count += 1
+        if count == 3:
+            break
+    return count, first, last
+
+
+def first_items_of_ranges_with_literal_steps(start, stop):
+    counts = []
+    for rng in (range(start, stop), range(3, stop, 2), range(start, -3, -1),
+                range(start, stop, 2 ** 62)):
+        count = last = 0
+        for i in rng:
+            last = i
+            count += 1
+            if count == 3:
+                break
+        counts.append((count, last))
+    return counts
+
+
+def length_of_a_range(start, stop, step):
+    return len(range(start, stop, step))
+
+
+def test_ranges_with_bounds_far_apart_run_as_pythons():
+    # (range(3, n, 2) with n near -2**63 ran where Python's range is empty)
+    bounds = [(3, -BIG, 2), (-BIG, BIG - 1, 2 ** 62), (BIG - 1, -BIG, -2 ** 62),
+              (BIG - 1, -BIG, -1), (-BIG, BIG - 1, 1), (5, -BIG, 1), (-5, BIG - 1, -1),
+              (BIG - 1, -BIG, BIG - 1), (-1, BIG - 1, BIG - 1), (1, -BIG, -BIG),
+              (0, 5, -BIG), (5, 0, -BIG), (0, 10, 3), (10, 0, -3), (4, 4, 1)]
+    assert_same_in_graphs(first_items_of_a_range,
+                          *[tuple(map(np.int64, b)) for b in bounds],
+                          backends=("numpy", "numba"))
+    assert_same_in_graphs(first_items_of_ranges_with_literal_steps,
+                          *[(np.int64(a), np.int64(b)) for a, b in
+                            [(-BIG, BIG - 1), (BIG - 1, -BIG), (-1, BIG - 1), (3, 9),
+                             (-BIG + 1, -BIG)]],
+                          backends=("numpy", "numba"))
+
+
+def test_len_of_a_range_is_pythons_also_past_int64_and_for_a_zero_step():
+    bounds = [(-BIG, 0, 1), (-BIG, -1, 1), (-BIG, BIG - 1, 2), (-BIG, BIG - 1, 3),
+              (BIG - 1, -BIG, -1), (0, 5, 0), (3, -BIG, 2), (-BIG, BIG - 1, 2 ** 62)]
+    assert_same_in_graphs(length_of_a_range, *[tuple(map(np.int64, b)) for b in bounds],
+                          backends=("numpy", "numba"))
+
+
+def last_item_of_a_reversed_range(start, stop):
+    for i in reversed(range(start, stop)):
+        return i
+    return None
+
+
+def test_a_reversed_range_longer_than_a_graph_counts_is_refused():
+    check(last_item_of_a_reversed_range, np.int64(-BIG), np.int64(-1))
+    staged = function(last_item_of_a_reversed_range, backend="numpy")
+    with pytest.raises(OverflowError, match="reversed"):
+        staged(np.int64(-BIG), np.int64(3))
+
+
+def len_of_a_zip(x):
+    return len(zip(x, range(x.shape[0])))
+
+
+def test_len_of_a_zip_is_pythons_type_error():
+    check_raises(TypeError, len_of_a_zip, np.arange(3.0), match="has no len")
+
+
+def sum_of_a_range_of_narrow_ints(start, stop):
+    total = 0
+    for i in range(start, stop, 3):
+        total += i
+    return total
+
+
+def test_a_range_of_other_int_types_counts_in_int64_or_refuses_past_it():
+    check(sum_of_a_range_of_narrow_ints, np.int32(-5), np.uint8(200))
+    check(sum_of_a_range_of_narrow_ints, np.uint64(3), np.int16(100))
+    staged = function(sum_of_a_range_of_narrow_ints, backend="numpy")
+    with pytest.raises(OverflowError, match="beyond int64's range"):
+        staged(np.uint64(2 ** 64 - 1), np.int16(5))

@@ -1036,14 +1036,16 @@ def ranges_of_any_length(n, m):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_ranges_length_is_not_clamped_in_its_loop(backend):
     # range(0, max(0, x)) iterates as range(0, x): the generated `for` goes without the
-    # `max` (compile time: tools/bench_compile.py), empty ranges included.
+    # `max` (compile time: tools/bench_compile.py), empty ranges included. The length of
+    # range(a, b) goes without a branch (max(b, a) - a: b - a may wrap in int64).
     import autograph as ag
     f = ag.function(ranges_of_any_length, backend=backend)
     for n, m in ((5, 2), (-3, 0), (0, -4), (2, 7), (7, -2), (-6, -1)):
         assert f(n, m) == ranges_of_any_length(n, m), (n, m)
     if backend == "numba":
         source = f.get_concrete_function(5, 2).executable.source
-        assert "max(" not in source and source.count("for ") == 3, source
+        body = source[source.index("def run_graph"):]
+        assert "max(0" not in body and " else " not in body and body.count("for ") == 3, source
 
 
 def breaks_of_every_kind(x, n):
@@ -1200,3 +1202,29 @@ def test_an_array_loop_variable_takes_over_its_initial_local(backend):
         out = re.search(r"(\w+) = np\.zeros\(\(v", body).group(1)
         assert body.count("%s[" % out) == 6 and not re.search(r"= %s$" % out, body, re.M), \
             source
+
+
+def jumps_in_an_unrolled_loop_in_a_graph_loop(x, y, n):
+    # (fuzz seed 7196, minimised: the four unrolled iterations' break, continue and return
+    # flags are some 500 `and`s and `or`s in one loop body)
+    for i in range(len(y)):
+        for j in range(4):
+            if y[0] > 0.5:
+                break
+            if n > len(y):
+                continue
+            if j <= y[-1]:
+                return x
+    return x * 1.5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_flags_of_many_jumps_compile_without_a_branch_each(backend):
+    # Each `and` of a scalar logical_and was a branch, so a block, for Numba, whose SSA pass
+    # walks a chain of blocks one Python call each: RecursionError, a refusal after 30 s.
+    import autograph as ag
+    f = ag.function(jumps_in_an_unrolled_loop_in_a_graph_loop, backend=backend)
+    for y, n in ((np.array([-0.5, 0.5, -0.5, 2.5]), 3), (np.array([-0.5, 0.5, -0.5, -2.5]), 3),
+                 (np.array([-0.5, 0.5, -0.5, -2.5]), 5), (np.array([0.7]), 0)):
+        x = np.arange(float(y.shape[0]))
+        _assert_same(jumps_in_an_unrolled_loop_in_a_graph_loop(x.copy(), y, n), f(x, y, n))

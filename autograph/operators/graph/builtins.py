@@ -41,8 +41,13 @@ def assert_stmt(test, message_fn):
 def len_(value, *rest):
     if rest:
         raise TypeError("len() takes exactly one argument (%d given)" % (len(rest) + 1))
-    if lists.is_tensor_list(value) or isinstance(value, iterables.SymbolicIterable):
-        return rt.as_python_scalar(value.loop_length())   # (a Python int, as len's)
+    if isinstance(value, iterables.SymbolicRange):
+        return rt.as_python_scalar(value.length())   # (a Python int, as len's)
+    if isinstance(value, iterables.SymbolicIterable):   # (enumerate, zip, reversed)
+        raise TypeError("object of type '%s' has no len()"
+                        % type(value).__name__[len("Symbolic"):].lower())
+    if lists.is_tensor_list(value):
+        return rt.as_python_scalar(value.loop_length())
     if value.ndim == 0:
         raise TypeError("len() of unsized object")
     return value.shape[0]

@@ -51,6 +51,21 @@ def _check_int(value):
     return int(value.__index__())
 
 
+def _as_int64(value):
+    """A range bound as the int64 a graph counts with (Python's are unbounded)."""
+    if not rt.is_tensor(value):
+        if not -2 ** 63 <= value < 2 ** 63:
+            raise OverflowError("range() bound %d is beyond int64's range, which a graph "
+                                "counts in" % value)
+        return value
+    if value.dtype == np.int64:
+        return value
+    if value.dtype == np.uint64:
+        rt.Raise(OverflowError("range() bound beyond int64's range, which a graph counts "
+                               "in"), unless=np.less_equal(value, np.uint64(2 ** 63 - 1)))
+    return value.astype(np.int64)
+
+
 class SymbolicRange(SymbolicIterable):
     """range(start, stop, step) with symbolic bounds."""
 
@@ -66,6 +81,10 @@ class SymbolicRange(SymbolicIterable):
         step = args[2] if len(args) == 3 else 1
         if not rt.is_tensor(step) and step == 0:
             raise ValueError("range() arg 3 must not be zero")
+        start, stop, step = _as_int64(start), _as_int64(stop), _as_int64(step)
+        if rt.is_tensor(step):
+            rt.Raise(ValueError("range() arg 3 must not be zero"),
+                     unless=np.not_equal(step, 0))
         self.start, self.stop, self.step = start, stop, step
 
     def __repr__(self):
@@ -76,27 +95,34 @@ class SymbolicRange(SymbolicIterable):
         return rt.arange(self.start, self.stop, self.step, dtype=np.int64)
 
     def loop_length(self):
-        start, stop, step = self.start, self.stop, self.step
-        if rt.is_tensor(step):
-            up = np.maximum(0, (stop - start + step - 1) // np.maximum(step, 1))
-            down = np.maximum(0, (start - stop - step - 1) // np.maximum(-step, 1))
-            return common.select(step > 0, up, down)
-        if step == 1:   # (the common case: no ops that do nothing, to compile)
-            return np.maximum(0, stop if _is_zero(start) else stop - start)
-        if step > 0:
-            return np.maximum(0, (stop - start + (step - 1)) // step)
-        return np.maximum(0, (start - stop + (-step - 1)) // -step)
+        if _is_zero(self.start) and _is_one(self.step):   # (the common case: one op)
+            return np.maximum(0, self.stop)
+        # (A loop cannot run past int64's max iterations: a longer range counts that many.)
+        return rt.range_length(self.start, self.stop, self.step)
+
+    def length(self, too_long="Python int too large to convert to C ssize_t"):
+        """len() of it: Python's OverflowError where it passes int64's max (sys.maxsize),
+        or one saying `too_long`."""
+        if _is_zero(self.start) and _is_one(self.step):
+            return np.maximum(0, self.stop)
+        length = rt.range_length(self.start, self.stop, self.step, too_long=-1)
+        rt.Raise(OverflowError(too_long), unless=np.greater_equal(length, 0))
+        return length
 
     def loop_element(self, index):
         # (range's items are Python ints: `(i > 0) + (i > 1)` adds ints.)
-        if not rt.is_tensor(self.step) and self.step == 1:
+        if _is_one(self.step):
             item = index + self.start if not _is_zero(self.start) else index
-        else:
-            item = self.start + index * self.step
+        else:   # (the product alone may pass int64's range, where the item does not)
+            item = rt.range_item(self.start, self.step, index)
         # (Counting up from 1 or more, items are positive: dividing by one is never by 0.)
         positive = not rt.is_tensor(self.start) and not rt.is_tensor(self.step) \
             and self.start >= 1 and self.step >= 1
         return rt.as_python_scalar(item, positive=positive)
+
+
+def _is_one(value):
+    return not rt.is_tensor(value) and value == 1
 
 
 def _is_zero(value):
@@ -193,9 +219,15 @@ class SymbolicReversed(SymbolicIterable):
 
     def loop_length(self):
         # (Kept for loop_element: a loop computes its length before it starts, and each
-        # iteration's index then reads it from there instead of computing it again, a
-        # range's length being five scalar ops.)
-        self._length = self.inner.loop_length()
+        # iteration's index then reads it from there instead of computing it again.)
+        if isinstance(self.inner, SymbolicRange):
+            # (Its items count back from the last: a longer one than a loop can count has
+            # them beyond what its counter reaches.)
+            self._length = self.inner.length(
+                "reversed() of a range of more than 2**63 - 1 items in a graph, which "
+                "counts its loops in int64")
+        else:
+            self._length = self.inner.loop_length()
         return self._length
 
     def loop_element(self, index):

@@ -222,6 +222,16 @@ class Bounds:
     def _int_op(self, name, ins, python=False):
         if name in ("cast", "copy") and len(ins) == 1:
             return self.lin(ins[0]) if ins[0].dtype.kind in "iu" else None
+        if name == "range_length":
+            # len(range(start, stop)) is max(0, stop - start) (exactly: no int64 wraps).
+            start, stop, step = (self.lin(v) for v in ins)
+            posmax = stop - start if None not in (start, stop) and step == Lin(1) else None
+            return Lin.atom(Atom(lb=0, posmax=posmax))
+        if name == "range_item":   # start + index * step
+            start, step, index = (self.lin(v) for v in ins)
+            if None in (start, step, index) or step.terms:
+                return None
+            return start + index.scale(step.const)
         if len(ins) != 2:
             return None
         a, b = self.lin(ins[0]), self.lin(ins[1])

@@ -57,7 +57,7 @@ import numpy as np
 
 from runtime.executors import planning
 from runtime.executors.numba import advanced_indexing, fusion
-from runtime.executors.numba.bounds import Bounds
+from runtime.executors.numba.bounds import Bounds, lower_bound
 from runtime.executors.numba.lowering import (TA_PARTS, Unlowerable, literal_text, loop_index,
                                               np_dtype, numpy_loops)
 from runtime.executors.planning import Ownership
@@ -139,6 +139,7 @@ class CodeGen:
       g.fresh_temporary(value)     may the node being lowered write its result into value?
       g.outputs(node)              the names the node's outputs get (for statement lowerings)
       g.checked_index(...)         a scalar index, bounds-checked (see its docstring)
+      g.known_lower_bound(value)   what an int scalar is proven >= (bounds.py), or None
       g.gather(node, entries, x)   x[index] with integer arrays or masks (advanced_indexing.py)
       g.scatter(node, entries, x, value, val)   x[index] = value, likewise
     """
@@ -238,6 +239,14 @@ class CodeGen:
 
     def outputs(self, node):
         return [self._bind_new(v) for v in node.outputs]
+
+    def known_lower_bound(self, value):
+        """A lower bound of int scalar Value `value` that bounds.py proves (a literal, a
+        dim, a loop counter plus one...), or None."""
+        if self._bounds is None:
+            self._bounds = Bounds(self.graph)
+        lin = self._bounds.lin(value)
+        return None if lin is None else lower_bound(lin)
 
     def checked_index(self, node, index, array, axis, value=None):
         """An expression for `index` normalised for `array`'s axis, after an inline bounds
@@ -722,9 +731,10 @@ class CodeGen:
         """Is int_fits `node` a product i * c of the counter i of a counted loop (_counter)
         over range(start, max(0, x // d)) with literals start >= 0 and 0 < |c| <= d (a
         `for`, or a `while True` that breaks)? Then
-        0 <= i * c < (x // d) * d <= x: it fits. A range with a step counts that way
-        (`start + i * step`); the OverflowError check of that product (runtime/path_kinds.py)
-        cost ~6% of count_primes' compile (tools/bench_compile.py)."""
+        0 <= i * c < (x // d) * d <= x: it fits (`for i in range(n // 2): x[2 * i]`). The
+        OverflowError check of that product (runtime/path_kinds.py) cost ~6% of
+        count_primes' compile (tools/bench_compile.py). (A range with a step computes its
+        items with no check: range_item.)"""
         if node.attrs["operator_name"] != "multiply" or len(node.inputs) != 2:
             return False
         for counter, factor in (node.inputs, node.inputs[::-1]):
