@@ -541,3 +541,39 @@ def test_a_graph_the_numpy_interpreter_keeps_is_called_without_the_compiled_laye
     for call in range(3):
         assert step(x, 3) == plain.step(x, 3), call
         np.testing.assert_array_equal(staged.w, plain.w)
+
+
+def test_numbas_messages_are_plain_off_the_main_thread_once_the_loader_loaded(tmp_path):
+    # With colorama installed, Numba highlights a message by swapping sys.stdout for
+    # colorama's wrapper and back; the loader thread makes such messages while Numba loads
+    # its registries, racing with the user's redirect_stdout in the calling thread (pytest
+    # saw a graph's prints land outside the redirect of a later test). In a fresh process:
+    # the loader is this process's first user of Numba's registries.
+    pytest.importorskip("colorama")
+    script = tmp_path / "plain.py"
+    script.write_text(
+        "import sys, threading\n"
+        "import numpy as np\n"
+        "import autograph as ag\n"
+        "def f(x):\n"
+        "    total = 0.0\n"
+        "    for i in range(x.shape[0]):\n"
+        "        total += x[i] * 2.0\n"
+        "    return total\n"
+        "staged = ag.function(f)\n"
+        "x = np.ones(3)\n"
+        "staged(x)\n"
+        "graph = staged.get_concrete_function(x).executable.built(%d)\n"
+        "assert graph.wait(%d)\n"
+        "from numba.core import errors\n"
+        "texts = []\n"
+        "thread = threading.Thread(target=lambda: texts.append(str(errors.TypingError('m'))))\n"
+        "thread.start(); thread.join()\n"
+        "print(repr(texts[0]))\n" % (WAIT, WAIT))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    env.pop("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", None)
+    import subprocess
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=WAIT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == repr("m")   # (no escape codes: no stream swapped)

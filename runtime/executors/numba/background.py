@@ -127,12 +127,16 @@ class _Server:
                 self.loads.put(job)
 
     def _load(self):
+        plain = False
         while True:
             job = self.loads.get()
             load = job.load()
             if load is None:
                 job.finish("dropped: the graph was freed")
                 continue
+            if not plain:   # (before this thread's first use of Numba)
+                _plain_numba_messages_off_the_main_thread()
+                plain = True
             try:
                 job.loaded = load()
             except Exception as error:      # the graph stays on the NumPy interpreter
@@ -141,6 +145,37 @@ class _Server:
             else:
                 job.finish()
             del load
+
+
+class _PlainOffTheMainThread:
+    """Numba's highlighting of its messages (numba.core.errors.termcolor()) made plain
+    off the main thread. With colorama installed, Numba highlights a message by swapping
+    sys.stdout for colorama's wrapper and back (init, reinit, deinit), and it makes such
+    messages while it loads its registries (numba/cpython/listobj.py makes a TypingError
+    when imported): done in the loader thread, that races with the user's
+    `contextlib.redirect_stdout` in the calling thread and can leave sys.stdout on a
+    stale stream, so that later prints are lost (pytest saw a graph's prints land outside
+    the redirect of the test after a background load)."""
+
+    def __init__(self, scheme):
+        self._scheme = scheme
+
+    def __getattr__(self, name):
+        attribute = getattr(self._scheme, name)
+        if callable(attribute) and threading.current_thread() is not threading.main_thread():
+            return _plain
+        return attribute
+
+
+def _plain(message, *args, **kwargs):
+    return message
+
+
+def _plain_numba_messages_off_the_main_thread():
+    from numba.core import errors
+    scheme = errors.termcolor()
+    if not isinstance(scheme, _PlainOffTheMainThread):
+        errors._termcolor_inst = _PlainOffTheMainThread(scheme)
 
 
 def _start_worker():
